@@ -1,0 +1,34 @@
+"""The ``diagnostics`` command line: one Typer app, one sub-command group per stage.
+
+Each stage module ``diagnostics/<stage>/cli.py`` exposes ``register(app)``; imports of heavy libraries
+(torch, spaCy) stay inside the command functions so that ``diagnostics --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(help="Multilingual NLI diagnostics and fine-tuning stability.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+
+STAGES = ("data", "annotate", "models", "finetune", "stats", "probe", "behave", "report")
+
+for _stage in STAGES:
+    try:
+        _module = importlib.import_module(f"diagnostics.{_stage}.cli")
+    except ModuleNotFoundError as _err:
+        if _err.name not in (f"diagnostics.{_stage}", f"diagnostics.{_stage}.cli"):
+            raise
+        continue
+    _module.register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
