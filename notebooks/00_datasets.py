@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -21,6 +23,7 @@ scale = "tiny"
 output_dir = "reports/notebooks"
 
 # %%
+# %matplotlib inline
 from pathlib import Path
 
 from diagnostics import data

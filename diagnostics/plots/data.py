@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import matplotlib
+import pandas as pd
+import seaborn as sns
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
+from matplotlib.figure import Figure
 
-from diagnostics.data.summary import category_counts  # noqa: E402
+from diagnostics.data.summary import category_counts
 
 
 def category_counts_by_language(frames: dict[str, pd.DataFrame]):
@@ -26,7 +24,8 @@ def category_counts_by_language(frames: dict[str, pd.DataFrame]):
     """
     table = pd.concat({label: category_counts(frame).set_index(["coarse", "category"])["n"] for label, frame in frames.items()},
                       axis=1)
-    fig, ax = plt.subplots(figsize=(2.0 + 1.3 * len(frames), 10))
+    fig = Figure(figsize=(2.0 + 1.3 * len(frames), 10))
+    ax = fig.subplots()
     sns.heatmap(table.droplevel(0), annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax)
     for boundary in table.index.get_level_values(0).value_counts(sort=False).cumsum()[:-1]:
         ax.axhline(boundary, color="black", lw=1)
