@@ -1,0 +1,30 @@
+"""Rule-based diagnostic feature annotation (rules as data in ``annotators/<lang>.yaml``).
+
+>>> from diagnostics import annotate, data
+>>> annotate.annotate(data.load("axb").head(2), "en")["auto_features"].tolist()  # doctest: +SKIP
+[['Negation'], ['Negation']]
+
+Heavy imports (spaCy, pymorphy3) happen on first use, not on ``import diagnostics.annotate``.
+"""
+
+from __future__ import annotations
+
+_EXPORTS = {
+    "annotate": "engine", "supported_features": "engine", "get_annotator": "engine", "Annotator": "engine",
+    "evaluate": "evaluation", "score": "evaluation", "feature_distribution": "evaluation",
+    "diagnostic_set": "evaluation",
+    "load_rules": "rules", "RulesError": "rules", "RuleSet": "rules", "available_languages": "rules",
+    "annotators_root": "rules",
+    "register_backend": "backends", "get_pipeline": "backends",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

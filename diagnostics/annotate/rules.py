@@ -1,0 +1,288 @@
+"""Read and validate an annotator rules file (``annotators/<lang>.yaml``).
+
+A rules file is data a linguist edits: the backend that analyses the text, named word lists, and per
+diagnostic feature the evidence (word lists, spaCy ``Matcher`` token patterns with morphological conditions,
+named-entity labels, derivational affixes) plus how the evidence of the two sentences of a pair combines.
+The format is described in ``annotators/README.md``. Every error names the file and line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..taxonomy import FINE, UnknownCategoryError, canonical_fine
+
+PAIR_MODES = ("either", "differ", "swap")
+KEY_MODES = ("lemma", "lower", "pattern")
+MATCH_ATTRS = ("lower", "lemma")
+BACKENDS = ("spacy", "pymorphy3", "hanta", "simplemma", "blank")
+TOP_KEYS = {"language", "backend", "model", "exclude", "description", "lists", "features"}
+FEATURE_KEYS = {"pair", "key", "min_count", "words", "match", "patterns", "entities", "derivation", "note"}
+DERIVATION_KEYS = {"prefixes", "suffixes", "pos", "other_pos", "stem", "min_length"}
+
+
+class RulesError(ValueError):
+    """A rules file is malformed; the message reads ``file:line: what is wrong``."""
+
+    def __init__(self, path: str | Path, line: int | None, message: str):
+        self.path, self.line = str(path), line
+        where = f"{self.path}:{line}" if line else self.path
+        super().__init__(f"{where}: {message}")
+
+
+class _LineDict(dict):
+    line: int = 0
+    key_lines: dict
+
+
+class _LineList(list):
+    line: int = 0
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that remembers the line of every mapping, mapping key and sequence."""
+
+
+def _mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
+    out = _LineDict(loader.construct_mapping(node, deep=True))
+    out.line = node.start_mark.line + 1
+    out.key_lines = {k.value: k.start_mark.line + 1 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+    return out
+
+
+def _sequence(loader: _Loader, node: yaml.SequenceNode) -> _LineList:
+    out = _LineList(loader.construct_sequence(node, deep=True))
+    out.line = node.start_mark.line + 1
+    return out
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
+
+
+def _plain(value):
+    """Strip the line-tracking containers (spaCy's pattern validator wants plain dicts and lists)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """Affix evidence that needs both sentences: a word on one side = affix + a word on the other side.
+
+    ``prefixes`` (morphological negation: *un*-affordable vs affordable) compare whole lemmas;
+    ``suffixes`` (nominalisation: destruct-*ion* vs destroy) compare the first ``stem`` characters of the
+    stripped word with a word of part of speech ``other_pos`` on the other side.
+    """
+
+    prefixes: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+    pos: tuple[str, ...] = ()
+    other_pos: tuple[str, ...] = ()
+    stem: int = 5
+    min_length: int = 4
+
+
+@dataclass(frozen=True)
+class FeatureRule:
+    """Evidence for one diagnostic feature, compiled from one ``features:`` entry of a rules file."""
+
+    name: str
+    line: int
+    pair: str = "either"
+    key: str = "lemma"
+    min_count: int = 1
+    match: str = "lower"
+    words: tuple[str, ...] = ()
+    patterns: dict = field(default_factory=dict)
+    entities: tuple[str, ...] | None = None
+    derivation: Derivation | None = None
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A parsed rules file: backend configuration plus one :class:`FeatureRule` per feature."""
+
+    path: str
+    language: str
+    backend: str
+    model: str | None
+    exclude: tuple[str, ...]
+    lists: dict
+    features: dict
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Canonical names of the features these rules detect, in taxonomy order."""
+        return [f for f in FINE if f in self.features]
+
+
+def annotators_root() -> Path:
+    """Folder with the bundled rules files (``$DIAGNOSTICS_ANNOTATORS`` overrides ``<repo>/annotators``)."""
+    override = os.environ.get("DIAGNOSTICS_ANNOTATORS")
+    return Path(override) if override else Path(__file__).resolve().parents[2] / "annotators"
+
+
+def available_languages() -> list[str]:
+    """Language codes with a rules file ``<code>.yaml`` in :func:`annotators_root`."""
+    return sorted(p.stem for p in annotators_root().glob("*.yaml"))
+
+
+def rules_path(lang: str | Path) -> Path:
+    """Resolve a language code (``"en"``) or a path to a rules file."""
+    candidate = Path(lang)
+    if candidate.suffix in (".yaml", ".yml") or candidate.is_file():
+        if not candidate.is_file():
+            raise FileNotFoundError(f"{candidate}: no such rules file")
+        return candidate
+    path = annotators_root() / f"{lang}.yaml"
+    if not path.is_file():
+        raise KeyError(f"no annotator rules for language {str(lang)!r} (available: "
+                       f"{', '.join(available_languages()) or 'none'}); add {path.name} to {annotators_root()}")
+    return path
+
+
+def _expand(path, values, lists, line) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values:
+        if not isinstance(value, str):
+            hint = " (quote it: YAML reads unquoted yes/no/on/off as booleans)" if isinstance(value, bool) else ""
+            raise RulesError(path, line, f"expected a word (string), found {value!r}{hint}")
+        if value.startswith("$"):
+            if value[1:] not in lists:
+                raise RulesError(path, line, f"unknown word list {value!r}; defined lists: {', '.join(lists) or 'none'}")
+            out.extend(lists[value[1:]])
+        else:
+            out.append(value)
+    return tuple(out)
+
+
+def _substitute(path, pattern, lists, line):
+    """Replace ``"$name"`` inside ``IN`` / ``NOT_IN`` predicates of a token pattern by the word list."""
+    if isinstance(pattern, dict):
+        out = {}
+        for k, v in pattern.items():
+            if k in ("IN", "NOT_IN") and isinstance(v, str):
+                v = [v]
+            if k in ("IN", "NOT_IN") and isinstance(v, list):
+                out[k] = [w for item in v for w in
+                          (_expand(path, [item], lists, line) if isinstance(item, str) and item.startswith("$") else [item])]
+            else:
+                out[k] = _substitute(path, v, lists, line)
+        return out
+    if isinstance(pattern, list):
+        return [_substitute(path, v, lists, line) for v in pattern]
+    if isinstance(pattern, str) and pattern.startswith("$"):
+        raise RulesError(path, line, f"word list {pattern!r} is only allowed inside IN / NOT_IN")
+    return pattern
+
+
+def _choice(path, spec, key, allowed, default):
+    value = spec.get(key, default)
+    if value not in allowed:
+        raise RulesError(path, spec.key_lines.get(key, spec.line),
+                         f"{key} must be one of {', '.join(allowed)}, found {value!r}")
+    return value
+
+
+def _feature(path, name, spec, lists, line) -> FeatureRule:
+    if not isinstance(spec, dict):
+        raise RulesError(path, line, f"feature {name!r}: expected a mapping of rule keys, found {spec!r}")
+    unknown = set(spec) - FEATURE_KEYS
+    if unknown:
+        bad = sorted(unknown)[0]
+        raise RulesError(path, spec.key_lines.get(bad, line),
+                         f"feature {name!r}: unknown key {bad!r}; allowed: {', '.join(sorted(FEATURE_KEYS))}")
+    words = _expand(path, spec.get("words", []), lists, spec.key_lines.get("words", line))
+    patterns = spec.get("patterns", {}) or {}
+    if not isinstance(patterns, dict):
+        raise RulesError(path, spec.key_lines.get("patterns", line),
+                         "patterns must map a pattern name to a list of token specs")
+    compiled = {}
+    for pname, pattern in patterns.items():
+        pline = patterns.key_lines.get(pname, line) if hasattr(patterns, "key_lines") else line
+        if not isinstance(pattern, list) or not pattern or not all(isinstance(t, dict) for t in pattern):
+            raise RulesError(path, pline, f"pattern {pname!r}: expected a list of token specs like [{{LOWER: not}}]")
+        compiled[str(pname)] = _substitute(path, _plain(pattern), lists, pline)
+    entities = spec.get("entities")
+    if entities is not None:
+        entities = tuple(entities) if isinstance(entities, list) else ()
+    derivation = None
+    if "derivation" in spec:
+        dspec = spec["derivation"]
+        dline = spec.key_lines.get("derivation", line)
+        if not isinstance(dspec, dict) or set(dspec) - DERIVATION_KEYS:
+            raise RulesError(path, dline, f"derivation must be a mapping with keys from {sorted(DERIVATION_KEYS)}")
+        derivation = Derivation(**{k: tuple(_expand(path, v, lists, dline)) if isinstance(v, list) else v
+                                   for k, v in dspec.items()})
+    min_count = spec.get("min_count", 1)
+    if not isinstance(min_count, int) or min_count < 1:
+        raise RulesError(path, spec.key_lines.get("min_count", line), f"min_count must be an integer >= 1, found {min_count!r}")
+    if not (words or compiled or entities is not None or derivation):
+        raise RulesError(path, line, f"feature {name!r} has no evidence: give words, patterns, entities or derivation")
+    return FeatureRule(name=name, line=line, pair=_choice(path, spec, "pair", PAIR_MODES, "either"),
+                       key=_choice(path, spec, "key", KEY_MODES, "lemma"), min_count=min_count,
+                       match=_choice(path, spec, "match", MATCH_ATTRS, "lower"), words=words,
+                       patterns=compiled, entities=entities, derivation=derivation)
+
+
+def load_rules(lang: str | Path) -> RuleSet:
+    """Parse and validate a rules file.
+
+    Parameters
+    ----------
+    lang : str or Path
+        A language code with a bundled file (``"en"``) or the path of a ``.yaml`` rules file.
+
+    Returns
+    -------
+    RuleSet
+
+    Raises
+    ------
+    RulesError
+        Malformed YAML, unknown keys, unknown feature names (with suggestions), unknown word lists;
+        the message names the file and line.
+    """
+    path = rules_path(lang)
+    try:
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise RulesError(path, mark.line + 1 if mark else None, f"invalid YAML: {getattr(err, 'problem', err)}") from None
+    if not isinstance(doc, dict):
+        raise RulesError(path, 1, "expected a mapping with keys language, backend, lists, features")
+    unknown = set(doc) - TOP_KEYS
+    if unknown:
+        bad = sorted(unknown)[0]
+        raise RulesError(path, doc.key_lines.get(bad), f"unknown top-level key {bad!r}; allowed: {', '.join(sorted(TOP_KEYS))}")
+    for required in ("language", "backend", "features"):
+        if required not in doc:
+            raise RulesError(path, 1, f"missing required key {required!r}")
+    backend = _choice(path, doc, "backend", BACKENDS, None)
+    if backend == "spacy" and not doc.get("model"):
+        raise RulesError(path, doc.key_lines["backend"], "backend 'spacy' needs model: <installed spaCy pipeline>")
+    lists = {}
+    for lname, words in (doc.get("lists") or {}).items():
+        if not isinstance(words, list):
+            raise RulesError(path, doc["lists"].key_lines.get(lname), f"list {lname!r}: expected a list of words")
+        lists[lname] = _expand(path, words, lists, doc["lists"].key_lines.get(lname))
+    features = {}
+    for fname, spec in (doc["features"] or {}).items():
+        fline = doc["features"].key_lines.get(fname)
+        try:
+            canonical = canonical_fine(str(fname))
+        except UnknownCategoryError as err:
+            raise RulesError(path, fline, str(err)) from None
+        if canonical in features:
+            raise RulesError(path, fline, f"feature {canonical!r} defined twice")
+        features[canonical] = _feature(path, canonical, spec, lists, fline)
+    return RuleSet(path=str(path), language=str(doc["language"]), backend=backend, model=doc.get("model"),
+                   exclude=tuple(doc.get("exclude") or ()), lists=lists, features=features)
