@@ -1,0 +1,331 @@
+"""Multi-Bootstrap (Sellam et al., 2022, "The MultiBERTs", ICLR): resample seeds and test examples jointly.
+
+One bootstrap sample draws ``n_examples`` examples and ``n_seeds`` seeds with replacement, computes the metric
+of each drawn seed on the drawn examples, and averages over the drawn seeds. Nested designs (pretraining seed x
+fine-tuning seed) resample the outer seeds and average the inner ones, as the reference implementation does
+for rows sharing a seed.
+
+The implementation is vectorised: a chunk of bootstrap samples becomes a matrix of example *counts*
+(``n_chunk x n_examples``), and every metric's sufficient statistics (correct counts; confusion counts per
+category) are one matrix product of those counts with an examples x (categories x runs) indicator matrix.
+Seed resampling becomes a matrix of seed counts applied to the per-run metrics. Resampling uses
+``numpy.random.default_rng(seed)``: a seed fully determines the samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+from scipy import sparse
+from threadpoolctl import ThreadpoolController
+
+from .mcc import mcc_from_counts
+
+Metric = str | Callable[[np.ndarray, np.ndarray], float]
+METRICS = ("accuracy", "mcc")
+#: Bootstrap samples drawn and evaluated together; fixed, so that results never depend on memory settings.
+CHUNK = 256
+_CONTROLLER: list[ThreadpoolController] = []
+
+
+def _one_blas_thread():
+    """Context limiting BLAS to one thread (the controller is built once: building it scans loaded libraries)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+
+
+def as_binary(values, name: str) -> np.ndarray:
+    """Array of 0/1 from booleans, 0/1 numbers or ``entailment``/``not_entailment`` strings (1 = entailment)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "OUS":
+        flat = arr.astype(str)
+        ok = np.isin(flat, ("entailment", "not_entailment"))
+        if not ok.all():
+            raise ValueError(f"{name} must hold 0/1, booleans or 'entailment'/'not_entailment', "
+                             f"found {flat[~ok].ravel()[0]!r}")
+        return (flat == "entailment").astype(np.int8)
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int8)
+    if arr.dtype.kind in "iuf":
+        ok = (arr == 0) | (arr == 1)
+        if not ok.all():
+            raise ValueError(f"{name} must hold 0/1 for the built-in metrics, found {arr[~ok].ravel()[0]!r}")
+        return arr.astype(np.int8)
+    raise ValueError(f"{name} must be a numeric, boolean or string array, found dtype {arr.dtype}")
+
+
+def _check(predictions, labels, metric, n_boot, categories):
+    pred = np.asarray(predictions)
+    if pred.ndim not in (2, 3):
+        raise ValueError("predictions must be (n_examples, n_seeds) or (n_examples, n_seeds, n_inner_seeds), "
+                         f"found shape {pred.shape}")
+    if pred.shape[0] == 0 or pred.shape[1] == 0 or (pred.ndim == 3 and pred.shape[2] == 0):
+        raise ValueError(f"predictions must have at least one example and one seed, found shape {pred.shape}")
+    lab = np.asarray(labels)
+    if lab.ndim != 1 or len(lab) != pred.shape[0]:
+        raise ValueError(f"labels must be 1-D with one entry per example ({pred.shape[0]}), found shape {lab.shape}")
+    if not (callable(metric) or metric in METRICS):
+        raise ValueError(f"metric must be one of {METRICS} or a callable(y_true, y_pred), found {metric!r}")
+    if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, found {n_boot!r}")
+    cats = None
+    if categories is not None:
+        cats = np.asarray(categories)
+        if cats.ndim != 2 or cats.shape[0] != pred.shape[0]:
+            raise ValueError(f"categories must be an (n_examples={pred.shape[0]}, n_categories) boolean matrix, "
+                             f"found shape {cats.shape}")
+        if cats.dtype.kind != "b":
+            if not np.isin(cats, (0, 1)).all():
+                raise ValueError("categories must be a boolean (or 0/1) matrix")
+            cats = cats.astype(bool)
+    if not callable(metric):
+        pred, lab = as_binary(pred, "predictions"), as_binary(lab, "labels")
+    return pred, lab, cats
+
+
+def _counts(idx: np.ndarray, size: int) -> np.ndarray:
+    """Row-wise occurrence counts of the indices in ``idx`` (n_rows, k) -> (n_rows, size)."""
+    rows = idx.shape[0]
+    flat = (idx + (np.arange(rows) * size)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * size).reshape(rows, size)
+
+
+def resample_indices(rng: np.random.Generator, n_boot: int, n_examples: int,
+                     seed_sizes: tuple[int, ...], shared_seeds: bool = False
+                     ) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
+    """Draw Multi-Bootstrap resamples, chunk by chunk.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_boot, n_examples : int
+    seed_sizes : tuple of int
+        Number of (outer) seeds of each setting.
+    shared_seeds : bool
+        Paired design: every setting uses the seeds drawn for the first one (sizes must be equal).
+
+    Yields
+    ------
+    example_idx : numpy.ndarray of int, shape (n_chunk, n_examples)
+    seed_idx : list of numpy.ndarray of int, shapes (n_chunk, n_seeds_i)
+        For each chunk of at most :data:`CHUNK` samples: examples are drawn first, then each setting's seeds.
+    """
+    done = 0
+    while done < n_boot:
+        size = min(CHUNK, n_boot - done)
+        example_idx = rng.integers(0, n_examples, size=(size, n_examples))
+        seeds = [rng.integers(0, seed_sizes[0], size=(size, seed_sizes[0]))]
+        for k in seed_sizes[1:]:
+            seeds.append(seeds[0] if shared_seeds else rng.integers(0, k, size=(size, k)))
+        yield example_idx, seeds
+        done += size
+
+
+class _Design:
+    """Sufficient statistics of a built-in metric as columns of an examples x statistics matrix.
+
+    Built once per call; every chunk of resamples is then one product ``weights @ matrix``.
+    Columns: category sizes, then for accuracy the correct predictions per (category, run); for MCC the
+    positives per category, predicted positives and true positives per (category, run).
+    """
+
+    def __init__(self, predictions: np.ndarray, labels: np.ndarray, metric: str, members: np.ndarray):
+        n_examples, self.n_runs = predictions.shape
+        self.metric = metric
+        self.n_cat = members.shape[1]
+        m = members.astype(np.float64)
+        per_run = (m[:, :, None] * np.ones((1, 1, self.n_runs))).reshape(n_examples, -1)
+        if metric == "accuracy":
+            correct = (predictions == labels[:, None]).astype(np.float64)
+            blocks = [m, per_run * np.tile(correct, (1, self.n_cat))]
+        else:
+            y = labels.astype(np.float64)
+            pred = predictions.astype(np.float64)
+            blocks = [m, m * y[:, None], per_run * np.tile(pred, (1, self.n_cat)),
+                      per_run * np.tile(pred * y[:, None], (1, self.n_cat))]
+        matrix = np.concatenate(blocks, axis=1)
+        # Diagnostic categories are sparse (an example has one or two of 33 features): a CSC product then
+        # costs O(nnz x n_samples) instead of a dense GEMM. Entries are small integers: both paths are exact.
+        self.matrix = sparse.csc_array(matrix) if np.count_nonzero(matrix) < 0.2 * matrix.size else matrix
+
+    def evaluate(self, weights: np.ndarray) -> np.ndarray:
+        """Metric per resample, run and category: (n_samples, n_runs, n_categories)."""
+        # The products are small (one chunk of resamples): BLAS threads cost more than they save, a lot more
+        # on a shared machine, so they run on one thread.
+        with _one_blas_thread():
+            stats = np.asarray(weights.astype(np.float64) @ self.matrix)
+        g, r, s = self.n_cat, self.n_runs, len(weights)
+        n = stats[:, :g][:, :, None]
+        if self.metric == "accuracy":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = stats[:, g:].reshape(s, g, r) / n
+            return out.transpose(0, 2, 1)
+        pos = stats[:, g:2 * g][:, :, None]
+        pred_pos = stats[:, 2 * g:2 * g + g * r].reshape(s, g, r)
+        tp = stats[:, 2 * g + g * r:].reshape(s, g, r)
+        fp = pred_pos - tp
+        fn = pos - tp
+        value, _ = mcc_from_counts(tp, fp, fn, n - tp - fp - fn)
+        return value.transpose(0, 2, 1)
+
+
+def per_run_metric(predictions: np.ndarray, labels: np.ndarray, metric: Metric, weights: np.ndarray,
+                   categories: np.ndarray | None = None, example_idx: np.ndarray | None = None) -> np.ndarray:
+    """Metric of every run on every resample (and category), from example counts.
+
+    Parameters
+    ----------
+    predictions : numpy.ndarray, shape (n_examples, n_runs)
+        0/1 predictions (any values for a callable metric).
+    labels : numpy.ndarray, shape (n_examples,)
+    metric : {"accuracy", "mcc"} or callable
+    weights : numpy.ndarray, shape (n_samples, n_examples)
+        How often each example occurs in each resample (all ones: the original data).
+    categories : numpy.ndarray of bool, shape (n_examples, n_categories), optional
+    example_idx : numpy.ndarray of int, shape (n_samples, n_examples), optional
+        The drawn indices, needed by a callable metric (built-ins only use ``weights``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_samples, n_runs, n_categories)
+        ``n_categories`` is 1 without ``categories``. Accuracy over zero examples is NaN; MCC follows sklearn
+        (0 when undefined).
+    """
+    return _evaluator(predictions, labels, metric, categories)(weights, example_idx)
+
+
+def _evaluator(predictions, labels, metric, categories):
+    members = np.ones((predictions.shape[0], 1), dtype=bool) if categories is None else categories
+    if callable(metric):
+        return lambda weights, example_idx: _callable_metric(predictions, labels, metric, weights, members,
+                                                             example_idx)
+    design = _Design(predictions, labels, metric, members)
+    return lambda weights, example_idx: design.evaluate(weights)
+
+
+def _callable_metric(predictions, labels, metric, weights, members, example_idx) -> np.ndarray:
+    if example_idx is None:
+        example_idx = np.concatenate([np.repeat(np.arange(weights.shape[1]), w)[None] for w in weights.astype(int)])
+    out = np.empty((len(example_idx), predictions.shape[1], members.shape[1]))
+    for s, idx in enumerate(example_idx):
+        for g in range(members.shape[1]):
+            keep = idx[members[idx, g]]
+            for r in range(predictions.shape[1]):
+                out[s, r, g] = metric(labels[keep], predictions[keep, r])
+    return out
+
+
+def _setting_samples(per_run: np.ndarray, shape: tuple[int, ...], seed_idx: np.ndarray) -> np.ndarray:
+    """Average per-run metrics over inner seeds, then over the resampled outer seeds: (S, G)."""
+    n_samples, _, n_cat = per_run.shape
+    values = per_run.reshape(n_samples, *shape, n_cat)
+    if len(shape) == 2:
+        values = values.mean(axis=2)
+    seed_counts = _counts(seed_idx, shape[0]).astype(np.float64)
+    return np.einsum("sk,skg->sg", seed_counts, values) / shape[0]
+
+
+def _flat(pred: np.ndarray) -> np.ndarray:
+    return pred.reshape(pred.shape[0], -1)
+
+
+def multibootstrap(predictions, labels, metric: Metric = "accuracy", n_boot: int = 1000, seed: int = 0,
+                   categories=None) -> np.ndarray:
+    """Multi-Bootstrap samples of a seed-averaged metric.
+
+    Parameters
+    ----------
+    predictions : array_like, shape (n_examples, n_seeds) or (n_examples, n_seeds, n_inner)
+        Predictions of each run: 0/1, booleans or ``entailment``/``not_entailment`` (1 = entailment). A 3-D array
+        is a nested design (e.g. pretraining seed x fine-tuning seed): the outer seeds are resampled, the inner
+        ones averaged.
+    labels : array_like, shape (n_examples,)
+        Gold labels, same encoding.
+    metric : {"accuracy", "mcc"} or callable
+        Built-ins are vectorised; a callable ``metric(y_true, y_pred) -> float`` is evaluated per resample, run
+        and category (slow, but any metric).
+    n_boot : int
+        Number of bootstrap samples.
+    seed : int
+        Seed of ``numpy.random.default_rng``; the same seed gives the same samples.
+    categories : array_like of bool, shape (n_examples, n_categories), optional
+        Category membership. Each category's metric is computed on the resampled examples that belong to it;
+        all categories share the same resampled examples and seeds.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n_boot,) without ``categories``, else (n_boot, n_categories).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels = np.array([1, 0, 1, 1, 0, 0])
+    >>> preds = np.array([[1, 1], [0, 1], [1, 1], [0, 1], [0, 0], [1, 0]])
+    >>> multibootstrap(preds, labels, "accuracy", n_boot=5, seed=0).shape
+    (5,)
+    """
+    pred, lab, cats = _check(predictions, labels, metric, n_boot, categories)
+    rng = np.random.default_rng(seed)
+    evaluate = _evaluator(_flat(pred), lab, metric, cats)
+    chunks = []
+    for example_idx, (seed_idx,) in resample_indices(rng, n_boot, len(lab), (pred.shape[1],)):
+        per_run = evaluate(_counts(example_idx, len(lab)), example_idx)
+        chunks.append(_setting_samples(per_run, pred.shape[1:], seed_idx))
+    out = np.concatenate(chunks)
+    return out[:, 0] if categories is None else out
+
+
+def multibootstrap_pair(predictions_a, predictions_b, labels, metric: Metric = "accuracy", n_boot: int = 1000,
+                        seed: int = 0, categories=None, paired: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Joint Multi-Bootstrap samples of two settings evaluated on the same examples.
+
+    Parameters
+    ----------
+    predictions_a, predictions_b : array_like
+        (n_examples, n_seeds[, n_inner]) predictions of the baseline (a) and the intervention (b), rows aligned
+        to the same examples.
+    labels, metric, n_boot, seed, categories
+        As in :func:`multibootstrap`.
+    paired : bool
+        Paired design (True): seed ``k`` of a and of b share something (e.g. the same pretraining checkpoint);
+        one seed resample is used for both sides and the seed counts must match. Unpaired (False): seeds are
+        resampled independently per side. Examples are always resampled jointly.
+
+    Returns
+    -------
+    samples_a, samples_b : numpy.ndarray
+        Each (n_boot,) or (n_boot, n_categories); ``samples_b - samples_a`` are the delta samples.
+        With the same ``seed``, ``samples_a`` equals ``multibootstrap(predictions_a, ...)``.
+    """
+    pred_a, lab, cats = _check(predictions_a, labels, metric, n_boot, categories)
+    pred_b, _, _ = _check(predictions_b, labels, metric, n_boot, categories)
+    if paired and pred_a.shape[1:] != pred_b.shape[1:]:
+        raise ValueError("a paired design needs the same seeds on both sides, found seed shapes "
+                         f"{pred_a.shape[1:]} and {pred_b.shape[1:]}; use paired=False")
+    rng = np.random.default_rng(seed)
+    flat = np.concatenate([_flat(pred_a), _flat(pred_b)], axis=1)
+    n_a = _flat(pred_a).shape[1]
+    evaluate = _evaluator(flat, lab, metric, cats)
+    out_a, out_b = [], []
+    sizes = (pred_a.shape[1], pred_b.shape[1])
+    for example_idx, (seeds_a, seeds_b) in resample_indices(rng, n_boot, len(lab), sizes, shared_seeds=paired):
+        per_run = evaluate(_counts(example_idx, len(lab)), example_idx)
+        out_a.append(_setting_samples(per_run[:, :n_a], pred_a.shape[1:], seeds_a))
+        out_b.append(_setting_samples(per_run[:, n_a:], pred_b.shape[1:], seeds_b))
+    a, b = np.concatenate(out_a), np.concatenate(out_b)
+    return (a[:, 0], b[:, 0]) if categories is None else (a, b)
+
+
+def point_estimate(predictions, labels, metric: Metric = "accuracy", categories=None) -> np.ndarray:
+    """The seed-averaged metric on the original data (no resampling): scalar, or one value per category."""
+    pred, lab, cats = _check(predictions, labels, metric, 1, categories)
+    weights = np.ones((1, len(lab)), dtype=np.int64)
+    per_run = per_run_metric(_flat(pred), lab, metric, weights, cats, np.arange(len(lab))[None])
+    values = per_run.reshape(1, *pred.shape[1:], per_run.shape[-1])
+    if pred.ndim == 3:
+        values = values.mean(axis=2)
+    out = values.mean(axis=1)[0]
+    return out[0] if categories is None else out

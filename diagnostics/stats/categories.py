@@ -1,0 +1,86 @@
+"""Diagnostic categories of a dataset as an examples x categories indicator matrix."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from ..taxonomy import COARSE, COARSE_OF, FINE
+
+
+@lru_cache(maxsize=16)
+def _load(name: str) -> pd.DataFrame:
+    from ..data import load
+
+    return load(name)
+
+
+def dataset_frame(dataset: str | pd.DataFrame) -> pd.DataFrame:
+    """The dataset as a DataFrame with an ``id`` column (loaded by name and cached, or passed through).
+
+    Parameters
+    ----------
+    dataset : str or pandas.DataFrame
+        A registered dataset name (``axb``, ``lidirus`` ...) or an already loaded table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Do not modify the returned frame: loaded datasets are cached.
+
+    Raises
+    ------
+    KeyError
+        Unknown dataset name.
+    ValueError
+        A DataFrame without an ``id`` column.
+    """
+    if isinstance(dataset, pd.DataFrame):
+        if "id" not in dataset.columns:
+            raise ValueError(f"a dataset table needs an 'id' column, found columns {list(dataset.columns)}")
+        return dataset
+    return _load(str(dataset))
+
+
+def category_matrix(dataset: str | pd.DataFrame, level: str = "fine",
+                    ids: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
+    """Indicator matrix of diagnostic categories.
+
+    Parameters
+    ----------
+    dataset : str or pandas.DataFrame
+        Registered name or a table with ``id`` and ``features`` (lists of canonical fine names).
+    level : {"fine", "coarse"}
+        Fine categories (taxonomy order, 33) or coarse ones (4). An example belongs to a coarse category when
+        it has any of its fine features (GLUE convention).
+    ids : array of str, optional
+        Row order of the matrix; default the dataset order. Ids absent from the dataset raise ``KeyError``.
+
+    Returns
+    -------
+    names : list of str
+        Categories present in the dataset (at least one example), taxonomy order.
+    matrix : numpy.ndarray of bool, shape (n_examples, n_categories)
+    """
+    frame = dataset_frame(dataset)
+    if level not in ("fine", "coarse"):
+        raise ValueError(f"level must be 'fine' or 'coarse', found {level!r}")
+    if "features" not in frame.columns:
+        return [], np.zeros((len(frame) if ids is None else len(ids), 0), dtype=bool)
+    features = frame["features"]
+    if ids is not None:
+        index = pd.Index(frame["id"].astype(str))
+        pos = index.get_indexer(np.asarray(ids, dtype=str))
+        if (pos < 0).any():
+            raise KeyError(f"example ids not in the dataset: {list(np.asarray(ids)[pos < 0][:5])}")
+        features = features.iloc[pos]
+    names = FINE if level == "fine" else COARSE
+    column = {name: j for j, name in enumerate(names)}
+    matrix = np.zeros((len(features), len(names)), dtype=bool)
+    for i, feats in enumerate(features):
+        for fine in feats if feats is not None else ():
+            matrix[i, column[fine if level == "fine" else COARSE_OF[fine]]] = True
+    keep = matrix.any(axis=0)
+    return [n for n, k in zip(names, keep) if k], matrix[:, keep]

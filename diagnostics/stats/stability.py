@@ -1,0 +1,244 @@
+"""Seed stability of per-category scores: mean and sigma over seeds, RS corr, cross-language correlation, deltas.
+
+All functions take the output of :func:`~diagnostics.stats.category_scores` (one row per run x category).
+Standard deviations use ``ddof=1`` (the sample standard deviation, pandas' default ``std``), as the reference
+study's tables do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .table import SETTING_KEYS
+
+CATEGORY_KEYS = ("level", "category", "coarse")
+
+
+def _setting_keys(scores: pd.DataFrame) -> list[str]:
+    return [k for k in SETTING_KEYS if k in scores.columns]
+
+
+def _require(scores: pd.DataFrame, columns) -> None:
+    missing = [c for c in columns if c not in scores.columns]
+    if missing:
+        raise ValueError(f"expected the output of category_scores with columns {list(columns)}, missing {missing}")
+
+
+def stability(scores: pd.DataFrame, value: str = "mcc") -> pd.DataFrame:
+    """Per-category mean and standard deviation over seeds.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`~diagnostics.stats.category_scores`.
+    value : str
+        Column to aggregate (``mcc`` or ``accuracy``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setting x category: setting keys, ``level, category, coarse, n`` (category size; the
+        largest over runs), ``n_seeds, mean, std, min, max, degenerate_share``. ``std`` is the sample standard
+        deviation over seeds (``ddof=1``; NaN with a single seed). In nested designs every
+        (pretrain_seed, seed) run counts as one seed.
+    """
+    _require(scores, ["seed", value, "degenerate", *CATEGORY_KEYS])
+    keys = _setting_keys(scores) + list(CATEGORY_KEYS)
+    grouped = scores.groupby(keys, sort=False, dropna=False)
+    out = grouped.agg(n=("n", "max"), n_seeds=(value, "size"), mean=(value, "mean"),
+                      std=(value, lambda s: s.std(ddof=1)), min=(value, "min"), max=(value, "max"),
+                      degenerate_share=("degenerate", "mean")).reset_index()
+    return out
+
+
+def _pairwise_pearson(matrix: np.ndarray) -> np.ndarray:
+    """Pearson correlation between the columns of ``matrix`` (NaN for constant columns)."""
+    centred = matrix - matrix.mean(axis=0)
+    norms = np.sqrt((centred ** 2).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = (centred.T @ centred) / np.outer(norms, norms)
+    corr[:, norms == 0] = np.nan
+    corr[norms == 0, :] = np.nan
+    return np.clip(corr, -1.0, 1.0)
+
+
+def seed_correlations(scores: pd.DataFrame, level: str = "fine", value: str = "mcc") -> pd.DataFrame:
+    """The full seed x seed Pearson correlation matrix of per-category scores, in long form.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`~diagnostics.stats.category_scores`.
+    level : {"fine", "coarse"}
+        Which category vectors to correlate (the paper: the 33 fine features).
+    value : str
+        Score column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Setting keys, ``seed_a, seed_b, r, n_categories`` for every ordered pair (diagonal included). A seed whose
+        vector is constant (e.g. MCC 0 everywhere) has undefined correlations (NaN). Categories missing for
+        some seed are dropped for the whole setting.
+    """
+    _require(scores, ["seed", "level", "category", value])
+    rows = scores[scores["level"] == level]
+    seed_cols = ["pretrain_seed", "seed"] if "pretrain_seed" in rows.columns else ["seed"]
+    parts = []
+    for setting, group in rows.groupby(_setting_keys(rows), sort=False):
+        wide = group.pivot_table(index="category", columns=seed_cols, values=value, aggfunc="first").dropna()
+        corr = _pairwise_pearson(wide.to_numpy(dtype=np.float64))
+        labels = ["/".join(map(str, c)) if isinstance(c, tuple) else c for c in wide.columns]
+        k = len(labels)
+        part = pd.DataFrame({"seed_a": np.repeat(labels, k), "seed_b": np.tile(labels, k), "r": corr.ravel(),
+                             "n_categories": len(wide)})
+        for i, key in enumerate(_setting_keys(rows)):
+            part.insert(i, key, setting[i])
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def rs_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc") -> pd.DataFrame:
+    """RS corr: mean pairwise Pearson correlation between seeds' per-category score vectors.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`~diagnostics.stats.category_scores`.
+    level : {"fine", "coarse"}
+    value : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setting: setting keys, ``rs_corr`` (mean over seed pairs i < j with a defined correlation),
+        ``rs_corr_std`` (their sample std), ``n_pairs`` (defined pairs), ``n_undefined`` (pairs involving a
+        constant vector), ``n_seeds``, ``n_categories``. The full matrix is :func:`seed_correlations`.
+    """
+    long = seed_correlations(scores, level, value)
+    keys = _setting_keys(scores)
+    parts = []
+    for setting, group in long.groupby(keys, sort=False):
+        labels = list(dict.fromkeys(group["seed_a"]))
+        k = len(labels)
+        matrix = group["r"].to_numpy().reshape(k, k)
+        upper = matrix[np.triu_indices(k, 1)]
+        defined = upper[~np.isnan(upper)]
+        parts.append({**dict(zip(keys, setting)),
+                      "rs_corr": defined.mean() if len(defined) else np.nan,
+                      "rs_corr_std": defined.std(ddof=1) if len(defined) > 1 else np.nan,
+                      "n_pairs": len(defined), "n_undefined": len(upper) - len(defined), "n_seeds": k,
+                      "n_categories": int(group["n_categories"].iat[0])})
+    return pd.DataFrame(parts)
+
+
+def cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc") -> pd.DataFrame:
+    """Pearson correlation between languages of the seed-mean per-category scores.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`~diagnostics.stats.category_scores` with several languages.
+    level : {"fine", "coarse"}
+    value : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        For each (experiment, model): ``language_a, language_b, r, n_categories`` over every ordered pair of
+        languages, on the categories both languages have.
+    """
+    means = stability(scores[scores["level"] == level], value)
+    parts = []
+    for (experiment, model), group in means.groupby(["experiment", "model"], sort=False):
+        wide = group.pivot_table(index="category", columns="language", values="mean", aggfunc="first")
+        langs = list(wide.columns)
+        for la in langs:
+            for lb in langs:
+                both = wide[[la, lb]].dropna() if la != lb else wide[[la]].dropna()
+                if la == lb:
+                    r = 1.0 if both[la].std() > 0 else np.nan
+                else:
+                    r = _pairwise_pearson(both.to_numpy(dtype=np.float64))[0, 1] if len(both) > 1 else np.nan
+                parts.append({"experiment": experiment, "model": model, "language_a": la, "language_b": lb,
+                              "r": r, "n_categories": len(both)})
+    return pd.DataFrame(parts)
+
+
+def deltas(scores: pd.DataFrame, a: Mapping, b: Mapping, value: str = "mcc", mcc_threshold: float = 0.1,
+           sigma_threshold: float = -0.05) -> pd.DataFrame:
+    """Per-category change of the seed mean and of sigma between two settings (b minus a).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`~diagnostics.stats.category_scores`.
+    a, b : mapping
+        Column -> value selecting the baseline and the compared setting, e.g. ``{"experiment": "rte"}`` and
+        ``{"experiment": "rte+mnli"}``. Rows are matched on the remaining setting keys and the category.
+    value : str
+    mcc_threshold : float
+        ``mcc_up`` flags ``mcc_delta > mcc_threshold`` (paper: 0.1).
+    sigma_threshold : float
+        ``sigma_down`` flags ``sigma_delta < sigma_threshold`` (paper: -0.05).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Matching keys, ``level, category, coarse, mean_a, mean_b, std_a, std_b, mcc_delta, sigma_delta,
+        mcc_up, sigma_down`` (std with ddof=1).
+    """
+    stab = stability(scores, value)
+    sel = [_subset(stab, a, "a"), _subset(stab, b, "b")]
+    match = [k for k in _setting_keys(stab) if k not in set(a) | set(b)] + list(CATEGORY_KEYS)
+    merged = sel[0].merge(sel[1], on=match, suffixes=("_a", "_b"), how="inner")
+    if merged.empty:
+        raise ValueError(f"settings {dict(a)} and {dict(b)} share no (setting, category) to compare on {match}")
+    out = merged[match + ["mean_a", "mean_b", "std_a", "std_b"]].copy()
+    out["mcc_delta"] = out["mean_b"] - out["mean_a"]
+    out["sigma_delta"] = out["std_b"] - out["std_a"]
+    out["mcc_up"] = out["mcc_delta"] > mcc_threshold
+    out["sigma_down"] = out["sigma_delta"] < sigma_threshold
+    return out
+
+
+def _subset(frame: pd.DataFrame, selection: Mapping, name: str) -> pd.DataFrame:
+    mask = np.ones(len(frame), dtype=bool)
+    for key, val in selection.items():
+        if key not in frame.columns:
+            raise KeyError(f"setting {name}: column {key!r} not in scores")
+        mask &= (frame[key].astype(str) == str(val)).to_numpy()
+    if not mask.any():
+        raise ValueError(f"setting {name} = {dict(selection)} selects no rows")
+    return frame[mask].drop(columns=list(selection))
+
+
+def delta_summary(delta_frame: pd.DataFrame, level: str = "fine") -> pd.DataFrame:
+    """Share of categories past the delta thresholds, per remaining setting keys.
+
+    Parameters
+    ----------
+    delta_frame : pandas.DataFrame
+        Output of :func:`deltas`.
+    level : str
+        Category level to summarise.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``n_categories, share_mcc_up, share_sigma_down, share_both`` per group of the non-category keys.
+    """
+    rows = delta_frame[delta_frame["level"] == level]
+    keys = [k for k in SETTING_KEYS if k in rows.columns]
+    both = rows["mcc_up"] & rows["sigma_down"]
+    rows = rows.assign(_both=both)
+    if not keys:
+        rows = rows.assign(_all="all")
+        keys = ["_all"]
+    out = rows.groupby(keys, sort=False).agg(n_categories=("category", "size"), share_mcc_up=("mcc_up", "mean"),
+                                             share_sigma_down=("sigma_down", "mean"),
+                                             share_both=("_both", "mean")).reset_index()
+    return out.drop(columns=["_all"], errors="ignore")
