@@ -9,6 +9,7 @@ The format is described in ``annotators/README.md``. Every error names the file 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,7 @@ PAIR_MODES = ("either", "differ", "swap")
 KEY_MODES = ("lemma", "lower", "pattern")
 MATCH_ATTRS = ("lower", "lemma")
 BACKENDS = ("spacy", "pymorphy3", "hanta", "simplemma", "blank")
+LIST_REF = re.compile(r"^\$[A-Za-z_]\w*$")  # "$negators"; "$." (an STTS tag) is a plain value
 TOP_KEYS = {"language", "backend", "model", "exclude", "description", "lists", "features"}
 FEATURE_KEYS = {"pair", "key", "min_count", "words", "match", "patterns", "entities", "derivation", "note"}
 DERIVATION_KEYS = {"prefixes", "suffixes", "pos", "other_pos", "stem", "min_length"}
@@ -155,7 +157,7 @@ def _expand(path, values, lists, line) -> tuple[str, ...]:
         if not isinstance(value, str):
             hint = " (quote it: YAML reads unquoted yes/no/on/off as booleans)" if isinstance(value, bool) else ""
             raise RulesError(path, line, f"expected a word (string), found {value!r}{hint}")
-        if value.startswith("$"):
+        if LIST_REF.match(value):
             if value[1:] not in lists:
                 raise RulesError(path, line, f"unknown word list {value!r}; defined lists: {', '.join(lists) or 'none'}")
             out.extend(lists[value[1:]])
@@ -173,13 +175,13 @@ def _substitute(path, pattern, lists, line):
                 v = [v]
             if k in ("IN", "NOT_IN") and isinstance(v, list):
                 out[k] = [w for item in v for w in
-                          (_expand(path, [item], lists, line) if isinstance(item, str) and item.startswith("$") else [item])]
+                          (_expand(path, [item], lists, line) if isinstance(item, str) and LIST_REF.match(item) else [item])]
             else:
                 out[k] = _substitute(path, v, lists, line)
         return out
     if isinstance(pattern, list):
         return [_substitute(path, v, lists, line) for v in pattern]
-    if isinstance(pattern, str) and pattern.startswith("$"):
+    if isinstance(pattern, str) and LIST_REF.match(pattern):
         raise RulesError(path, line, f"word list {pattern!r} is only allowed inside IN / NOT_IN")
     return pattern
 

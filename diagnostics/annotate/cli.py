@@ -1,0 +1,89 @@
+"""``diagnostics annotate run|evaluate|features``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+annotate_app = typer.Typer(help="Rule-based diagnostic feature annotation (rules in annotators/<lang>.yaml).",
+                           no_args_is_help=True)
+
+
+def _fail(err: Exception) -> None:
+    typer.echo(f"error: {err.args[0] if isinstance(err, KeyError) else err}", err=True)
+    raise typer.Exit(1)
+
+
+@annotate_app.command("run")
+def run(input: str = typer.Argument(..., help="Registered dataset name or a file (.jsonl/.tsv/.txt/.csv/.parquet)."),
+        output: Path = typer.Argument(..., help="Output file: .jsonl, .parquet or .csv (by extension)."),
+        lang: str = typer.Option(..., "--lang", help="Language code (en, ru, fr, de, sv) or a rules .yaml file."),
+        kind: str = typer.Option("auto", help="Input format: auto or rte, diagnostic, swediagnostics, glue-tsv, sick, mnli."),
+        batch_size: int = typer.Option(64, help="Texts per nlp.pipe batch."),
+        presence: bool = typer.Option(False, help="Count a feature when either side shows it (ignore pair: differ/swap)."),
+        progress: bool = typer.Option(True, help="Show a progress bar.")) -> None:
+    """Add auto_features, auto_coarse and feature_sides (premise/hypothesis/both) to every pair."""
+    from ..data import DataFormatError
+    from .engine import annotate
+    from .io import read_input, write_output
+    from .rules import RulesError
+
+    try:
+        frame = read_input(input, Path(lang).stem if lang.endswith((".yaml", ".yml")) else lang, kind)
+        annotated = annotate(frame, lang, batch_size=batch_size, progress=progress, presence=presence)
+        write_output(annotated, output)
+    except (DataFormatError, RulesError, KeyError, ValueError, FileNotFoundError, RuntimeError) as err:
+        _fail(err)
+    n = int(annotated["auto_features"].map(bool).sum())
+    typer.echo(f"{output}: {len(annotated)} pairs, {n} with at least one feature")
+
+
+@annotate_app.command("evaluate")
+def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRus), sv (SweDiagnostics); fr/de need --path."),
+             path: Path = typer.Option(None, help="Diagnostic file in AX-b/LiDiRus JSONL format."),
+             rules: Path = typer.Option(None, help="Rules file to use instead of annotators/<lang>.yaml."),
+             output: Path = typer.Option(None, "--output", "-o", help="Write the table: .csv or .md.")) -> None:
+    """Per-feature precision, recall, F1 and support of the rules against gold diagnostic tags, with macro average."""
+    from ..data import DataFormatError
+    from .evaluation import evaluate as run_evaluation
+    from .rules import RulesError
+
+    try:
+        table = run_evaluation(lang, path, rules=rules)
+    except (DataFormatError, RulesError, KeyError, ValueError, FileNotFoundError, RuntimeError) as err:
+        _fail(err)
+    rounded = table.round(3)
+    typer.echo(_markdown(rounded))
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        if output.suffix.lower() == ".md":
+            output.write_text(_markdown(rounded), encoding="utf-8")
+        else:
+            table.to_csv(output, index=False)
+        typer.echo(f"wrote {output}")
+
+
+@annotate_app.command("features")
+def features(lang: str = typer.Option(..., "--lang", help="Language code or rules .yaml file.")) -> None:
+    """List the features the rules of a language detect."""
+    from .engine import supported_features
+    from .rules import RulesError
+
+    try:
+        typer.echo("\n".join(supported_features(lang)))
+    except (RulesError, KeyError, FileNotFoundError) as err:
+        _fail(err)
+
+
+def _markdown(table) -> str:
+    """A GitHub markdown table without the optional ``tabulate`` dependency."""
+    cols = list(table.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    return "\n".join(lines) + "\n"
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``annotate`` command group."""
+    app.add_typer(annotate_app, name="annotate")
