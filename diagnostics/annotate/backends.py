@@ -183,7 +183,10 @@ def _morph_analyzer():
 @lru_cache(maxsize=200_000)
 def _pymorphy_analysis(word: str) -> tuple[str, str, str, dict]:
     """Most probable pymorphy3 analysis of a word: lemma, UD POS, raw tag, UD features."""
-    parse = _morph_analyzer().parse(word)[0]
+    parses = _morph_analyzer().parse(word)
+    parse = parses[0]
+    if parse.tag.POS in ("ADJS", "ADJF"):  # "разбито": prefer the passive-participle reading when there is one
+        parse = next((p for p in parses if p.tag.POS in ("PRTS", "PRTF") and "pssv" in p.tag.grammemes), parse)
     grammemes = parse.tag.grammemes
     pos_key = parse.tag.POS or next((g for g in ("NUMB", "PNCT", "LATN") if g in grammemes), None)
     pos = _PYMORPHY_POS.get(pos_key, "X")

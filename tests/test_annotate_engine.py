@@ -1,0 +1,124 @@
+"""Engine, rules-file validation, evaluation and CLI of the annotate stage on real bundled data."""
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from diagnostics import data
+from diagnostics.annotate import RulesError, annotate, evaluate, feature_distribution, load_rules, score
+from diagnostics.annotate.rules import available_languages
+from diagnostics.cli import app
+from diagnostics.taxonomy import COARSE_OF, FINE
+
+
+def test_bundled_rules_load_and_name_taxonomy_features():
+    assert {"en", "ru", "fr", "de", "sv"} <= set(available_languages())
+    for lang in ("en", "ru", "fr", "de", "sv"):
+        rules = load_rules(lang)
+        assert rules.language == lang
+        assert set(rules.feature_names) <= set(FINE) and len(rules.feature_names) >= 15
+
+
+@pytest.mark.parametrize("body,line,needle", [
+    ("language: xx\nbackend: blank\nfeatures:\n  Negatoin:\n    words: [not]\n", 4, "did you mean 'Negation'"),
+    ("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    wordz: [not]\n", 5, "unknown key 'wordz'"),
+    ("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    words: [$nope]\n", 5, "unknown word list '$nope'"),
+    ("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    pair: sometimes\n    words: [x]\n", 5, "pair must be one of"),
+    ("language: xx\nbackend: blank\nlists:\n  neg: [not, no]\nfeatures:\n  Negation:\n    words: [$neg]\n", 4, "booleans"),
+    ("language: xx\nbackend: blank\nfeatures:\n  Negation: [\n", 5, "invalid YAML"),
+])
+def test_bad_rules_file_names_file_and_line(tmp_path, body, line, needle):
+    path = tmp_path / "xx.yaml"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(RulesError) as err:
+        load_rules(path)
+    assert str(err.value).startswith(f"{path}:{line}:") and needle in str(err.value)
+
+
+def test_bad_matcher_pattern_is_reported_with_line(tmp_path):
+    path = tmp_path / "xx.yaml"
+    path.write_text("language: en\nbackend: blank\nfeatures:\n  Negation:\n    patterns:\n"
+                    "      neg: [{IS_SENT_START: maybe}]\n", encoding="utf-8")
+    with pytest.raises(RulesError, match=rf"{path}:4: feature 'Negation', pattern 'neg'"):
+        annotate(pd.DataFrame({"premise": ["a"], "hypothesis": ["b"]}), path)
+
+
+@pytest.fixture(scope="module")
+def axb_annotated():
+    return annotate(data.load("axb"), "en")
+
+
+def test_annotate_adds_columns_and_sides(axb_annotated):
+    first = axb_annotated.iloc[0]  # "The cat sat on the mat." / "The cat did not sit on the mat."
+    assert first.auto_features == ["Negation"] and first.feature_sides == {"Negation": "hypothesis"}
+    assert axb_annotated.iloc[1].feature_sides == {"Negation": "premise"}
+    for feats, coarse, sides in axb_annotated[["auto_features", "auto_coarse", "feature_sides"]].itertuples(index=False):
+        assert list(sides) == feats == [f for f in FINE if f in feats]
+        assert set(coarse) == {COARSE_OF[f] for f in feats}
+        assert set(sides.values()) <= {"premise", "hypothesis", "both"}
+
+
+def test_presence_mode_is_a_superset_of_pair_rules():
+    frame = data.load("axb").head(60)
+    rules_mode = annotate(frame, "en")
+    presence = annotate(frame, "en", presence=True)
+    assert all(set(r) <= set(p) for r, p in zip(rules_mode.auto_features, presence.auto_features))
+    assert sum(map(len, presence.auto_features)) > sum(map(len, rules_mode.auto_features))
+
+
+def test_annotate_rejects_frames_without_texts():
+    with pytest.raises(ValueError, match="missing hypothesis"):
+        annotate(pd.DataFrame({"premise": ["x"]}), "en")
+    with pytest.raises(KeyError, match="no annotator rules for language 'xx'"):
+        annotate(pd.DataFrame({"premise": ["x"], "hypothesis": ["y"]}), "xx")
+
+
+def test_score_matches_hand_count():
+    gold = pd.Series([["Negation"], ["Negation", "Datives"], [], ["Datives"]])
+    pred = pd.Series([["Negation"], [], ["Negation"], ["Datives"]])
+    table = score(gold, pred, ["Negation", "Datives"]).set_index("feature")
+    assert table.loc["Negation", ["precision", "recall", "support"]].tolist() == [0.5, 0.5, 2]
+    assert table.loc["Datives", ["precision", "recall", "f1"]].tolist() == [1.0, 0.5, pytest.approx(2 / 3)]
+    assert table.loc["macro", "f1"] == pytest.approx((0.5 + 2 / 3) / 2)
+
+
+def test_english_rules_reach_target_on_axb(axb_annotated):
+    table = score(axb_annotated["features"], axb_annotated["auto_features"], load_rules("en").feature_names)
+    assert table.iloc[-1]["f1"] >= 0.5
+    assert table.set_index("feature").loc["Negation", "recall"] >= 0.7
+
+
+def test_evaluate_requires_a_file_for_french():
+    with pytest.raises(ValueError, match="pass path="):
+        evaluate("fr")
+
+
+def test_feature_distribution_shares():
+    table = feature_distribution(("rte",), limit=40)
+    assert list(table.columns) == ["rte"] and table.attrs["pairs"] == {"rte": 40}
+    assert ((table >= 0) & (table <= 1)).all().all() and table["rte"].max() > 0.2
+
+
+def test_cli_run_and_evaluate_user_file(tmp_path):
+    rows = [{"idx": i, "sentence1": p, "sentence2": h, "label": "not_entailment",
+             "logic": "Negation"} for i, (p, h) in enumerate([
+                 ("Le chat n'est pas sur le tapis.", "Le chat est sur le tapis."),
+                 ("Le chat est sur le tapis.", "Le chat n'est pas sur le tapis.")])]
+    rows.append({"idx": 2, "sentence1": "Jean a vu Marie.", "sentence2": "Marie a vu Jean.", "label": "not_entailment",
+                 "predicate-argument-structure": "Core args"})
+    source = tmp_path / "fr_diag.jsonl"
+    source.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    runner = CliRunner()
+    out = tmp_path / "out.jsonl"
+    result = runner.invoke(app, ["annotate", "run", "--lang", "fr", str(source), str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    written = pd.read_json(out, lines=True)
+    assert written["auto_features"].tolist()[:2] == [["Negation"], ["Negation"]]
+    result = runner.invoke(app, ["annotate", "evaluate", "--lang", "fr", "--path", str(source), "-o", str(tmp_path / "s.csv")])
+    assert result.exit_code == 0, result.output
+    scores = pd.read_csv(tmp_path / "s.csv").set_index("feature")
+    assert scores.loc["Negation", "f1"] == 1.0
+    bad = runner.invoke(app, ["annotate", "run", "--lang", "fr", str(tmp_path / "missing.jsonl"), str(out)])
+    assert bad.exit_code == 1 and "no such file" in bad.output

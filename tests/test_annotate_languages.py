@@ -1,0 +1,92 @@
+"""French and German (and Russian, Swedish) rules on hand-written pairs: one positive and one negative per feature.
+
+A positive pair differs exactly in the phenomenon; its negative keeps the phenomenon identical on both sides
+(or absent), so a rule that fires on anything, or on nothing, fails.
+"""
+
+import pandas as pd
+import pytest
+
+from diagnostics.annotate import annotate, supported_features
+
+CASES = {
+    "fr": [
+        ("Negation", "Le chat n'est pas sur le tapis.", "Le chat est sur le tapis.", "Le chat dort sur le tapis.", "Le chat est sur le tapis."),
+        ("Double negation", "Il n'est pas vrai que Jean ne soit pas venu.", "Jean est venu.", "Jean est venu hier.", "Jean est venu."),
+        ("Morphological negation", "Ce jeu est injuste.", "Ce jeu est juste.", "Ce jeu est très juste.", "Ce jeu est juste."),
+        ("Quantifiers", "Tous les étudiants ont réussi.", "Quelques étudiants ont réussi.", "Les étudiants ont réussi.", "Les étudiants ont réussi hier."),
+        ("Disjunction", "Marie boit du thé ou du café.", "Marie boit du thé.", "Marie boit du thé et du café.", "Marie boit du café et du thé."),
+        ("Conjunction", "Marie boit du thé et du café.", "Marie boit du thé.", "Marie boit du thé.", "Marie boit du café."),
+        ("Conditionals", "Si il pleut, Jean reste à la maison.", "Jean reste à la maison.", "Jean reste à la maison.", "Jean reste chez lui."),
+        ("Intervals/Numbers", "Elle a trois enfants.", "Elle a deux enfants.", "Elle a des enfants.", "Elle a beaucoup d'enfants."),
+        ("Active/Passive", "La fenêtre a été cassée par Jean.", "Jean a cassé la fenêtre.", "Jean a cassé la fenêtre.", "Jean a cassé la porte."),
+        ("Relative clauses", "L'homme qui chante est mon frère.", "L'homme est mon frère.", "L'homme est mon frère.", "L'homme est mon ami."),
+        ("Datives", "Jean a donné le livre à Marie.", "Jean a donné le livre.", "Jean a lu le livre.", "Jean a acheté le livre."),
+        ("Factivity", "Jean sait que la Terre est ronde.", "La Terre est ronde.", "La Terre est ronde.", "La Terre est plate."),
+        ("Nominalization", "La construction du pont a duré deux ans.", "Ils ont construit le pont en deux ans.", "Le pont est grand.", "Le pont est long."),
+        ("Named entities", "La réunion a eu lieu à Paris.", "La réunion a eu lieu à Berlin.", "La réunion a eu lieu hier.", "La réunion a eu lieu ce matin."),
+    ],
+    "de": [
+        ("Negation", "Die Katze sitzt nicht auf der Matte.", "Die Katze sitzt auf der Matte.", "Die Katze schläft auf der Matte.", "Die Katze sitzt auf der Matte."),
+        ("Double negation", "Es stimmt nicht, dass Hans nicht kam.", "Hans kam.", "Hans kam gestern.", "Hans kam."),
+        ("Morphological negation", "Das Spiel ist unfair.", "Das Spiel ist fair.", "Das Spiel ist sehr fair.", "Das Spiel ist fair."),
+        ("Quantifiers", "Alle Studenten haben bestanden.", "Einige Studenten haben bestanden.", "Die Studenten haben bestanden.", "Die Studenten haben gestern bestanden."),
+        ("Disjunction", "Maria trinkt Tee oder Kaffee.", "Maria trinkt Tee.", "Maria trinkt Tee und Kaffee.", "Maria trinkt Kaffee und Tee."),
+        ("Conjunction", "Maria trinkt Tee und Kaffee.", "Maria trinkt Tee.", "Maria trinkt Tee.", "Maria trinkt Kaffee."),
+        ("Conditionals", "Wenn es regnet, bleibt Hans zu Hause.", "Hans bleibt zu Hause.", "Hans bleibt zu Hause.", "Hans bleibt daheim."),
+        ("Intervals/Numbers", "Sie hat drei Kinder.", "Sie hat zwei Kinder.", "Sie hat Kinder.", "Sie hat viele Kinder."),
+        ("Active/Passive", "Das Fenster wurde von Hans zerbrochen.", "Hans zerbrach das Fenster.", "Hans zerbrach das Fenster.", "Hans zerbrach die Tür."),
+        ("Relative clauses", "Der Mann, der dort steht, ist Arzt.", "Der Mann ist Arzt.", "Der Mann ist Arzt.", "Der Mann ist Lehrer."),
+        ("Datives", "Anna gab dem Kind ein Buch.", "Anna gab ein Buch.", "Anna las ein Buch.", "Anna kaufte ein Buch."),
+        ("Factivity", "Hans weiß, dass die Erde rund ist.", "Die Erde ist rund.", "Die Erde ist rund.", "Die Erde ist flach."),
+        ("Nominalization", "Die Zerstörung der Stadt schockierte die Welt.", "Sie zerstörten die Stadt.", "Die Stadt ist groß.", "Die Stadt ist alt."),
+        ("Named entities", "Das Treffen fand in Stockholm statt.", "Das Treffen fand in Berlin statt.", "Das Treffen fand gestern statt.", "Das Treffen fand heute statt."),
+    ],
+    "ru": [
+        ("Negation", "Кошка не сидит на ковре.", "Кошка сидит на ковре.", "Кошка спит на ковре.", "Кошка сидит на ковре."),
+        ("Morphological negation", "Консоль недоступна по цене.", "Консоль доступна по цене.", "Консоль очень доступна.", "Консоль доступна."),
+        ("Active/Passive", "Окно было разбито Джоном.", "Джон разбил окно.", "Джон разбил окно.", "Джон разбил дверь."),
+        ("Datives", "Анна дала книгу ребёнку.", "Анна дала книгу.", "Анна читала книгу.", "Анна купила книгу."),
+        ("Relative clauses", "Человек, который поёт, мой брат.", "Человек мой брат.", "Человек мой брат.", "Человек мой друг."),
+        ("Disjunction", "Мария пьёт чай или кофе.", "Мария пьёт чай.", "Мария пьёт чай и кофе.", "Мария пьёт кофе и чай."),
+    ],
+    "sv": [
+        ("Negation", "Katten sitter inte på mattan.", "Katten sitter på mattan.", "Katten sover på mattan.", "Katten sitter på mattan."),
+        ("Morphological negation", "Spelet är orättvist.", "Spelet är rättvist.", "Spelet är mycket rättvist.", "Spelet är rättvist."),
+        ("Disjunction", "Maria dricker te eller kaffe.", "Maria dricker te.", "Maria dricker te och kaffe.", "Maria dricker kaffe och te."),
+        ("Intervals/Numbers", "Hon har tre barn.", "Hon har två barn.", "Hon har barn.", "Hon har många barn."),
+    ],
+}
+
+PARAMS = [pytest.param(lang, *case, id=f"{lang}-{case[0]}") for lang, cases in CASES.items() for case in cases]
+
+
+@pytest.fixture(scope="module")
+def annotated():
+    """All hand-written pairs of a language annotated in one batch (models load once)."""
+    out = {}
+    for lang, cases in CASES.items():
+        rows = [(p, h) for _, p, h, _, _ in cases] + [(p, h) for _, _, _, p, h in cases]
+        frame = annotate(pd.DataFrame(rows, columns=["premise", "hypothesis"]), lang)
+        out[lang] = frame
+    return out
+
+
+@pytest.mark.parametrize("lang,feature,pos_p,pos_h,neg_p,neg_h", PARAMS)
+def test_feature_positive_and_negative(annotated, lang, feature, pos_p, pos_h, neg_p, neg_h):
+    frame = annotated[lang]
+    assert feature in supported_features(lang)
+    positive = frame[(frame.premise == pos_p) & (frame.hypothesis == pos_h)].iloc[0]
+    negative = frame[(frame.premise == neg_p) & (frame.hypothesis == neg_h)].iloc[0]
+    assert feature in positive.auto_features, (positive.premise, positive.hypothesis, positive.auto_features)
+    assert feature not in negative.auto_features, (negative.premise, negative.hypothesis, negative.auto_features)
+    assert positive.feature_sides[feature] in ("premise", "hypothesis", "both")
+
+
+def test_every_language_supports_the_studys_features():
+    study = {"Negation", "Double negation", "Quantifiers", "Universal", "Existential", "Conjunction", "Disjunction",
+             "Conditionals", "Temporal", "Intervals/Numbers", "Named entities", "Anaphora/Coreference",
+             "Relative clauses", "Datives", "Genitives/Partitives", "Active/Passive", "Factivity", "Nominalization",
+             "Morphological negation"}
+    for lang in ("en", "ru", "fr", "de", "sv"):
+        assert study <= set(supported_features(lang)), lang
