@@ -16,13 +16,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.errors import DataFormatError, shorten
+from ..data.errors import DataFormatError
+from ..data.errors import shorten as _shorten
 
 REQUIRED = ("experiment", "language", "model", "seed", "dataset", "example_id", "label", "prediction")
 OPTIONAL = ("probability", "pretrain_seed")
 LABELS = ("entailment", "not_entailment")
 #: Columns that identify one setting (everything but the seeds).
 SETTING_KEYS = ("experiment", "language", "model", "dataset")
+
+
+def shorten(value: object) -> str:
+    """``repr`` for messages, numpy scalars shown as plain Python values."""
+    return _shorten(value.item() if isinstance(value, np.generic) else value)
 
 
 def run_keys(frame: pd.DataFrame) -> list[str]:
