@@ -64,6 +64,7 @@ features:
   Intervals/Numbers:
     pair: swap
     key: lower
+    words: [uno, due, tre, quattro, cinque, sei, sette, otto, nove, dieci, "più di", "meno di", almeno]
     patterns:
       number: [{LIKE_NUM: true}]
   Morphological negation:
