@@ -195,7 +195,7 @@ def prepare_embedded(cache: str | os.PathLike | None = None, *, force: bool = Fa
         for p in tmp.iterdir():
             p.chmod(0o644)
         tmp.chmod(0o755)
-        _swap_into_place(tmp, final)
+        _swap_into_place(tmp, final, replace=bool(problems) or force)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
@@ -203,10 +203,14 @@ def prepare_embedded(cache: str | os.PathLike | None = None, *, force: bool = Fa
     return PrepareResult(final, status, problems, kind)
 
 
-def _swap_into_place(tmp: Path, final: Path) -> None:
-    """Rename ``tmp`` to ``final``; an existing ``final`` is moved aside first and then deleted."""
+def _swap_into_place(tmp: Path, final: Path, *, replace: bool) -> None:
+    """Rename ``tmp`` to ``final``.
+
+    With ``replace`` an existing (bad) ``final`` is moved aside first and deleted afterwards. Without it, a
+    ``final`` that another process put in place meanwhile is kept if it verifies (ours is then discarded).
+    """
     old = None
-    if final.exists():
+    if replace and final.exists():
         old = final.with_name(f".{final.name}.old-{os.getpid()}-{os.urandom(4).hex()}")
         try:
             os.rename(final, old)
@@ -215,7 +219,6 @@ def _swap_into_place(tmp: Path, final: Path) -> None:
     try:
         os.rename(tmp, final)
     except OSError:
-        # Another process put a folder there between our two renames: keep theirs if it verifies.
         if not verify_folder(final).ok:
             raise
     if old is not None:

