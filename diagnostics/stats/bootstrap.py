@@ -7,7 +7,8 @@ for rows sharing a seed.
 
 The implementation is vectorised: a chunk of bootstrap samples becomes a matrix of example *counts*
 (``n_chunk x n_examples``), and every metric's sufficient statistics (correct counts; confusion counts per
-category) are one matrix product of those counts with an examples x (categories x runs) indicator matrix.
+category) are one matrix product of those counts with an examples x (categories x runs) indicator matrix
+(sparse when categories are; over distinct row patterns instead of examples when there are few).
 Seed resampling becomes a matrix of seed counts applied to the per-run metrics. Resampling uses
 ``numpy.random.default_rng(seed)``: a seed fully determines the samples.
 """
@@ -25,7 +26,7 @@ from .mcc import mcc_from_counts
 Metric = str | Callable[[np.ndarray, np.ndarray], float]
 METRICS = ("accuracy", "mcc")
 #: Bootstrap samples drawn and evaluated together; fixed, so that results never depend on memory settings.
-CHUNK = 256
+CHUNK = 64
 _CONTROLLER: list[ThreadpoolController] = []
 
 
@@ -146,12 +147,23 @@ class _Design:
             blocks = [m, m * y[:, None], per_run * np.tile(pred, (1, self.n_cat)),
                       per_run * np.tile(pred * y[:, None], (1, self.n_cat))]
         matrix = np.concatenate(blocks, axis=1)
+        self.n_examples = n_examples
+        # Examples with identical rows (same correctness pattern over runs and categories) are interchangeable:
+        # when there are few distinct rows, a resample is summarised by how often it drew each row pattern.
+        unique, codes = np.unique(matrix, axis=0, return_inverse=True)
+        self.codes = codes.ravel() if 4 * len(unique) <= n_examples else None
+        if self.codes is not None:
+            matrix = unique
         # Diagnostic categories are sparse (an example has one or two of 33 features): a CSC product then
         # costs O(nnz x n_samples) instead of a dense GEMM. Entries are small integers: both paths are exact.
         self.matrix = sparse.csc_array(matrix) if np.count_nonzero(matrix) < 0.2 * matrix.size else matrix
 
-    def evaluate(self, weights: np.ndarray) -> np.ndarray:
+    def evaluate(self, example_idx: np.ndarray) -> np.ndarray:
         """Metric per resample, run and category: (n_samples, n_runs, n_categories)."""
+        if self.codes is None:
+            weights = _counts(example_idx, self.n_examples)
+        else:
+            weights = _counts(self.codes[example_idx], self.matrix.shape[0])
         # The products are small (one chunk of resamples): BLAS threads cost more than they save, a lot more
         # on a shared machine, so they run on one thread.
         with _one_blas_thread():
@@ -171,8 +183,8 @@ class _Design:
         return value.transpose(0, 2, 1)
 
 
-def per_run_metric(predictions: np.ndarray, labels: np.ndarray, metric: Metric, weights: np.ndarray,
-                   categories: np.ndarray | None = None, example_idx: np.ndarray | None = None) -> np.ndarray:
+def per_run_metric(predictions: np.ndarray, labels: np.ndarray, metric: Metric, example_idx: np.ndarray,
+                   categories: np.ndarray | None = None) -> np.ndarray:
     """Metric of every run on every resample (and category), from example counts.
 
     Parameters
@@ -181,11 +193,9 @@ def per_run_metric(predictions: np.ndarray, labels: np.ndarray, metric: Metric, 
         0/1 predictions (any values for a callable metric).
     labels : numpy.ndarray, shape (n_examples,)
     metric : {"accuracy", "mcc"} or callable
-    weights : numpy.ndarray, shape (n_samples, n_examples)
-        How often each example occurs in each resample (all ones: the original data).
+    example_idx : numpy.ndarray of int, shape (n_samples, n_examples)
+        The drawn examples of each resample (``arange(n_examples)[None]``: the original data).
     categories : numpy.ndarray of bool, shape (n_examples, n_categories), optional
-    example_idx : numpy.ndarray of int, shape (n_samples, n_examples), optional
-        The drawn indices, needed by a callable metric (built-ins only use ``weights``).
 
     Returns
     -------
@@ -193,21 +203,17 @@ def per_run_metric(predictions: np.ndarray, labels: np.ndarray, metric: Metric, 
         ``n_categories`` is 1 without ``categories``. Accuracy over zero examples is NaN; MCC follows sklearn
         (0 when undefined).
     """
-    return _evaluator(predictions, labels, metric, categories)(weights, example_idx)
+    return _evaluator(predictions, labels, metric, categories)(example_idx)
 
 
 def _evaluator(predictions, labels, metric, categories):
     members = np.ones((predictions.shape[0], 1), dtype=bool) if categories is None else categories
     if callable(metric):
-        return lambda weights, example_idx: _callable_metric(predictions, labels, metric, weights, members,
-                                                             example_idx)
-    design = _Design(predictions, labels, metric, members)
-    return lambda weights, example_idx: design.evaluate(weights)
+        return lambda example_idx: _callable_metric(predictions, labels, metric, members, example_idx)
+    return _Design(predictions, labels, metric, members).evaluate
 
 
-def _callable_metric(predictions, labels, metric, weights, members, example_idx) -> np.ndarray:
-    if example_idx is None:
-        example_idx = np.concatenate([np.repeat(np.arange(weights.shape[1]), w)[None] for w in weights.astype(int)])
+def _callable_metric(predictions, labels, metric, members, example_idx) -> np.ndarray:
     out = np.empty((len(example_idx), predictions.shape[1], members.shape[1]))
     for s, idx in enumerate(example_idx):
         for g in range(members.shape[1]):
@@ -272,7 +278,7 @@ def multibootstrap(predictions, labels, metric: Metric = "accuracy", n_boot: int
     evaluate = _evaluator(_flat(pred), lab, metric, cats)
     chunks = []
     for example_idx, (seed_idx,) in resample_indices(rng, n_boot, len(lab), (pred.shape[1],)):
-        per_run = evaluate(_counts(example_idx, len(lab)), example_idx)
+        per_run = evaluate(example_idx)
         chunks.append(_setting_samples(per_run, pred.shape[1:], seed_idx))
     out = np.concatenate(chunks)
     return out[:, 0] if categories is None else out
@@ -312,7 +318,7 @@ def multibootstrap_pair(predictions_a, predictions_b, labels, metric: Metric = "
     out_a, out_b = [], []
     sizes = (pred_a.shape[1], pred_b.shape[1])
     for example_idx, (seeds_a, seeds_b) in resample_indices(rng, n_boot, len(lab), sizes, shared_seeds=paired):
-        per_run = evaluate(_counts(example_idx, len(lab)), example_idx)
+        per_run = evaluate(example_idx)
         out_a.append(_setting_samples(per_run[:, :n_a], pred_a.shape[1:], seeds_a))
         out_b.append(_setting_samples(per_run[:, n_a:], pred_b.shape[1:], seeds_b))
     a, b = np.concatenate(out_a), np.concatenate(out_b)
@@ -322,8 +328,7 @@ def multibootstrap_pair(predictions_a, predictions_b, labels, metric: Metric = "
 def point_estimate(predictions, labels, metric: Metric = "accuracy", categories=None) -> np.ndarray:
     """The seed-averaged metric on the original data (no resampling): scalar, or one value per category."""
     pred, lab, cats = _check(predictions, labels, metric, 1, categories)
-    weights = np.ones((1, len(lab)), dtype=np.int64)
-    per_run = per_run_metric(_flat(pred), lab, metric, weights, cats, np.arange(len(lab))[None])
+    per_run = per_run_metric(_flat(pred), lab, metric, np.arange(len(lab))[None], cats)
     values = per_run.reshape(1, *pred.shape[1:], per_run.shape[-1])
     if pred.ndim == 3:
         values = values.mean(axis=2)

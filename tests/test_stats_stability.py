@@ -1,0 +1,122 @@
+"""Stability over seeds, RS corr, cross-language correlation, deltas; agreement and Fleiss' kappa."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import pearsonr
+
+from _stats_fixtures import synthetic_table
+from diagnostics.stats import (agreement, binary_agreement, category_scores, cross_language_corr, delta_summary,
+                               deltas, fleiss_kappa, fleiss_kappa_from_counts, pairwise_agreement, rs_corr,
+                               seed_correlations, stability)
+
+
+@pytest.fixture(scope="module")
+def scores():
+    table = synthetic_table("axb", experiments=(("rte", 0.65), ("rte+sick", 0.75)), seeds=range(5))
+    return category_scores(table)
+
+
+def test_stability_is_mean_and_sample_std_over_seeds(scores):
+    stab = stability(scores)
+    row = stab[(stab["experiment"] == "rte") & (stab["category"] == "Negation")].iloc[0]
+    values = scores[(scores["experiment"] == "rte") & (scores["category"] == "Negation")]["mcc"].to_numpy()
+    assert row["n_seeds"] == 5
+    assert row["mean"] == pytest.approx(values.mean())
+    assert row["std"] == pytest.approx(np.std(values, ddof=1))
+
+
+def test_seed_correlations_and_rs_corr_equal_scipy_pearsonr(scores):
+    fine = scores[(scores["level"] == "fine") & (scores["experiment"] == "rte")]
+    vectors = {s: g.set_index("category")["mcc"].sort_index() for s, g in fine.groupby("seed")}
+    corr = seed_correlations(scores)
+    corr = corr[corr["experiment"] == "rte"].set_index(["seed_a", "seed_b"])["r"]
+    pairs = list(itertools.combinations(sorted(vectors), 2))
+    expected = [pearsonr(vectors[a], vectors[b]).statistic for a, b in pairs]
+    for (a, b), value in zip(pairs, expected):
+        assert corr[(a, b)] == pytest.approx(value, abs=1e-12)
+        assert corr[(b, a)] == pytest.approx(value, abs=1e-12)
+    rs = rs_corr(scores).set_index("experiment")
+    assert rs.loc["rte", "rs_corr"] == pytest.approx(np.mean(expected), abs=1e-12)
+    assert rs.loc["rte", "n_pairs"] == 10 and rs.loc["rte", "n_categories"] == 33
+
+
+def test_pairwise_pearson_on_random_vectors_equals_scipy():
+    from diagnostics.stats.stability import _pairwise_pearson
+
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        n, k = rng.integers(3, 40), rng.integers(2, 6)
+        matrix = rng.normal(size=(n, k)) * rng.random(k) + rng.normal(size=k)
+        got = _pairwise_pearson(matrix)
+        i, j = rng.choice(k, 2, replace=False)
+        assert got[i, j] == pytest.approx(pearsonr(matrix[:, i], matrix[:, j]).statistic, abs=1e-10)
+
+
+def test_constant_seed_vector_gives_undefined_pairs(scores):
+    broken = scores.copy()
+    broken.loc[(broken["seed"] == 0) & (broken["experiment"] == "rte"), "mcc"] = 0.0
+    rs = rs_corr(broken).set_index("experiment")
+    assert rs.loc["rte", "n_undefined"] == 4 and rs.loc["rte", "n_pairs"] == 6
+
+
+def test_cross_language_corr_equals_pearsonr():
+    en = synthetic_table("axb", seeds=range(3), language="en", seed=1)
+    ru = synthetic_table("lidirus", seeds=range(3), language="ru", seed=2)
+    sc = category_scores(pd.concat([en, ru], ignore_index=True))
+    out = cross_language_corr(sc).set_index(["language_a", "language_b"])
+    means = stability(sc[sc["level"] == "fine"]).pivot_table(index="category", columns="language", values="mean")
+    means = means.dropna()
+    assert out.loc[("en", "ru"), "r"] == pytest.approx(pearsonr(means["en"], means["ru"]).statistic, abs=1e-12)
+    assert out.loc[("en", "en"), "r"] == 1.0
+
+
+def test_deltas_and_threshold_shares(scores):
+    d = deltas(scores, {"experiment": "rte"}, {"experiment": "rte+sick"})
+    stab = stability(scores).set_index(["experiment", "level", "category"])
+    row = d[d["category"] == "Negation"].iloc[0]
+    assert row["mcc_delta"] == pytest.approx(stab.loc[("rte+sick", "fine", "Negation"), "mean"]
+                                             - stab.loc[("rte", "fine", "Negation"), "mean"])
+    assert row["sigma_delta"] == pytest.approx(stab.loc[("rte+sick", "fine", "Negation"), "std"]
+                                               - stab.loc[("rte", "fine", "Negation"), "std"])
+    fine = d[d["level"] == "fine"]
+    summary = delta_summary(d)
+    assert summary["share_mcc_up"].item() == pytest.approx((fine["mcc_delta"] > 0.1).mean())
+    assert summary["share_sigma_down"].item() == pytest.approx((fine["sigma_delta"] < -0.05).mean())
+    strict = delta_summary(deltas(scores, {"experiment": "rte"}, {"experiment": "rte+sick"}, mcc_threshold=0.5))
+    assert strict["share_mcc_up"].item() <= summary["share_mcc_up"].item()
+
+
+def test_fleiss_kappa_textbook_example():
+    # Fleiss (1971) style worked example (10 subjects, 14 raters, 5 classes), as on Wikipedia "Fleiss' kappa":
+    # P_bar = 0.378, P_e = 0.213, kappa = 0.210.
+    counts = np.array([[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+                       [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]])
+    assert fleiss_kappa_from_counts(counts) == pytest.approx(0.210, abs=5e-4)
+    ratings = np.array([np.repeat(np.arange(5), row) for row in counts])
+    assert fleiss_kappa(ratings) == pytest.approx(fleiss_kappa_from_counts(counts))
+
+
+def test_agreement_matches_brute_force_per_category():
+    rng = np.random.default_rng(3)
+    pred = rng.integers(0, 2, (300, 4))
+    cats = rng.random((300, 3)) < 0.4
+    res = binary_agreement(pred, cats)
+    for g in range(3):
+        sub = pred[cats[:, g]]
+        brute = np.mean([np.mean(sub[:, i] == sub[:, j]) for i, j in itertools.combinations(range(4), 2)])
+        assert res["agreement"][g] == pytest.approx(brute)
+        assert res["agreement"][g] == pytest.approx(pairwise_agreement(sub))
+        assert res["kappa"][g] == pytest.approx(fleiss_kappa(sub))
+    assert np.isnan(binary_agreement(np.ones((10, 3)), np.ones((10, 1), bool))["kappa"][0])
+
+
+def test_agreement_table_on_lidirus():
+    table = synthetic_table("lidirus", seeds=range(3), language="ru")
+    out = agreement(table)
+    assert len(out) == 33 + 1
+    wide = table.pivot(index="example_id", columns="seed", values="prediction").to_numpy()
+    last = out.iloc[-1]
+    assert last["n"] == 1104 and last["kappa"] == pytest.approx(fleiss_kappa(wide))
