@@ -1,0 +1,160 @@
+"""Figures of the stability statistics: heat maps (category x seed / language, deltas) and CI forest plots.
+
+Every function takes a tidy frame from :mod:`diagnostics.stats` and returns a matplotlib ``Figure``
+(Agg backend; nothing is shown or saved).
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from ..taxonomy import COARSE, FINE  # noqa: E402
+
+_ORDER = {name: i for i, name in enumerate(FINE + COARSE)}
+
+
+def _ordered(index) -> list:
+    return sorted(index, key=lambda c: (_ORDER.get(c, len(_ORDER)), str(c)))
+
+
+def _heatmap(wide: pd.DataFrame, title: str, cmap: str, center: float | None, label: str):
+    if wide.empty:
+        raise ValueError(f"nothing to plot for {title!r}: the selection is empty")
+    wide = wide.loc[_ordered(wide.index)]
+    height = max(3.0, 0.28 * len(wide) + 1.5)
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * wide.shape[1] + 3.5), height))
+    sns.heatmap(wide.astype(float), ax=ax, cmap=cmap, center=center, annot=wide.shape[1] <= 12, fmt=".2f",
+                annot_kws={"size": 7}, cbar_kws={"label": label}, linewidths=0.3)
+    ax.set_title(title)
+    ax.set_ylabel("")
+    fig.tight_layout()
+    return fig
+
+
+def _select(frame: pd.DataFrame, selection: dict | None) -> pd.DataFrame:
+    for key, value in (selection or {}).items():
+        frame = frame[frame[key].astype(str) == str(value)]
+    return frame
+
+
+def category_seed_heatmap(scores: pd.DataFrame, setting: dict | None = None, level: str = "fine",
+                          value: str = "mcc"):
+    """Category x seed heat map of per-run scores for one setting.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`diagnostics.stats.category_scores`.
+    setting : dict, optional
+        Column -> value filter selecting one setting (e.g. ``{"experiment": "rte", "language": "en"}``).
+    level : {"fine", "coarse"}
+    value : str
+        ``mcc`` or ``accuracy``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    rows = _select(scores[scores["level"] == level], setting)
+    wide = rows.pivot_table(index="category", columns="seed", values=value, aggfunc="mean")
+    name = ", ".join(f"{v}" for v in (setting or {}).values()) or "all runs"
+    return _heatmap(wide, f"{value.upper()} per {level} category and seed ({name})", "RdBu_r", 0.0, value)
+
+
+def category_language_heatmap(stability: pd.DataFrame, setting: dict | None = None, level: str = "fine",
+                              value: str = "mean"):
+    """Category x language heat map of seed-mean scores (``value="std"`` for the instability map).
+
+    Parameters
+    ----------
+    stability : pandas.DataFrame
+        Output of :func:`diagnostics.stats.stability`.
+    setting : dict, optional
+        Filter (e.g. ``{"experiment": "rte", "model": "mbert"}``).
+    level : {"fine", "coarse"}
+    value : {"mean", "std"}
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    rows = _select(stability[stability["level"] == level], setting)
+    wide = rows.pivot_table(index="category", columns="language", values=value, aggfunc="mean")
+    cmap, center = ("RdBu_r", 0.0) if value == "mean" else ("viridis", None)
+    return _heatmap(wide, f"Seed {value} of MCC per category and language", cmap, center, value)
+
+
+def delta_heatmap(deltas: pd.DataFrame, value: str = "mcc_delta", columns: str = "language", level: str = "fine"):
+    """Heat map of deltas between two settings, categories x ``columns``.
+
+    Parameters
+    ----------
+    deltas : pandas.DataFrame
+        Output of :func:`diagnostics.stats.deltas`.
+    value : {"mcc_delta", "sigma_delta"}
+    columns : str
+        Column spread horizontally (``language``, ``model``...).
+    level : {"fine", "coarse"}
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    rows = deltas[deltas["level"] == level]
+    if columns not in rows.columns:
+        rows = rows.assign(**{columns: "delta"})
+    wide = rows.pivot_table(index="category", columns=columns, values=value, aggfunc="mean")
+    return _heatmap(wide, f"{value} per category", "PuOr_r" if value == "sigma_delta" else "RdBu_r", 0.0, value)
+
+
+def ci_forest_plot(ci: pd.DataFrame, estimate: str = "estimate", low: str = "ci_low", high: str = "ci_high",
+                   label: str = "category", hue: str | None = None, reference: float | None = 0.0):
+    """Forest plot: one horizontal interval per row of a CI table.
+
+    Parameters
+    ----------
+    ci : pandas.DataFrame
+        Output of :func:`diagnostics.stats.setting_ci` / :func:`bootstrap_ci` (or of :func:`compare_settings` with
+        ``estimate="delta", low="delta_ci_low", high="delta_ci_high"``).
+    estimate, low, high, label : str
+        Column names.
+    hue : str, optional
+        Column whose values get separate colours and vertical offsets (e.g. ``language``).
+    reference : float, optional
+        Draw a vertical reference line there (0: no effect).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    for column in (estimate, low, high, label):
+        if column not in ci.columns:
+            raise ValueError(f"column {column!r} not in the CI table (columns: {list(ci.columns)})")
+    labels = list(dict.fromkeys(ci[label]))
+    groups = [(None, ci)] if hue is None else list(ci.groupby(hue, sort=False))
+    fig, ax = plt.subplots(figsize=(7.0, max(2.5, 0.3 * len(labels) + 1.2)))
+    palette = sns.color_palette(n_colors=max(1, len(groups)))
+    width = 0.7 / max(1, len(groups))
+    for i, (name, group) in enumerate(groups):
+        y = np.array([labels.index(v) for v in group[label]]) + (i - (len(groups) - 1) / 2) * width
+        x = group[estimate].to_numpy(dtype=float)
+        err = np.vstack([x - group[low].to_numpy(dtype=float), group[high].to_numpy(dtype=float) - x])
+        ax.errorbar(x, y, xerr=err, fmt="o", color=palette[i], capsize=2, markersize=4,
+                    label=None if name is None else str(name))
+    if reference is not None:
+        ax.axvline(reference, color="grey", lw=0.8, ls="--")
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(estimate)
+    if hue is not None:
+        ax.legend(title=hue, fontsize=8)
+    fig.tight_layout()
+    return fig
