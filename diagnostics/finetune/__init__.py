@@ -1,0 +1,28 @@
+"""Seed-sweep fine-tuning: config, training mixtures, training loop, run store, executors.
+
+Importing this package is light (no torch); the heavy modules import torch themselves.
+
+>>> from diagnostics.finetune import SweepConfig
+>>> SweepConfig().lr
+1e-05
+"""
+
+from .config import DataRef, ExtraData, ModelSpec, Presence, SweepConfig, load_config
+from .store import RunLockedError, collect_predictions, run_dir, sweep_status
+
+__all__ = ["DataRef", "ExtraData", "ModelSpec", "Presence", "RunLockedError", "SweepConfig", "collect_predictions",
+           "load_config", "run_dir", "run_sweep", "sweep_status", "train_run"]
+
+
+def run_sweep(config, **kwargs):
+    """Run every (language, model, seed) of ``config``; see :func:`diagnostics.finetune.sweep.run_sweep`."""
+    from .sweep import run_sweep as _run_sweep
+
+    return _run_sweep(config, **kwargs)
+
+
+def train_run(spec, **kwargs):
+    """Train and evaluate one run; see :func:`diagnostics.finetune.train.train_run`."""
+    from .train import train_run as _train_run
+
+    return _train_run(spec, **kwargs)

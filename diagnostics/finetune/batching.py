@@ -1,0 +1,128 @@
+"""Tokenised inputs, seeded batch orders (optionally grouped by length) and dynamic padding.
+
+Two kinds of inputs feed the same loop: token ids (full fine-tuning) and cached hidden states of the frozen lower
+layers (top-k training, see :mod:`diagnostics.finetune.features`). Both pad each batch only to its longest member.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+
+@dataclass
+class TokenInputs:
+    """Token ids of sentence pairs, unpadded (one list per example)."""
+
+    input_ids: list[list[int]]
+    token_type_ids: list[list[int]] | None
+    pad_id: int
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.fromiter((len(x) for x in self.input_ids), dtype=np.int64, count=len(self.input_ids))
+
+    def __len__(self) -> int:
+        return len(self.input_ids)
+
+    def batch(self, indices, pad_to: int | None = None) -> dict[str, torch.Tensor]:
+        """Model keyword arguments for ``indices``, padded to the batch's longest member (or to ``pad_to``)."""
+        seqs = [self.input_ids[i] for i in indices]
+        width = pad_to or max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(seqs), width), dtype=torch.long)
+        types = torch.zeros((len(seqs), width), dtype=torch.long) if self.token_type_ids is not None else None
+        for row, i in enumerate(indices):
+            n = len(self.input_ids[i])
+            ids[row, :n] = torch.tensor(self.input_ids[i])
+            mask[row, :n] = 1
+            if types is not None:
+                types[row, :n] = torch.tensor(self.token_type_ids[i])
+        out = {"input_ids": ids, "attention_mask": mask}
+        if types is not None:
+            out["token_type_ids"] = types
+        return out
+
+
+@dataclass
+class FeatureInputs:
+    """Hidden states of the frozen lower layers: ``flat[offsets[i]:offsets[i+1]]`` belongs to example ``i``."""
+
+    flat: torch.Tensor
+    offsets: np.ndarray
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def batch(self, indices, pad_to: int | None = None) -> dict[str, torch.Tensor]:
+        """``inputs_embeds`` (float32) + ``attention_mask`` for ``indices``, dynamically padded."""
+        lengths = [int(self.offsets[i + 1] - self.offsets[i]) for i in indices]
+        width = pad_to or max(lengths)
+        hidden = torch.zeros((len(indices), width, self.flat.shape[1]), dtype=torch.float32)
+        mask = torch.zeros((len(indices), width), dtype=torch.long)
+        for row, (i, n) in enumerate(zip(indices, lengths)):
+            hidden[row, :n] = self.flat[self.offsets[i]:self.offsets[i + 1]].float()
+            mask[row, :n] = 1
+        return {"inputs_embeds": hidden, "attention_mask": mask}
+
+
+def encode_pairs(tokenizer, frame: pd.DataFrame, max_length: int) -> TokenInputs:
+    """Tokenise ``premise``/``hypothesis`` pairs, truncated to ``max_length`` tokens (longest side first)."""
+    encoded = tokenizer(frame["premise"].astype(str).tolist(), frame["hypothesis"].astype(str).tolist(),
+                        truncation=True, max_length=max_length, padding=False)
+    types = encoded.get("token_type_ids")
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    return TokenInputs(list(encoded["input_ids"]), list(types) if types is not None else None, pad_id)
+
+
+def batch_order(lengths: np.ndarray, batch_size: int, generator: torch.Generator, *, shuffle: bool = True,
+                bucketing: bool = False, multiplier: int = 50) -> list[np.ndarray]:
+    """Batches of indices for one epoch.
+
+    Parameters
+    ----------
+    lengths : array of int
+        Length of each example.
+    batch_size : int
+        Examples per batch (the last batch may be smaller).
+    generator : torch.Generator
+        Source of randomness (seeded per run: the order is a function of the seed).
+    shuffle : bool
+        Random order (training) or input order (evaluation).
+    bucketing : bool
+        Group examples of similar length: shuffle, cut into chunks of ``batch_size * multiplier``, sort each chunk by
+        length, cut into batches and shuffle the batches. Less padding, still random.
+    multiplier : int
+        Chunk size in batches for bucketing.
+
+    Returns
+    -------
+    list of numpy arrays
+    """
+    n = len(lengths)
+    order = torch.randperm(n, generator=generator).numpy() if shuffle else np.arange(n)
+    if not bucketing:
+        return [order[i:i + batch_size] for i in range(0, n, batch_size)]
+    chunk = batch_size * multiplier
+    batches = []
+    for start in range(0, n, chunk):
+        part = order[start:start + chunk]
+        part = part[np.argsort(lengths[part], kind="stable")]
+        batches.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+    if shuffle:
+        perm = torch.randperm(len(batches), generator=generator).numpy()
+        batches = [batches[i] for i in perm]
+    return batches
+
+
+def length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
+    """Evaluation batches sorted by length (least padding); the caller restores the input order."""
+    order = np.argsort(lengths, kind="stable")
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]

@@ -1,0 +1,70 @@
+"""``diagnostics sweep run CONFIG [--set key=value ...]`` and ``diagnostics sweep status DIR``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+sweep_app = typer.Typer(help="Seed sweeps: fine-tune one model many times, changing only the seed.",
+                        no_args_is_help=True)
+
+
+@sweep_app.command("run")
+def run_command(
+    config: Path = typer.Argument(..., help="Sweep config (YAML or TOML), e.g. configs/demo.yaml."),
+    overrides: list[str] = typer.Option([], "--set", "-s", help="Override a config key: --set lr=5e-5 "
+                                        "--set seeds=[0,1] --set extra_data.size=500 (repeatable)."),
+    executor: str = typer.Option(None, help="inprocess | pool | submitit | ray (default: the config's)."),
+    workers: int = typer.Option(None, help="Processes for the pool executor (default: the config's)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the runs and their state, train nothing."),
+) -> None:
+    """Run every unfinished (language, model, seed) of CONFIG; finished runs are skipped."""
+    from .config import load_config
+    from .store import sweep_status
+    from .sweep import plan
+
+    try:
+        cfg = load_config(config, overrides)
+    except (ValueError, FileNotFoundError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    if dry_run:
+        for spec in plan(cfg):
+            state = sweep_status(spec.path)["state"].iat[0] if spec.path.exists() else "pending"
+            typer.echo(f"{spec.describe():40s} {state}")
+        return
+    from .sweep import run_sweep
+
+    results = run_sweep(cfg, executor=executor, workers=workers)
+    typer.echo(results[["language", "model", "seed", "state"]].to_string(index=False))
+    problems = results[results["state"].isin(["failed", "locked"])]
+    for row in problems.itertuples():
+        typer.echo(f"{row.language}/{row.model}/seed={row.seed}: {row.state}: {row.error}", err=True)
+    typer.echo(f"runs in {Path(cfg.output_dir) / cfg.experiment}")
+    if len(problems):
+        raise typer.Exit(1)
+
+
+@sweep_app.command("status")
+def status_command(
+    directory: Path = typer.Argument(..., help="A run store, one experiment folder, or one run folder."),
+) -> None:
+    """Per run: done / running / failed / interrupted / pending, best validation score and minutes."""
+    from .store import sweep_status
+
+    if not directory.exists():
+        typer.echo(f"error: {directory} does not exist", err=True)
+        raise typer.Exit(2)
+    table = sweep_status(directory)
+    if table.empty:
+        typer.echo(f"no runs under {directory}")
+        return
+    typer.echo(table.drop(columns=["path"]).to_string(index=False))
+    counts = table["state"].value_counts()
+    typer.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sweep`` command group to the main app."""
+    app.add_typer(sweep_app, name="sweep")

@@ -1,0 +1,134 @@
+"""Training mixtures: a language's train set, its subset, extra English NLI data and controlled feature presence.
+
+Every draw uses the sweep's ``data_seed``, never the run seed: the runs of a sweep see the same examples and
+differ only in initialisation, dropout and data order — the study's design.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .config import DataRef, SweepConfig
+
+LABELS = ("not_entailment", "entailment")
+"""Class index -> label; the model's class 1 is entailment (``probability`` = P(entailment))."""
+
+
+def subset(frame: pd.DataFrame, size: int | None, seed: int) -> pd.DataFrame:
+    """``size`` rows drawn without replacement with ``seed`` (all rows, in order, when ``size`` is None/too big)."""
+    if size is None or size >= len(frame):
+        return frame.reset_index(drop=True)
+    rng = np.random.default_rng(seed)
+    index = np.sort(rng.choice(len(frame), size=size, replace=False))
+    return frame.iloc[index].reset_index(drop=True)
+
+
+def with_presence(frame: pd.DataFrame, has_feature: np.ndarray, share: float, size: int | None,
+                  seed: int) -> pd.DataFrame:
+    """A subset in which a fraction ``share`` of rows carries a feature.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Candidate training examples.
+    has_feature : array of bool
+        Per row of ``frame``: does the example carry the feature?
+    share : float
+        Wanted fraction of rows with the feature, in [0, 1].
+    size : int, optional
+        Wanted subset size; ``None`` takes the largest subset the available rows allow at that share.
+    seed : int
+        Seed of the draw.
+
+    Returns
+    -------
+    DataFrame
+        The subset (original order kept) with a boolean ``has_feature`` column.
+
+    Raises
+    ------
+    ValueError
+        When the rows cannot reach ``size`` at ``share`` (too few with or without the feature).
+    """
+    has_feature = np.asarray(has_feature, dtype=bool)
+    if len(has_feature) != len(frame):
+        raise ValueError("has_feature must have one entry per row")
+    with_idx, without_idx = np.flatnonzero(has_feature), np.flatnonzero(~has_feature)
+    if size is None:
+        limits = []
+        if share > 0:
+            limits.append(len(with_idx) / share)
+        if share < 1:
+            limits.append(len(without_idx) / (1 - share))
+        size = int(np.floor(min(limits)))
+    n_with = int(round(share * size))
+    n_without = size - n_with
+    if n_with > len(with_idx) or n_without > len(without_idx):
+        raise ValueError(f"cannot draw {size} examples with {share:.0%} carrying the feature: only "
+                         f"{len(with_idx)} carry it and {len(without_idx)} do not; lower train_size or the share")
+    rng = np.random.default_rng(seed)
+    chosen = np.concatenate([rng.choice(with_idx, n_with, replace=False),
+                             rng.choice(without_idx, n_without, replace=False)])
+    out = frame.iloc[np.sort(chosen)].reset_index(drop=True)
+    return out.assign(has_feature=has_feature[np.sort(chosen)])
+
+
+def _annotate(frame: pd.DataFrame, language: str) -> pd.DataFrame:
+    try:
+        from diagnostics.annotate import annotate
+    except ImportError as err:
+        raise ImportError("presence=(feature, share) needs the rule annotators (diagnostics.annotate), which could "
+                          f"not be imported: {err}") from err
+    annotated = annotate(frame, language)
+    if "auto_features" not in annotated:
+        raise RuntimeError("diagnostics.annotate.annotate returned no 'auto_features' column")
+    return annotated
+
+
+def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
+    """The training table of one language: train (subset / presence-controlled) + extra English data.
+
+    Returns
+    -------
+    DataFrame
+        ``id, premise, hypothesis, label, dataset`` (+ ``has_feature`` with presence), labels binary.
+    """
+    refs = config.language_data(language)
+    train = refs["train"].load()
+    train = train[train["label"].notna()]
+    if config.presence is not None:
+        from diagnostics.taxonomy import canonical_fine
+
+        feature = canonical_fine(config.presence.feature)
+        annotated = _annotate(train.reset_index(drop=True), language)
+        has = annotated["auto_features"].map(lambda feats: feature in set(feats or ())).to_numpy()
+        train = with_presence(train.reset_index(drop=True), has, config.presence.share, config.train_size,
+                              config.data_seed)
+    else:
+        train = subset(train, config.train_size, config.data_seed)
+    parts = [train]
+    if config.extra_data is not None and config.extra_data.size > 0:
+        extra_ref = DataRef(config.extra_data.name, config.extra_data.split, config.extra_data.path)
+        extra = extra_ref.load()
+        extra = extra[extra["label"].notna()]
+        if config.extra_data.size > len(extra):
+            raise ValueError(f"extra_data.size={config.extra_data.size} but {config.extra_data.name} has only "
+                             f"{len(extra)} labelled examples")
+        parts.append(subset(extra, config.extra_data.size, config.data_seed + 1))
+    columns = ["id", "premise", "hypothesis", "label", "dataset"] + (["has_feature"] if config.presence else [])
+    mixture = pd.concat([p.reindex(columns=columns) for p in parts], ignore_index=True)
+    bad = set(mixture["label"]) - set(LABELS)
+    if bad:
+        raise ValueError(f"training labels must be {LABELS}; found {sorted(bad)}")
+    return mixture
+
+
+def evaluation_sets(config: SweepConfig, language: str) -> dict[str, pd.DataFrame]:
+    """Validation table and every diagnostic / extra evaluation table of ``language`` (``{"validation": ...,
+    "<dataset>": ...}``)."""
+    refs = config.language_data(language)
+    sets = {"validation": refs["validation"].load()}
+    for ref in refs["diagnostics"] + refs["extra_eval"]:
+        sets[ref.key] = ref.load()
+    return sets

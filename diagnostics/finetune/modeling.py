@@ -1,0 +1,174 @@
+"""Build the classifier of a run: full fine-tuning, or only the top ``k`` encoder layers + head.
+
+Top-k training splits a BERT-like encoder (anything whose base model has ``embeddings`` and ``encoder.layer``, e.g.
+BERT, RoBERTa, XLM-R, ELECTRA) in two:
+
+* the *frozen part* (embeddings + the lower ``L - k`` layers) runs once per sweep, in eval mode (dropout off), and its
+  outputs are cached (:mod:`diagnostics.finetune.features`);
+* the *trained part* (the top ``k`` layers, pooler, classifier) is the same ``*ForSequenceClassification`` model with
+  its lower layers removed and its embeddings replaced by a pass-through, fed ``inputs_embeds`` = cached states.
+
+Trade-off: per seed, only ``k/L`` of the encoder runs forward and backward, and the frozen part's cost is paid once
+for all seeds. The lower layers keep their pretrained weights, so the fine-tuned model is a different (less
+adapted) model than the study's, and seed-to-seed variance comes only from the head, the top layers and the data
+order — stability figures from the cheap recipe are a lower bound on those of full fine-tuning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import nn
+
+
+class PassThroughEmbeddings(nn.Module):
+    """Stands in for a model's embeddings module: returns ``inputs_embeds`` unchanged (cached hidden states)."""
+
+    def forward(self, input_ids=None, position_ids=None, token_type_ids=None, inputs_embeds=None,
+                past_key_values_length=0, **kwargs):
+        if inputs_embeds is None:
+            raise ValueError("a top-k model takes the cached hidden states of its frozen layers as inputs_embeds")
+        return inputs_embeds
+
+
+def encoder_layers(model: nn.Module) -> nn.ModuleList:
+    """The ``ModuleList`` of transformer layers of a BERT-like model (``base_model.encoder.layer``)."""
+    base = model.base_model
+    try:
+        layers = base.encoder.layer
+        base.embeddings  # noqa: B018 - presence check
+    except AttributeError:
+        raise ValueError(f"{type(model).__name__} is not BERT-like (no embeddings / encoder.layer): top-k training "
+                         "supports BERT, RoBERTa, XLM-R, ELECTRA style encoders; use full fine-tuning") from None
+    return layers
+
+
+def load_classifier(path: str | Path, *, seed: int, dropout: float, top_k: int | None = None,
+                    freeze_embeddings: bool = False) -> nn.Module:
+    """A sequence classifier (2 classes: not_entailment, entailment) with a fresh head initialised under ``seed``.
+
+    Parameters
+    ----------
+    path : str or Path
+        Local Hugging Face folder.
+    seed : int
+        Seeds torch before loading, so the new head (and pooler, if absent in the checkpoint) is a function of it.
+    dropout : float
+        Hidden, attention and classifier dropout.
+    top_k : int, optional
+        Keep only the top ``k`` layers (inputs are then cached hidden states); ``None`` = full model.
+    freeze_embeddings : bool
+        With full fine-tuning: do not train the embeddings (the biggest matrices of multilingual models).
+
+    Returns
+    -------
+    torch.nn.Module
+    """
+    from transformers import AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
+
+    torch.manual_seed(seed)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # "newly initialised head" notices are expected
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            str(path), num_labels=2, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
+            classifier_dropout=dropout, id2label={0: "not_entailment", 1: "entailment"},
+            label2id={"not_entailment": 0, "entailment": 1})
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+    if top_k is not None:
+        layers = encoder_layers(model)
+        total = len(layers)
+        k = min(top_k, total)
+        model.base_model.encoder.layer = nn.ModuleList(list(layers)[total - k:])
+        model.base_model.embeddings = PassThroughEmbeddings()
+        model.config.num_hidden_layers = k
+        model.top_k_of = total
+    elif freeze_embeddings:
+        model.base_model.embeddings.requires_grad_(False)
+    return model
+
+
+def load_frozen_part(path: str | Path, top_k: int) -> tuple[nn.Module, int]:
+    """The base encoder cut to embeddings + its lower ``L - top_k`` layers, in eval mode, without gradients.
+
+    Returns
+    -------
+    (module, n_frozen_layers)
+    """
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        base = AutoModel.from_pretrained(str(path), add_pooling_layer=False)
+    except TypeError:
+        base = AutoModel.from_pretrained(str(path))
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+    layers = base.encoder.layer if hasattr(base, "encoder") else encoder_layers(base)
+    frozen = max(len(layers) - top_k, 0)
+    base.encoder.layer = nn.ModuleList(list(layers)[:frozen])
+    base.config.num_hidden_layers = frozen
+    if hasattr(base, "pooler"):
+        base.pooler = None
+    base.eval().requires_grad_(False)
+    return base, frozen
+
+
+def parameter_groups(model: nn.Module, lr: float, head_lr: float | None, weight_decay: float) -> list[dict]:
+    """AdamW groups: no weight decay on biases/LayerNorm; ``head_lr`` for pooler + classifier when given."""
+    groups: dict[tuple[bool, bool], list] = {}
+    for name, param in model.named_parameters():
+        if not param.requires_grad:
+            continue
+        is_head = name.startswith(("classifier", "pre_classifier")) or ".pooler." in f".{name}"
+        no_decay = name.endswith("bias") or "LayerNorm" in name or "layer_norm" in name
+        groups.setdefault((is_head, no_decay), []).append(param)
+    out = []
+    for (is_head, no_decay), params in sorted(groups.items()):
+        out.append({"params": params, "lr": head_lr if (is_head and head_lr) else lr,
+                    "weight_decay": 0.0 if no_decay else weight_decay})
+    return out
+
+
+def trainable_state(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Copy of the trainable tensors (kept in memory for the best epoch)."""
+    return {name: p.detach().cpu().clone() for name, p in model.named_parameters() if p.requires_grad}
+
+
+def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, tokenizer) -> None:
+    """Write the best model as a full Hugging Face folder (safetensors), re-attaching frozen lower layers."""
+    from transformers import AutoModelForSequenceClassification
+
+    if getattr(model, "top_k_of", None) is None:
+        model.save_pretrained(folder, safe_serialization=True)
+    else:
+        full = AutoModelForSequenceClassification.from_pretrained(str(pretrained), num_labels=2,
+                                                                  id2label=model.config.id2label,
+                                                                  label2id=model.config.label2id)
+        total, k = model.top_k_of, len(encoder_layers(model))
+        state = {}
+        for name, tensor in model.state_dict().items():
+            marker = "encoder.layer."
+            if marker in name:
+                head, rest = name.split(marker, 1)
+                index, tail = rest.split(".", 1)
+                name = f"{head}{marker}{int(index) + total - k}.{tail}"
+            state[name] = tensor
+        missing = full.load_state_dict(state, strict=False)
+        if missing.unexpected_keys:
+            raise RuntimeError(f"checkpoint keys not in the full model: {missing.unexpected_keys[:5]}")
+        full.save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)

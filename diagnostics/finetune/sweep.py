@@ -1,0 +1,117 @@
+"""A sweep: every (language, model, seed) of a config, skipping finished runs, on the chosen executor."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import store
+from .config import SweepConfig
+from .train import RunSpec, spec_dict
+
+
+def plan(config: SweepConfig) -> list[RunSpec]:
+    """All runs of a sweep, ordered language -> model -> seed."""
+    data = config.to_dict()
+    return [RunSpec(data, language, spec_dict(model), seed)
+            for language in config.languages for model in config.models for seed in config.seeds]
+
+
+def check_compatible(config: SweepConfig, specs: list[RunSpec]) -> None:
+    """Refuse to mix a finished run made with different settings into this sweep's folder."""
+    expected = config.run_hash()
+    for spec in specs:
+        if not store.is_done(spec.path):
+            continue
+        recorded = (store._read_json(spec.path / "config.json") or {}).get("run", {}).get("run_hash")
+        if recorded is not None and recorded != expected:
+            raise ValueError(f"{spec.path} holds a finished run made with other settings (run_hash {recorded} != "
+                             f"{expected}); choose another experiment name or delete that folder")
+
+
+def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, float]:
+    """Compute the frozen-layer features of every (language, model) once, before runs start (top-k only).
+
+    Returns seconds spent per ``language/model``.
+    """
+    if config.train_top_k_layers is None:
+        return {}
+    from .batching import encode_pairs
+    from .features import FeatureCache
+    from .mixtures import evaluation_sets, training_mixture
+    from .train import _device, feature_folder, load_tokenizer, resolve_model_path
+
+    timings = {}
+    seen = set()
+    for spec in specs:
+        key = (spec.language, spec.model_spec.slug)
+        if key in seen or store.is_done(spec.path):
+            continue
+        seen.add(key)
+        t0 = time.perf_counter()
+        model_path = resolve_model_path(spec.model_spec)
+        tokenizer = load_tokenizer(model_path)
+        frames = {"train": training_mixture(config, spec.language)} | evaluation_sets(config, spec.language)
+        cache = FeatureCache(feature_folder(config, spec.language, spec.model_spec), model_path,
+                             config.train_top_k_layers, config.max_seq_length, config.feature_dtype,
+                             device=_device(config), batch_size=config.eval_batch_size, progress=config.progress)
+        for name, frame in frames.items():
+            cache.get(name, encode_pairs(tokenizer, frame, config.max_seq_length))
+        timings["/".join(key)] = time.perf_counter() - t0
+    return timings
+
+
+def run_sweep(config: SweepConfig, *, executor: str | None = None, workers: int | None = None) -> pd.DataFrame:
+    """Run every unfinished run of ``config`` and return one row per run.
+
+    Finished runs (``DONE``) are skipped, interrupted ones restart from scratch, runs locked by another live process
+    are reported as ``locked`` (the others go on).
+
+    Parameters
+    ----------
+    config : SweepConfig
+    executor : str, optional
+        Overrides ``config.executor`` (``inprocess``, ``pool``, ``submitit``, ``ray``).
+    workers : int, optional
+        Overrides ``config.workers`` (pool size).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``language, model, seed, state, error, path``; ``state`` in done / skipped / locked / failed.
+    """
+    from tqdm.auto import tqdm
+
+    from .executors import get_executor
+
+    run = get_executor(executor or config.executor)
+    specs = plan(config)
+    check_compatible(config, specs)
+    root = Path(config.output_dir) / config.experiment
+    root.mkdir(parents=True, exist_ok=True)
+    store.write_json_atomic(root / "sweep.json", config.to_dict())
+    todo = [s for s in specs if not store.is_done(s.path)]
+    rows = [{"language": s.language, "model": s.model_spec.name, "seed": s.seed, "state": "skipped", "error": None,
+             "path": str(s.path)} for s in specs if store.is_done(s.path)]
+    if todo:
+        prepare_features(config, todo)
+        by_path = {str(s.path): s for s in todo}
+        bar = tqdm(total=len(specs), initial=len(rows), desc=f"sweep {config.experiment}", disable=not config.progress)
+        for outcome in run(todo, config.executor_options, workers or config.workers):
+            spec = by_path[outcome["path"]]
+            rows.append({"language": spec.language, "model": spec.model_spec.name, "seed": spec.seed,
+                         "state": outcome["state"], "error": outcome.get("error"), "path": outcome["path"]})
+            bar.update(1)
+            if outcome.get("error"):
+                bar.write(f"{spec.describe()}: {outcome['state']}: {outcome['error']}")
+        bar.close()
+    order = {str(s.path): i for i, s in enumerate(specs)}
+    return pd.DataFrame(rows).sort_values("path", key=lambda c: c.map(order)).reset_index(drop=True)
+
+
+def summarise(results: pd.DataFrame) -> dict[str, Any]:
+    """Counts of run states."""
+    return results["state"].value_counts().to_dict()

@@ -1,0 +1,86 @@
+"""Run store: locks (live refused, stale taken over), run states, status command, collection."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from diagnostics.cli import app
+from diagnostics.finetune import RunLockedError, collect_predictions, run_dir, sweep_status
+from diagnostics.finetune.store import PREDICTION_COLUMNS, RunLock, mark_done, run_state
+
+
+def _write_lock(folder, pid):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "LOCK").write_text(json.dumps({"pid": pid, "host": socket.gethostname()}))
+
+
+@pytest.fixture()
+def live_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield proc.pid
+    proc.kill()
+    proc.wait()
+
+
+def dead_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_live_lock_is_refused_with_the_owner(tmp_path, live_pid):
+    folder = run_dir(tmp_path, "e", "en", "m", 0)
+    _write_lock(folder, live_pid)
+    with pytest.raises(RunLockedError, match=f"pid {live_pid}"):
+        RunLock(folder).acquire()
+    assert run_state(folder) == "running"
+
+
+def test_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
+    folder = run_dir(tmp_path, "e", "en", "m", 0)
+    pid = dead_pid()
+    _write_lock(folder, pid)
+    (folder / "config.json").write_text("{}")
+    assert run_state(folder) == "interrupted"
+    with RunLock(folder):
+        assert json.loads((folder / "LOCK").read_text())["pid"] == os.getpid()
+    assert not (folder / "LOCK").exists()
+
+
+def test_states_and_status_command(tmp_path, live_pid):
+    root = tmp_path / "runs"
+    done = run_dir(root, "e", "en", "m", 0)
+    done.mkdir(parents=True)
+    (done / "config.json").write_text(json.dumps({"run": {"experiment": "e", "language": "en", "model": "m"}}))
+    (done / "metrics.json").write_text(json.dumps({"selection_metric": "mcc", "best": {"validation_mcc": 0.25},
+                                                   "resources": {"total_s": 90.0}}))
+    table = pd.DataFrame({c: ["x"] for c in PREDICTION_COLUMNS}).assign(seed=0, probability=0.4)
+    table.to_parquet(done / "predictions.parquet")
+    mark_done(done, {})
+    running = run_dir(root, "e", "en", "m", 1)
+    _write_lock(running, live_pid)
+    failed = run_dir(root, "e", "ru", "m", 0)
+    failed.mkdir(parents=True)
+    (failed / "FAILED").write_text("Traceback ...")
+    states = sweep_status(root).set_index(["language", "seed"])["state"].to_dict()
+    assert states == {("en", 0): "done", ("en", 1): "running", ("ru", 0): "failed"}
+
+    result = CliRunner().invoke(app, ["sweep", "status", str(root)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert any(" en " in f" {line} " and "done" in line and "0.25" in line and "1.5" in line for line in lines)
+    assert "1 done" in result.output and "1 running" in result.output and "1 failed" in result.output
+
+    collected = collect_predictions(root)  # only finished runs
+    assert len(collected) == 1 and list(collected.columns) == PREDICTION_COLUMNS
+
+
+def test_status_of_missing_folder_is_an_error(tmp_path):
+    result = CliRunner().invoke(app, ["sweep", "status", str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "does not exist" in result.output

@@ -1,0 +1,108 @@
+"""The training loop on a tiny random BERT with the real tokenizer and real data subsets."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from diagnostics.finetune import SweepConfig, collect_predictions, run_sweep
+from diagnostics.finetune.train import RunSpec, mcc, train_run
+from diagnostics.models import tiny_random_model
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return tiny_random_model(tmp_path_factory.mktemp("tiny") / "model", seed=0, num_hidden_layers=3)
+
+
+def config(tmp_path, tiny, **overrides):
+    values = dict(output_dir=str(tmp_path / "runs"), experiment="t", models=[{"name": "tiny", "path": str(tiny)}],
+                  languages=["en"], seeds=[0], train_size=96, max_seq_length=48, batch_size=16, lr=1e-3,
+                  max_epochs=2, warmup_ratio=0.0, num_threads=1, progress=False)
+    values.update(overrides)
+    return SweepConfig(**values)
+
+
+def run_one(cfg, seed=0, language="en"):
+    from diagnostics.finetune.train import spec_dict
+
+    spec = RunSpec(cfg.to_dict(), language, spec_dict(cfg.models[0]), seed)
+    return train_run(spec), spec.path
+
+
+def test_same_seed_identical_and_other_seed_differs(tmp_path, tiny):
+    a = run_sweep(config(tmp_path / "a", tiny, seeds=[0, 1]))
+    b = run_sweep(config(tmp_path / "b", tiny, seeds=[0]))
+    assert set(a["state"]) == {"done"} and set(b["state"]) == {"done"}
+    pa, pb = collect_predictions(tmp_path / "a/runs"), collect_predictions(tmp_path / "b/runs")
+    seed0, seed1 = pa[pa.seed == 0].reset_index(drop=True), pa[pa.seed == 1].reset_index(drop=True)
+    pd.testing.assert_frame_equal(seed0, pb)  # bit-identical, probabilities included
+    assert not np.allclose(seed0["probability"], seed1["probability"])
+    ma = json.loads((tmp_path / "a/runs/t/en/tiny/seed=0/metrics.json").read_text())
+    mb = json.loads((tmp_path / "b/runs/t/en/tiny/seed=0/metrics.json").read_text())
+    assert ma["history"] == mb["history"]
+
+
+def test_run_folder_contents_and_metrics(tmp_path, tiny):
+    cfg = config(tmp_path, tiny, models=[{"name": "tiny-p7", "path": str(tiny), "pretrain_seed": 7}])
+    outcome, path = run_one(cfg)
+    assert outcome["state"] == "done"
+    assert {p.name for p in path.iterdir()} == {"config.json", "versions.json", "metrics.json", "predictions.parquet",
+                                                "DONE"}
+    versions = json.loads((path / "versions.json").read_text())
+    assert versions["torch"] and versions["transformers"] and versions["numpy"] and versions["python"]
+    metrics = json.loads((path / "metrics.json").read_text())
+    res = metrics["resources"]
+    for key in ("peak_memory_mib", "train_examples_per_s", "inference_records_per_s", "init_s", "fitness"):
+        assert res[key] > 0, key
+    assert len(metrics["history"]) == 2 and metrics["best"]["epoch"] in (1, 2)
+    assert metrics["diagnostics"]["axb"]["categories"] == 33
+    preds = pd.read_parquet(path / "predictions.parquet")
+    assert list(preds.columns) == ["experiment", "language", "model", "seed", "dataset", "example_id", "label",
+                                   "prediction", "probability", "pretrain_seed"]
+    assert (preds["pretrain_seed"] == 7).all() and (preds["model"] == "tiny-p7").all()
+    assert metrics["diagnostics"]["axb"]["mcc"] == pytest.approx(
+        mcc(preds.label == "entailment", preds.prediction == "entailment"))
+    # second call: skipped, nothing rewritten
+    stamp = (path / "DONE").stat().st_mtime_ns
+    assert run_one(cfg)[0]["state"] == "skipped"
+    assert (path / "DONE").stat().st_mtime_ns == stamp
+
+
+def test_top_k_with_all_layers_matches_full_finetuning_with_frozen_embeddings(tmp_path, tiny):
+    """Cached inputs of the frozen part are exact: with dropout off the two paths train the same model; the top-k
+    run's checkpoint (frozen layers re-attached) reproduces its stored predictions."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from diagnostics import data
+
+    common = dict(dropout=0.0, feature_dtype="float32", max_epochs=1)
+    _, full = run_one(config(tmp_path / "full", tiny, freeze_embeddings=True, **common))
+    _, top = run_one(config(tmp_path / "top", tiny, train_top_k_layers=3, save_checkpoint=True, **common))
+    a = pd.read_parquet(full / "predictions.parquet")["probability"].to_numpy()
+    b = pd.read_parquet(top / "predictions.parquet")["probability"].to_numpy()
+    np.testing.assert_allclose(a, b, atol=1e-4)
+    assert not np.allclose(a, a.mean(), atol=1e-6)  # the comparison is not between constants
+    assert (tmp_path / "top/runs/t/.cache/features/en/tiny").exists()
+
+    assert (top / "checkpoint" / "model.safetensors").exists()
+    model = AutoModelForSequenceClassification.from_pretrained(top / "checkpoint").eval()
+    tok = AutoTokenizer.from_pretrained(top / "checkpoint")
+    axb = data.load("axb").head(20)
+    batch = tok(axb.premise.tolist(), axb.hypothesis.tolist(), truncation=True, max_length=48, padding=True,
+                return_tensors="pt")
+    with torch.no_grad():
+        proba = torch.softmax(model(**batch).logits, -1)[:, 1].numpy()
+    np.testing.assert_allclose(proba, b[:20], atol=1e-4)
+
+
+def test_failure_leaves_failed_marker_and_clean_retry(tmp_path, tiny):
+    cfg = config(tmp_path, tiny, extra_data={"name": "mnli", "size": 10})  # not bundled: fails while loading
+    with pytest.raises(FileNotFoundError, match="not bundled"):
+        run_one(cfg)
+    path = tmp_path / "runs/t/en/tiny/seed=0"
+    assert (path / "FAILED").exists() and not (path / "DONE").exists() and not (path / "LOCK").exists()
+    result = run_sweep(cfg)
+    assert result["state"].tolist() == ["failed"] and "not bundled" in result["error"].iat[0]
