@@ -1,0 +1,137 @@
+"""Turn a model folder (or a run directory) into ``predict(premises, hypotheses) -> list[str]``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+LABELS = ("entailment", "not_entailment")
+_NOT = {"not_entailment", "not entailment", "non_entailment", "neutral", "contradiction"}
+_WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json")
+
+
+def _is_model_folder(path: Path) -> bool:
+    return (path / "config.json").is_file() and any((path / w).is_file() for w in _WEIGHTS)
+
+
+def resolve_model_dir(path: str | Path) -> Path:
+    """Find the Hugging Face model folder inside a run directory.
+
+    Accepts the model folder itself, a run directory ``runs/<exp>/<lang>/<model>/seed=<k>/`` with the model in
+    ``checkpoint/`` (the sweep runner's layout) or directly in it, or any folder with exactly one model folder
+    one level down.
+
+    Raises
+    ------
+    FileNotFoundError
+        If no folder with ``config.json`` and weights is found (the message lists what was looked at).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such run directory or model folder")
+    if _is_model_folder(path):
+        return path
+    if _is_model_folder(path / "checkpoint"):
+        return path / "checkpoint"
+    found = [p for p in sorted(path.iterdir()) if p.is_dir() and _is_model_folder(p)]
+    if len(found) == 1:
+        return found[0]
+    hint = f"several candidates: {', '.join(p.name for p in found)}" if found else "none found"
+    raise FileNotFoundError(f"{path}: expected a Hugging Face model folder (config.json + model.safetensors) "
+                            f"here or in checkpoint/; {hint}")
+
+
+def label_order(id2label: dict | None, num_labels: int) -> list[str]:
+    """Map class ids to ``entailment`` / ``not_entailment``.
+
+    ``config.id2label`` is used when it names the classes (``entailment``, ``not_entailment``; 3-way ``neutral``
+    and ``contradiction`` collapse to ``not_entailment``); generic names (``LABEL_0``) fall back to the
+    toolkit's convention, id 0 = entailment, 1 = not_entailment.
+
+    Raises
+    ------
+    ValueError
+        For label names that are neither generic nor NLI labels, or a generic head with other than 2 classes.
+    """
+    names = [str((id2label or {}).get(i, (id2label or {}).get(str(i), f"LABEL_{i}"))) for i in range(num_labels)]
+    if all(re.fullmatch(r"LABEL_\d+", n) for n in names):
+        if num_labels != 2:
+            raise ValueError(f"a classifier with {num_labels} unnamed labels; expected 2 (0 = entailment, "
+                             "1 = not_entailment) or id2label naming the classes")
+        return list(LABELS)
+    out = []
+    for name in names:
+        key = name.strip().lower().replace("-", "_")
+        if key == "entailment":
+            out.append("entailment")
+        elif key in _NOT or key.replace("_", " ") in _NOT:
+            out.append("not_entailment")
+        else:
+            raise ValueError(f"cannot map label {name!r} of config.id2label {names} to entailment / not_entailment")
+    if "entailment" not in out:
+        raise ValueError(f"config.id2label {names} has no entailment class")
+    return out
+
+
+class TransformersPredictor:
+    """``predict(premises, hypotheses)`` for a folder loadable by ``AutoModelForSequenceClassification``.
+
+    Parameters
+    ----------
+    model_dir : str or Path
+        Model folder or run directory (see :func:`resolve_model_dir`).
+    batch_size : int
+        Pairs per forward pass.
+    max_length : int
+        Truncation length of the tokenised pair.
+    """
+
+    def __init__(self, model_dir: str | Path, batch_size: int = 64, max_length: int = 128):
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        self.model_dir = resolve_model_dir(model_dir)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.model_dir)
+        self.model = AutoModelForSequenceClassification.from_pretrained(self.model_dir).eval()
+        self.labels = label_order(self.model.config.id2label, self.model.config.num_labels)
+        self.batch_size, self.max_length = batch_size, max_length
+        self._torch = torch
+
+    def __call__(self, premises: list[str], hypotheses: list[str]) -> list[str]:
+        out: list[str] = []
+        with self._torch.inference_mode():
+            for start in range(0, len(premises), self.batch_size):
+                batch = self.tokenizer(list(premises[start:start + self.batch_size]),
+                                       list(hypotheses[start:start + self.batch_size]), truncation=True,
+                                       max_length=self.max_length, padding=True, return_tensors="pt")
+                logits = self.model(**batch).logits
+                out += [self.labels[i] for i in logits.argmax(-1).tolist()]
+        return out
+
+
+def run_coordinates(path: str | Path) -> dict:
+    """``experiment, language, model, seed`` of a run directory ``.../<exp>/<lang>/<model>/seed=<k>[/checkpoint]``.
+
+    Read from the run's ``config.json`` when it records them, else parsed from the path; missing parts are
+    ``None`` (a plain model folder gives ``model`` = its name and ``seed`` = None).
+    """
+    path = Path(path)
+    parts = path.parts
+    coords = {"experiment": None, "language": None, "model": path.name, "seed": None}
+    idx = next((i for i in range(len(parts) - 1, -1, -1) if re.fullmatch(r"seed=\d+", parts[i])), None)
+    if idx is not None:
+        coords["seed"] = int(parts[idx].split("=")[1])
+        coords["model"] = parts[idx - 1] if idx >= 1 else None
+        coords["language"] = parts[idx - 2] if idx >= 2 else None
+        coords["experiment"] = parts[idx - 3] if idx >= 3 else None
+        config = Path(*parts[:idx + 1]) / "config.json"
+        if config.is_file():
+            try:
+                recorded = json.loads(config.read_text())
+            except (OSError, json.JSONDecodeError):
+                recorded = {}
+            for key in coords:
+                if isinstance(recorded, dict) and recorded.get(key) is not None and not isinstance(recorded[key], dict):
+                    coords[key] = recorded[key]
+    return coords
