@@ -13,7 +13,7 @@ import typer
 app = typer.Typer(help="Multilingual NLI diagnostics and fine-tuning stability.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
 
-STAGES = ("data", "annotate", "models", "finetune", "stats", "probe", "behave", "report")
+STAGES = ("data", "annotate", "models", "finetune", "stats", "probe", "behave", "report", "pipeline")
 
 for _stage in STAGES:
     try:

@@ -1,1 +1,13 @@
 """Seaborn figures used by the notebooks and the HTML report (one module per stage)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def save(fig, output_dir: str | Path, name: str, dpi: int = 110) -> Path:
+    """Write ``fig`` as ``<output_dir>/<name>.png`` (folder created) and return the path."""
+    path = Path(output_dir) / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    return path

@@ -1,0 +1,19 @@
+"""The main job: sweeps -> statistics -> probes -> executed notebooks -> HTML report, at one of three scales."""
+
+from .scales import SCALES, ScaleSpec, experiment_configs, scale_spec
+
+__all__ = ["SCALES", "ScaleSpec", "ensure_runs", "experiment_configs", "run_pipeline", "scale_spec"]
+
+
+def ensure_runs(*args, **kwargs):
+    """Run (or reuse) the sweeps of a scale's experiments; see :func:`diagnostics.pipeline.runner.ensure_runs`."""
+    from .runner import ensure_runs as _ensure_runs
+
+    return _ensure_runs(*args, **kwargs)
+
+
+def run_pipeline(*args, **kwargs):
+    """Run the whole main job; see :func:`diagnostics.pipeline.runner.run_pipeline`."""
+    from .runner import run_pipeline as _run_pipeline
+
+    return _run_pipeline(*args, **kwargs)

@@ -1,0 +1,126 @@
+"""The three scales of the main job and the sweeps (experiments) each analysis needs.
+
+* ``tiny``: a 2-layer random BERT, a few dozen training pairs, 2 seeds: exercises every code path in seconds
+  (used by the tests; its numbers are noise by construction).
+* ``demo``: the embedded multilingual-e5-small with the cheap CPU recipe of ``configs/demo.yaml``, 3 seeds,
+  en + ru: the README's main command, about 20 minutes on 2 CPU cores.
+* ``paper``: the study's setup from ``configs/paper.yaml`` (mBERT by hub name, seeds 0-5, full data, full
+  fine-tuning): for a GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from diagnostics.finetune import SweepConfig, load_config
+
+SCALES = ("tiny", "demo", "paper")
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+@dataclass(frozen=True)
+class ScaleSpec:
+    """What one scale runs.
+
+    Attributes
+    ----------
+    name : str
+        ``tiny``, ``demo`` or ``paper``.
+    config : str
+        YAML file under ``configs/`` holding the base sweep (``None`` for the generated tiny config).
+    extra_sizes : tuple of int
+        Sizes of extra English NLI data (SICK) added to the base training mixture (§5.3); 0 = the base run.
+    extra_languages : tuple of str
+        Languages of the extra-data experiments.
+    presence_feature, presence_shares, presence_language
+        The feature-presence experiment (§5.4): training mixtures where ``share`` of examples carry the feature.
+    probe_max_train : int
+        Pairs per probing training set (the rest of the pipeline's probes use the whole diagnostic set to test).
+    probe_finetuned_seeds : int
+        How many fine-tuned seeds are probed besides the pretrained model.
+    n_boot : int
+        Multi-Bootstrap samples.
+    """
+
+    name: str
+    config: str | None
+    extra_sizes: tuple[int, ...] = (0,)
+    extra_languages: tuple[str, ...] = ("en",)
+    presence_feature: str = "Negation"
+    presence_shares: tuple[float, ...] = ()
+    presence_language: str = "en"
+    probe_max_train: int = 400
+    probe_finetuned_seeds: int = 2
+    n_boot: int = 1000
+    overrides: dict = field(default_factory=dict)
+
+
+SPECS = {
+    "tiny": ScaleSpec("tiny", None, extra_sizes=(0, 32), presence_shares=(0.25, 0.75), probe_max_train=80,
+                      n_boot=200),
+    "demo": ScaleSpec("demo", "demo.yaml", extra_sizes=(0, 1000, 3000), presence_shares=(0.25, 0.5, 0.75),
+                      probe_max_train=600, n_boot=1000),
+    "paper": ScaleSpec("paper", "paper.yaml", extra_sizes=(0, 1000, 5000, 20000), extra_languages=("en", "ru"),
+                       presence_shares=(0.25, 0.5, 0.75), probe_max_train=5000, probe_finetuned_seeds=6, n_boot=1000),
+}
+
+
+def scale_spec(scale: str) -> ScaleSpec:
+    """The :class:`ScaleSpec` of a scale name (``tiny``, ``demo``, ``paper``)."""
+    if scale not in SPECS:
+        raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
+    return SPECS[scale]
+
+
+def _tiny_config(runs_dir: Path) -> SweepConfig:
+    from diagnostics.models import tiny_random_model
+
+    model_dir = runs_dir / "models" / "tiny-bert"
+    if not (model_dir / "config.json").exists():
+        tiny_random_model(model_dir, seed=0)
+    return SweepConfig(experiment="base", output_dir=str(runs_dir), models=[{"name": "tiny", "path": str(model_dir)}],
+                       languages=["en", "ru"], seeds=[0, 1], train_size=48, max_epochs=1, max_seq_length=64,
+                       batch_size=16, lr=1e-3, train_top_k_layers=1, progress=False, num_threads=2,
+                       save_checkpoint=True)
+
+
+def base_config(scale: str, runs_dir: str | Path) -> SweepConfig:
+    """The base sweep of a scale (language train data only), writing under ``runs_dir``."""
+    spec = scale_spec(scale)
+    runs_dir = Path(runs_dir)
+    if spec.config is None:
+        return _tiny_config(runs_dir)
+    return load_config(CONFIGS / spec.config).with_overrides(
+        {"experiment": "base", "output_dir": str(runs_dir), "extra_data": None, "presence": None, **spec.overrides})
+
+
+def experiment_configs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> dict[str, SweepConfig]:
+    """Every sweep a scale runs, by experiment name.
+
+    ``base`` is the language-wise setting (notebooks 01, 02, 05, 06); ``extra-<n>`` adds ``n`` SICK pairs (03);
+    ``presence-<share>`` controls the share of training pairs with the presence feature (04).
+
+    Parameters
+    ----------
+    scale : str
+    runs_dir : str or Path
+        Root of the run store for this scale.
+    only : tuple of str, optional
+        Experiment-name prefixes to keep (``("base", "extra")``).
+    """
+    spec = scale_spec(scale)
+    base = base_config(scale, runs_dir)
+    configs = {"base": base}
+    for size in spec.extra_sizes:
+        if size:
+            configs[f"extra-{size}"] = base.with_overrides({
+                "experiment": f"extra-{size}", "languages": list(spec.extra_languages),
+                "extra_data": {"name": "sick", "size": size}})
+    for share in spec.presence_shares:
+        configs[f"presence-{share:g}"] = base.with_overrides({
+            "experiment": f"presence-{share:g}", "languages": [spec.presence_language],
+            "presence": {"feature": spec.presence_feature, "share": share}})
+    if only is not None:
+        configs = {name: cfg for name, cfg in configs.items() if name.split("-")[0] in only}
+    return configs
