@@ -191,3 +191,53 @@ def generate_suites(languages=None, seed: int = 0, max_per_test: int = 50) -> li
     for language in languages or available_languages():
         cases += generate_suite(language, seed=seed, max_per_test=max_per_test)
     return cases
+
+
+def bind(templates: TemplateSet, test_id: str, fillers: dict) -> dict:
+    """Bind slots to lexicon entries by their recorded surface (a case's ``fillers``; numbers as ints)."""
+    test = templates.tests[test_id]
+    assignment = {}
+    for slot, spec in test.slots.items():
+        if slot not in fillers:
+            raise KeyError(f"no filler for slot {slot!r} of {test_id!r}")
+        value = fillers[slot]
+        if spec.lexicon is None:
+            assignment[slot] = Filler(text=None, value=int(value))
+            continue
+        matches = [e for e in templates.lexicons[spec.lexicon] if e.surface == value]
+        if not matches:
+            raise KeyError(f"{value!r} is not an entry of lexicon {spec.lexicon!r}")
+        assignment[slot] = matches[0]
+    return assignment
+
+
+def render_with(templates: TemplateSet | str | Path, test_id: str, **fillers) -> tuple[str, str]:
+    """Render a test's premise and hypothesis for chosen slot fillers (preview and hand checks).
+
+    For INV / DIR tests that rewrite a sentence (``perturb: {hypothesis: ...}``) the rewritten pair is returned;
+    random perturbations (typos, resampling) are not applied.
+
+    Parameters
+    ----------
+    templates : TemplateSet, language code or file
+    test_id : str
+    **fillers
+        Slot -> lexicon entry (its text, or its first form for entries without text) or integer.
+
+    Returns
+    -------
+    (str, str)
+
+    Examples
+    --------
+    >>> render_with("ru", "symmetry_mft", a="Анна", b="Иван", s="поссорился")
+    ('Анна поссорилась с Иваном.', 'Иван поссорился с Анной.')
+    """
+    if not isinstance(templates, TemplateSet):
+        templates = load_templates(templates)
+    test = templates.tests[test_id]
+    base = templates.tests[test.template]
+    assignment = bind(templates, base.id, fillers)
+    premise = test.perturb.get("premise", base.premise)
+    hypothesis = test.perturb.get("hypothesis", base.hypothesis)
+    return _render_pair(test, assignment, premise, hypothesis, (base.lines["premise"], base.lines["hypothesis"]))
