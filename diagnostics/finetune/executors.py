@@ -33,6 +33,15 @@ def failure(spec: RunSpec, err: BaseException) -> dict[str, Any]:
     return {"path": str(spec.path), "state": state, "error": f"{type(err).__name__}: {err}"}
 
 
+def _safe_worker(spec: RunSpec, threads: int | None) -> dict[str, Any]:
+    """:func:`_worker` that returns failures as outcome records (the run's ``FAILED`` file keeps the traceback)
+    instead of raising in a remote job (submitit's debug executor would open a debugger)."""
+    try:
+        return _worker(spec, threads)
+    except Exception as err:
+        return failure(spec, err)
+
+
 def _capture(fn: Callable, spec: RunSpec) -> dict[str, Any]:
     try:
         return fn(spec)
@@ -78,7 +87,7 @@ def run_submitit(specs: list[RunSpec], options: dict[str, Any], workers: int) ->
         executor = submitit.AutoExecutor(folder=folder, cluster=cluster)
     if options:
         executor.update_parameters(**options)
-    jobs = [(spec, executor.submit(_worker, spec, threads)) for spec in specs]
+    jobs = [(spec, executor.submit(_safe_worker, spec, threads)) for spec in specs]
     for spec, job in jobs:
         try:
             yield job.result()
@@ -94,7 +103,7 @@ def run_ray(specs: list[RunSpec], options: dict[str, Any], workers: int) -> Iter
         raise ImportError("executor 'ray' needs Ray: pip install 'ray[default]'") from err
     if not ray.is_initialized():
         ray.init(**options.get("init", {}))
-    remote = ray.remote(num_cpus=options.get("num_cpus", 1), num_gpus=options.get("num_gpus", 0))(_worker)
+    remote = ray.remote(num_cpus=options.get("num_cpus", 1), num_gpus=options.get("num_gpus", 0))(_safe_worker)
     refs = {remote.remote(spec, options.get("num_cpus", 1)): spec for spec in specs}
     pending = list(refs)
     while pending:
