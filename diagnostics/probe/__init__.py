@@ -1,0 +1,34 @@
+"""Layer-wise linear probing of pretrained and fine-tuned models.
+
+>>> from diagnostics.probe import probe_models  # doctest: +SKIP
+>>> table = probe_models({"pretrained": "embedded-folder", "seed=0": "runs/x/en/m/seed=0"}, "en",
+...                      cache_dir="cache/probe", max_train=600, max_test=400)  # doctest: +SKIP
+
+Heavy imports (torch, transformers, scikit-learn) happen on first use.
+"""
+
+from __future__ import annotations
+
+_EXPORTS = {
+    "probe_models": "runner", "probe_layers": "runner", "layer_summary": "runner", "seed_of": "runner",
+    "RESULT_COLUMNS": "runner",
+    "fit_probe": "linear", "control_labels": "linear", "majority_accuracy": "linear", "standardise": "linear",
+    "ALPHAS": "linear", "ProbeFit": "linear",
+    "ProbingTask": "tasks", "resolve_task": "tasks", "parse_tasks": "tasks", "task_labels": "tasks",
+    "annotated_training_frame": "tasks", "diagnostic_frame": "tasks", "DEFAULT_TASKS": "tasks",
+    "encode_sentences": "extract", "load_encoder": "extract", "find_model_folder": "extract", "pool": "extract",
+    "pair_vectors": "extract",
+    "cached_sentence_vectors": "cache", "VectorCache": "cache", "fingerprint": "cache", "text_hash": "cache",
+    "resolve_models": "discover", "discover_runs": "discover",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,180 @@
+"""On-disk cache of pooled layer vectors, keyed by model fingerprint, text hash, pooling and length.
+
+One entry is two files in the cache folder: ``<key>.npy`` (``[layers, n_texts, hidden]``, float16 or float32,
+read back with ``allow_pickle=False``) and ``<key>.json`` (what the key was made of). Both are written through
+a temporary file and ``os.replace``; the JSON goes last, so an entry without it is ignored and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+CACHE_VERSION = 1
+_DTYPES = {"float16": np.float16, "float32": np.float32}
+_FINGERPRINTS: dict[tuple, str] = {}
+
+
+def text_hash(texts: list[str]) -> str:
+    """sha256 of an ordered list of texts (length-prefixed UTF-8, so no two lists collide by concatenation).
+
+    Parameters
+    ----------
+    texts : list of str
+
+    Returns
+    -------
+    str
+        Hex digest.
+    """
+    h = hashlib.sha256()
+    for text in texts:
+        raw = str(text).encode("utf-8")
+        h.update(len(raw).to_bytes(8, "little"))
+        h.update(raw)
+    return h.hexdigest()
+
+
+def _local_fingerprint(folder: Path) -> str:
+    h = hashlib.sha256()
+    files = sorted(p for p in folder.iterdir() if p.is_file() and (
+        p.suffix in (".safetensors", ".bin") or p.name in ("config.json", "tokenizer.json", "vocab.txt",
+                                                          "sentencepiece.bpe.model", "tokenizer_config.json")))
+    for path in files:
+        h.update(path.name.encode())
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 22):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def fingerprint(folder: str | Path) -> str:
+    """Identity of a model folder: :func:`diagnostics.models.model_fingerprint` when available, else sha256
+    of its config, tokenizer and weight files. Memoised per (path, size, mtime) within the process.
+
+    Parameters
+    ----------
+    folder : str or Path
+
+    Returns
+    -------
+    str
+    """
+    folder = Path(folder).resolve()
+    stamp = tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(folder.iterdir()) if p.is_file())
+    key = (str(folder), stamp)
+    if key not in _FINGERPRINTS:
+        try:
+            from diagnostics.models import model_fingerprint
+        except ImportError:
+            model_fingerprint = None
+        _FINGERPRINTS[key] = str(model_fingerprint(folder)) if model_fingerprint else _local_fingerprint(folder)
+    return _FINGERPRINTS[key]
+
+
+def cache_key(model_fingerprint: str, texts_hash: str, *, pooling: str, max_length: int, dtype: str) -> str:
+    """Short stable key of one cache entry (hex, 24 characters)."""
+    raw = json.dumps({"v": CACHE_VERSION, "model": model_fingerprint, "texts": texts_hash, "pooling": pooling,
+                      "max_length": int(max_length), "dtype": dtype}, sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+class VectorCache:
+    """A folder of cached layer-vector arrays.
+
+    Parameters
+    ----------
+    root : str or Path
+        Created on first write.
+    """
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def paths(self, key: str) -> tuple[Path, Path]:
+        """``(<key>.npy, <key>.json)`` of one entry."""
+        return self.root / f"{key}.npy", self.root / f"{key}.json"
+
+    def get(self, key: str) -> np.ndarray | None:
+        """The cached array, or None when absent or incomplete."""
+        array_path, meta_path = self.paths(key)
+        if not (array_path.is_file() and meta_path.is_file()):
+            return None
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            array = np.load(array_path, allow_pickle=False)
+        except (OSError, ValueError):
+            return None
+        if list(array.shape) != meta.get("shape"):
+            return None
+        return array
+
+    def put(self, key: str, array: np.ndarray, meta: dict) -> None:
+        """Store ``array`` (already in its storage dtype) with its metadata, atomically."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        array_path, meta_path = self.paths(key)
+        tmp = array_path.with_name(f".{array_path.name}.tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            np.save(fh, np.ascontiguousarray(array), allow_pickle=False)
+        os.replace(tmp, array_path)
+        tmp_meta = meta_path.with_name(f".{meta_path.name}.tmp{os.getpid()}")
+        tmp_meta.write_text(json.dumps({**meta, "shape": list(array.shape), "dtype": str(array.dtype)}, indent=2,
+                                       sort_keys=True), encoding="utf-8")
+        os.replace(tmp_meta, meta_path)
+
+
+def cached_sentence_vectors(model_path: str | Path, texts: list[str], cache_dir: str | Path | None, *,
+                            pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
+                            batch_size: int = 64, progress: bool = False,
+                            encoder: Callable | None = None) -> np.ndarray:
+    """Pooled vectors of every layer for ``texts``, from the cache or computed (and then cached).
+
+    Parameters
+    ----------
+    model_path : str or Path
+        A model folder or a run folder holding one (see :func:`diagnostics.probe.extract.find_model_folder`).
+    texts : list of str
+        Encoded in this order; the cache key includes their hash.
+    cache_dir : str or Path, optional
+        Cache folder; None computes without caching.
+    pooling : {"mean", "cls"}
+    max_length : int
+    dtype : {"float16", "float32"}
+        Storage (and returned) dtype; float16 halves the disk and memory footprint.
+    batch_size : int
+    progress : bool
+    encoder : callable, optional
+        ``encoder(folder) -> (model, tokenizer)``; :func:`diagnostics.probe.extract.load_encoder` by default.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[layers, len(texts), hidden]`` in ``dtype``.
+    """
+    from .extract import encode_sentences, find_model_folder, load_encoder
+
+    if dtype not in _DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}, found {dtype!r}")
+    folder = find_model_folder(model_path)
+    store = key = None
+    if cache_dir is not None:
+        store = VectorCache(cache_dir)
+        texts_hash = text_hash(texts)
+        model_fp = fingerprint(folder)
+        key = cache_key(model_fp, texts_hash, pooling=pooling, max_length=max_length, dtype=dtype)
+        hit = store.get(key)
+        if hit is not None:
+            return hit
+    model, tokenizer = (encoder or load_encoder)(folder)
+    vectors = encode_sentences(model, tokenizer, texts, batch_size=batch_size, max_length=max_length,
+                               pooling=pooling, progress=progress).astype(_DTYPES[dtype])
+    if store is not None:
+        store.put(key, vectors, {"model": str(folder), "model_fingerprint": model_fp, "texts_sha256": texts_hash,
+                                 "n_texts": len(texts), "pooling": pooling, "max_length": max_length,
+                                 "cache_version": CACHE_VERSION})
+    return vectors

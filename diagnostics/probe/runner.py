@@ -1,0 +1,204 @@
+"""Probe every layer of several models (pretrained + fine-tuned seeds) on one language: the tidy result table."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .linear import ALPHAS, control_labels, fit_probe, held_out_split, majority_accuracy, standardise
+from .tasks import DEFAULT_TASKS, ProbingTask, annotated_training_frame, diagnostic_frame, parse_tasks, task_labels
+
+RESULT_COLUMNS = ["model", "seed", "language", "task", "layer", "accuracy", "control", "selectivity", "majority",
+                  "alpha", "control_alpha", "held_out_accuracy", "n_train", "n_test", "train_positive_rate",
+                  "test_positive_rate"]
+_SEED = re.compile(r"seed[=_-]?(\d+)$")
+
+
+def seed_of(label: str, path: str | Path | None = None) -> int | None:
+    """Fine-tuning seed read from a ``seed=<k>`` label or path component; None for a pretrained model."""
+    for part in [str(label)] + (list(reversed(Path(path).parts)) if path is not None else []):
+        match = _SEED.search(part)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def pair_index(frame: pd.DataFrame, texts: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of each pair's premise and hypothesis in a text -> row mapping (adds unseen texts to it)."""
+    def rows(column: str) -> np.ndarray:
+        return np.array([texts.setdefault(str(t), len(texts)) for t in frame[column].fillna("")], dtype=np.int64)
+
+    return rows("premise"), rows("hypothesis")
+
+
+def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray], test_vectors: np.ndarray,
+                 test_labels: dict[str, np.ndarray], *, alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2,
+                 seed: int = 0, max_iter: int = 300, control: bool = True) -> pd.DataFrame:
+    """Fit one probe (and its control) per task and layer.
+
+    Parameters
+    ----------
+    train_vectors, test_vectors : numpy.ndarray
+        ``[layers, n, d]`` pair vectors.
+    train_labels, test_labels : dict
+        Task name -> 0/1 labels (same keys).
+    alphas, held_out, max_iter
+        See :func:`diagnostics.probe.linear.fit_probe`.
+    seed : int
+        Seeds the held-out split and the control permutations.
+    control : bool
+        Also fit the control task (labels shuffled across pairs); ``control`` / ``selectivity`` are NaN otherwise.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, layer): ``task, layer, accuracy, control, selectivity, majority, alpha,
+        control_alpha, held_out_accuracy, n_train, n_test, train_positive_rate, test_positive_rate``.
+    """
+    if train_vectors.shape[0] != test_vectors.shape[0]:
+        raise ValueError(f"train has {train_vectors.shape[0]} layers, test {test_vectors.shape[0]}")
+    if set(train_labels) != set(test_labels):
+        raise ValueError("train and test labels name different tasks")
+    n_train, n_test = train_vectors.shape[1], test_vectors.shape[1]
+    split = held_out_split(n_train, held_out, seed)
+    controls = {task: (control_labels(train_labels[task], seed + 1), control_labels(test_labels[task], seed + 2))
+                for task in train_labels}
+    rows = []
+    for layer in range(train_vectors.shape[0]):
+        x_train, x_test = standardise(train_vectors[layer], test_vectors[layer])
+        for task, y_train in train_labels.items():
+            y_test = test_labels[task]
+            fit = fit_probe(x_train, y_train, x_test, y_test, alphas=alphas, split=split, max_iter=max_iter)
+            ctrl = (fit_probe(x_train, controls[task][0], x_test, controls[task][1], alphas=alphas, split=split,
+                              max_iter=max_iter) if control else None)
+            rows.append({"task": task, "layer": layer, "accuracy": fit.accuracy,
+                         "control": ctrl.accuracy if ctrl else np.nan,
+                         "selectivity": fit.accuracy - ctrl.accuracy if ctrl else np.nan,
+                         "majority": majority_accuracy(y_test), "alpha": fit.alpha,
+                         "control_alpha": ctrl.alpha if ctrl else np.nan,
+                         "held_out_accuracy": fit.held_out_accuracy, "n_train": n_train, "n_test": n_test,
+                         "train_positive_rate": float(np.mean(y_train)), "test_positive_rate": float(np.mean(y_test))})
+    return pd.DataFrame(rows)
+
+
+def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cache_dir: str | Path | None = None,
+                 *, max_train: int | None = None, max_test: int | None = None, seed: int = 0,
+                 train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
+                 train_column: str | None = None, test_column: str | None = None,
+                 alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
+                 control: bool = True, pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
+                 batch_size: int = 64, progress: bool = False, encoder=None) -> pd.DataFrame:
+    """Probe every layer of each model for each task on one language (the one-call API).
+
+    Training pairs are the language's RTE-style train + validation labelled by the rule annotator; test pairs
+    are its diagnostic set with gold tags. Vectors are cached per model and text list in ``cache_dir``, so a
+    second call (or another task list) runs no model.
+
+    Parameters
+    ----------
+    models : dict
+        Label -> model folder or fine-tuned run folder (``.../seed=<k>/``). Labels (or paths) with ``seed=<k>``
+        give the ``seed`` column; others are the pretrained reference (seed None).
+    lang : str
+        ``en``, ``ru`` (or any language when ``train`` and ``test`` are given).
+    tasks : str or sequence of str
+        Coarse or fine category names/slugs; default the three coarse tasks of the study.
+    cache_dir : str or Path, optional
+        Where vectors (and annotations) are cached; no caching when None.
+    max_train, max_test : int, optional
+        Seeded subset sizes (the scale knobs: e.g. 600 / 400 run in a few minutes per model on 2 CPU cores).
+    seed : int
+        Seeds subsets, the held-out split and the control permutations.
+    train, test : pandas.DataFrame, optional
+        Frames to use instead of the defaults (need ``premise``, ``hypothesis`` and a list column).
+    train_column, test_column : str, optional
+        List columns holding categories; default ``auto_coarse``/``auto_features`` for training and
+        ``coarse``/``features`` for the test (by task level).
+    alphas, held_out, max_iter, control
+        Probe settings, see :func:`probe_layers`.
+    pooling, max_length, dtype, batch_size
+        Extraction settings, see :func:`diagnostics.probe.cache.cached_sentence_vectors`.
+    progress : bool
+    encoder : callable, optional
+        ``encoder(folder) -> (model, tokenizer)``, called only on a cache miss (default
+        :func:`diagnostics.probe.extract.load_encoder`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`RESULT_COLUMNS`: one row per (model, task, layer); layer 0 is the embedding output.
+    """
+    from .cache import cached_sentence_vectors
+    from .extract import pair_vectors
+
+    if not models:
+        raise ValueError("no model to probe")
+    task_list: list[ProbingTask] = parse_tasks(tasks)
+    if train is None:
+        train = annotated_training_frame(lang, max_train=max_train, seed=seed, cache_dir=cache_dir, progress=progress)
+    else:
+        train = train.reset_index(drop=True) if max_train is None else _subsample(train, max_train, seed)
+    if test is None:
+        test = diagnostic_frame(lang, max_test=max_test, seed=seed)
+    else:
+        test = test.reset_index(drop=True) if max_test is None else _subsample(test, max_test, seed)
+    train_labels = {t.name: task_labels(train, t, train_column or t.columns(gold=False)) for t in task_list}
+    test_labels = {t.name: task_labels(test, t, test_column or t.columns(gold=True)) for t in task_list}
+
+    train_texts: dict[str, int] = {}
+    train_p, train_h = pair_index(train, train_texts)
+    test_texts: dict[str, int] = {}
+    test_p, test_h = pair_index(test, test_texts)
+    tables = []
+    for label, path in models.items():
+        kwargs = dict(pooling=pooling, max_length=max_length, dtype=dtype, batch_size=batch_size, progress=progress,
+                      encoder=encoder)
+        train_sent = cached_sentence_vectors(path, list(train_texts), cache_dir, **kwargs)
+        test_sent = cached_sentence_vectors(path, list(test_texts), cache_dir, **kwargs)
+        table = probe_layers(pair_vectors(train_sent, train_p, train_h), train_labels,
+                             pair_vectors(test_sent, test_p, test_h), test_labels, alphas=alphas,
+                             held_out=held_out, seed=seed, max_iter=max_iter, control=control)
+        seed_value = seed_of(label, path)
+        table.insert(0, "language", lang)
+        table.insert(0, "seed", pd.array([seed_value] * len(table), dtype="Int64"))
+        table.insert(0, "model", str(label))
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True)[RESULT_COLUMNS]
+
+
+def _subsample(frame: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    from .tasks import subsample
+
+    return subsample(frame, n, seed)
+
+
+def layer_summary(table: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
+    """Per (language, task, layer): mean and standard deviation of ``metric`` across fine-tuned seeds, the
+    pretrained model's value, and the majority baseline.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`probe_models`.
+    metric : str
+        ``accuracy``, ``control`` or ``selectivity``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``language, task, layer, mean, std, n_seeds, pretrained, majority`` (``std`` is the sample standard
+        deviation, NaN with one seed; ``pretrained`` the mean over rows without a seed, NaN if none).
+    """
+    if metric not in table.columns:
+        raise KeyError(f"no column {metric!r} in the probing table")
+    keys = ["language", "task", "layer"]
+    tuned = table[table["seed"].notna()]
+    base = table[table["seed"].isna()]
+    stats = tuned.groupby(keys)[metric].agg(mean="mean", std="std", n_seeds="count")
+    out = table.groupby(keys)["majority"].first().to_frame().join(stats)
+    out["pretrained"] = base.groupby(keys)[metric].mean()
+    out["n_seeds"] = out["n_seeds"].fillna(0).astype(int)
+    return out.reset_index()[keys + ["mean", "std", "n_seeds", "pretrained", "majority"]]

@@ -1,0 +1,210 @@
+"""Probing tasks: does a sentence pair show a diagnostic category (coarse, or fine on request)?
+
+Labels come from a list column of category names: the rule annotator's ``auto_coarse`` / ``auto_features``
+for training (RTE-style data has no gold tags) and the gold ``coarse`` / ``features`` of the diagnostic set for
+evaluation (the study's protocol). Any frame with such a list column works, so gold-labelled frames can be
+probed directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from diagnostics.taxonomy import COARSE, UnknownCategoryError, canonical_coarse, canonical_fine, slug
+
+#: RTE-style training data and diagnostic set of each language (see docs/CONTRACTS.md).
+TRAIN_SETS = {"en": "rte", "ru": "terra"}
+DIAGNOSTIC_SETS = {"en": "axb", "ru": "lidirus", "sv": "swediagnostics"}
+DEFAULT_TASKS = ("logic", "lexical_semantics", "predicate_argument_structure")
+
+
+@dataclass(frozen=True)
+class ProbingTask:
+    """One binary probing task.
+
+    Attributes
+    ----------
+    name : str
+        Slug used in tables and file names (``"logic"``, ``"negation"``).
+    category : str
+        Canonical taxonomy name (``"Logic"``, ``"Negation"``).
+    level : {"coarse", "fine"}
+    """
+
+    name: str
+    category: str
+    level: str
+
+    def columns(self, gold: bool) -> str:
+        """Name of the list column holding this task's categories (gold or annotator output)."""
+        if self.level == "coarse":
+            return "coarse" if gold else "auto_coarse"
+        return "features" if gold else "auto_features"
+
+
+def resolve_task(name: str) -> ProbingTask:
+    """Turn a task name (slug or category name, coarse or fine) into a :class:`ProbingTask`.
+
+    Parameters
+    ----------
+    name : str
+        ``"logic"``, ``"Lexical Semantics"``, ``"predicate_argument_structure"``, ``"negation"``,
+        ``"Active/Passive"`` ...
+
+    Returns
+    -------
+    ProbingTask
+
+    Raises
+    ------
+    ValueError
+        When the name is neither a coarse nor a fine category (with near-miss suggestions).
+    """
+    by_slug = {slug(c): c for c in COARSE}
+    if slug(name) in by_slug:
+        coarse = by_slug[slug(name)]
+        return ProbingTask(slug(coarse), coarse, "coarse")
+    try:
+        coarse = canonical_coarse(name)
+        return ProbingTask(slug(coarse), coarse, "coarse")
+    except UnknownCategoryError:
+        pass
+    try:
+        fine = canonical_fine(name)
+    except UnknownCategoryError as err:
+        raise ValueError(f"unknown probing task {name!r}: not a coarse or fine diagnostic category ({err})") from None
+    return ProbingTask(slug(fine), fine, "fine")
+
+
+def parse_tasks(tasks: str | list[str] | tuple[str, ...]) -> list[ProbingTask]:
+    """Resolve a comma-separated string or a list of task names (duplicates dropped, order kept)."""
+    names = [t.strip() for t in tasks.split(",")] if isinstance(tasks, str) else list(tasks)
+    resolved = [resolve_task(n) for n in names if n]
+    if not resolved:
+        raise ValueError("no probing task given")
+    return list(dict.fromkeys(resolved))
+
+
+def task_labels(frame: pd.DataFrame, task: ProbingTask | str, column: str) -> np.ndarray:
+    """1 where the pair's ``column`` list contains the task's category, else 0.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    task : ProbingTask or str
+    column : str
+        A column whose cells are lists (or arrays) of category names; missing cells count as empty.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, one entry per row.
+    """
+    task = resolve_task(task) if isinstance(task, str) else task
+    if column not in frame.columns:
+        raise KeyError(f"column {column!r} not in frame (found {', '.join(map(str, frame.columns))}); "
+                       f"training frames need the annotator's output, see diagnostics.annotate.annotate")
+    normalise = canonical_coarse if task.level == "coarse" else canonical_fine
+
+    def has(cell) -> int:
+        if cell is None or (isinstance(cell, float) and np.isnan(cell)):
+            return 0
+        if isinstance(cell, str):
+            raise TypeError(f"column {column!r} must hold lists of category names, found a string {cell!r}")
+        return int(any(normalise(str(c)) == task.category for c in cell))
+
+    return np.fromiter((has(c) for c in frame[column]), dtype=np.int64, count=len(frame))
+
+
+def subsample(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
+    """At most ``n`` rows drawn without replacement by ``seed`` (row order kept); all rows when ``n`` is None."""
+    if n is None or n >= len(frame):
+        return frame.reset_index(drop=True)
+    if n < 1:
+        raise ValueError(f"subset size must be >= 1, found {n}")
+    rows = np.sort(np.random.default_rng(seed).choice(len(frame), size=n, replace=False))
+    return frame.iloc[rows].reset_index(drop=True)
+
+
+def _rules_digest(lang: str) -> str:
+    from diagnostics.annotate import load_rules  # noqa: F401  (import check: annotator stage present)
+    from diagnostics.annotate.rules import rules_path
+
+    return hashlib.sha256(Path(rules_path(lang)).read_bytes()).hexdigest()
+
+
+def annotated_training_frame(lang: str, *, max_train: int | None = None, seed: int = 0,
+                             cache_dir: str | Path | None = None, progress: bool = False) -> pd.DataFrame:
+    """The language's RTE-style train + validation, subsampled, with the annotator's ``auto_coarse`` /
+    ``auto_features`` columns (cached in ``cache_dir`` by text hash and the rules file's sha256).
+
+    Parameters
+    ----------
+    lang : str
+        ``en`` (RTE) or ``ru`` (TERRa).
+    max_train : int, optional
+        Subset size (seeded); all pairs when None.
+    seed : int
+    cache_dir : str or Path, optional
+    progress : bool
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        When the language has no RTE-style training set.
+    ImportError
+        When the annotator stage (``diagnostics.annotate``) is not available.
+    """
+    from diagnostics.data import load
+
+    if lang not in TRAIN_SETS:
+        raise ValueError(f"no RTE-style training set for language {lang!r} (have {', '.join(TRAIN_SETS)}); "
+                         f"pass a frame with an annotated list column instead")
+    name = TRAIN_SETS[lang]
+    frame = pd.concat([load(name, "train"), load(name, "validation")], ignore_index=True)
+    frame = subsample(frame, max_train, seed)
+    try:
+        from diagnostics.annotate import annotate
+        digest = _rules_digest(lang)
+    except ImportError as err:
+        raise ImportError(f"probing labels come from the rule annotator, which could not be imported ({err})") from err
+    from .cache import text_hash
+
+    path = None
+    if cache_dir is not None:
+        key = text_hash([lang, digest] + frame["premise"].tolist() + frame["hypothesis"].tolist())[:24]
+        path = Path(cache_dir) / f"annotations-{lang}-{key}.json"
+        if path.is_file():
+            cached = json.loads(path.read_text(encoding="utf-8"))
+            if len(cached["auto_coarse"]) == len(frame):
+                return frame.assign(auto_coarse=cached["auto_coarse"], auto_features=cached["auto_features"])
+    annotated = annotate(frame, lang, progress=progress)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+        tmp.write_text(json.dumps({"auto_coarse": [list(x) for x in annotated["auto_coarse"]],
+                                   "auto_features": [list(x) for x in annotated["auto_features"]]}),
+                       encoding="utf-8")
+        os.replace(tmp, path)
+    return annotated
+
+
+def diagnostic_frame(lang: str, *, max_test: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """The language's diagnostic set with gold ``coarse`` / ``features``, optionally subsampled (seeded)."""
+    from diagnostics.data import load
+
+    if lang not in DIAGNOSTIC_SETS:
+        raise ValueError(f"no bundled diagnostic set for language {lang!r} (have {', '.join(DIAGNOSTIC_SETS)}); "
+                         f"pass a frame loaded with diagnostics.data.load('diagnostic_format', path=...)")
+    return subsample(load(DIAGNOSTIC_SETS[lang]), max_test, seed)

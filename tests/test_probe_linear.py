@@ -1,0 +1,97 @@
+"""Linear probes: a planted signal is found in its layer only; control tasks; alpha selection; baselines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from diagnostics.probe.linear import ALPHAS, control_labels, fit_probe, held_out_split, majority_accuracy, standardise
+from diagnostics.probe.runner import layer_summary, probe_layers
+
+
+def planted(n: int, layers: int, dim: int, signal_layer: int, labels: np.ndarray, seed: int) -> np.ndarray:
+    """Noise vectors, with the label linearly encoded (along a random direction) in one layer only."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((layers, n, dim))
+    direction = rng.standard_normal(dim)
+    direction /= np.linalg.norm(direction)
+    vectors[signal_layer] += np.outer(2.0 * labels - 1.0, direction) * 2.5
+    return vectors.astype(np.float32)
+
+
+def test_planted_signal_is_found_in_its_layer_and_not_elsewhere():
+    rng = np.random.default_rng(0)
+    y_train = (rng.random(400) < 0.5).astype(int)
+    y_test = (rng.random(300) < 0.5).astype(int)
+    # the same direction in train and test: one generator call over both sets
+    both = planted(700, 5, 24, signal_layer=3, labels=np.concatenate([y_train, y_test]), seed=1)
+    table = probe_layers(both[:, :400], {"planted": y_train}, both[:, 400:], {"planted": y_test}, seed=0)
+    by_layer = table.set_index("layer")
+    assert by_layer.loc[3, "accuracy"] > 0.9
+    others = by_layer.drop(index=3)
+    assert (others["accuracy"] < 0.62).all(), others["accuracy"].tolist()
+    assert by_layer["accuracy"].idxmax() == 3
+    # the control task (labels shuffled across pairs) is near chance everywhere, so selectivity peaks at layer 3
+    assert (by_layer["control"] < 0.62).all()
+    assert by_layer["selectivity"].idxmax() == 3
+    np.testing.assert_allclose(by_layer["selectivity"], by_layer["accuracy"] - by_layer["control"])
+    np.testing.assert_allclose(by_layer["majority"], max(y_test.mean(), 1 - y_test.mean()))
+
+
+def test_control_labels_keep_the_label_distribution_and_are_seeded():
+    labels = np.array([1] * 30 + [0] * 70)
+    shuffled = control_labels(labels, seed=5)
+    assert np.array_equal(np.sort(shuffled), np.sort(labels))
+    assert not np.array_equal(shuffled, labels)
+    assert np.array_equal(shuffled, control_labels(labels, seed=5))
+    assert not np.array_equal(shuffled, control_labels(labels, seed=6))
+
+
+def test_alpha_is_chosen_on_held_out_data():
+    rng = np.random.default_rng(2)
+    n, d = 150, 40
+    y = (rng.random(n + 300) < 0.5).astype(int)
+    x = rng.standard_normal((n + 300, d))
+    x[:, :8] += 0.35 * (2 * y[:, None] - 1)  # weak signal spread over several dimensions
+    x_train, x_test = standardise(x[:n], x[n:])
+    fit = fit_probe(x_train, y[:n], x_test, y[n:], seed=0)
+    singles = {a: fit_probe(x_train, y[:n], x_test, y[n:], seed=0, alphas=(a,)) for a in ALPHAS}
+    best_held = max(s.held_out_accuracy for s in singles.values())
+    assert fit.held_out_accuracy == pytest.approx(best_held)
+    # the strongest alpha among the best held-out scores wins
+    assert fit.alpha == max(a for a, s in singles.items() if s.held_out_accuracy == pytest.approx(best_held))
+    assert fit.accuracy == pytest.approx(singles[fit.alpha].accuracy)
+    assert len({round(s.held_out_accuracy, 6) for s in singles.values()}) > 1  # the grid matters here
+    assert fit.accuracy > 0.7
+
+
+def test_single_class_training_predicts_that_class():
+    x = np.random.default_rng(0).standard_normal((50, 4))
+    fit = fit_probe(x[:30], np.ones(30, int), x[30:], np.array([1] * 15 + [0] * 5))
+    assert fit.accuracy == pytest.approx(0.75)
+    assert np.isnan(fit.alpha)
+
+
+def test_majority_and_split_helpers():
+    assert majority_accuracy(np.array([0, 0, 1])) == pytest.approx(2 / 3)
+    fit_idx, held_idx = held_out_split(10, 0.2, seed=0)
+    assert len(held_idx) == 2 and sorted(np.concatenate([fit_idx, held_idx]).tolist()) == list(range(10))
+    with pytest.raises(ValueError):
+        held_out_split(10, 1.5, seed=0)
+
+
+def test_layer_summary_mean_and_std_across_seeds():
+    rows = []
+    for seed, accs in [(None, [0.5, 0.6]), (0, [0.6, 0.8]), (1, [0.7, 0.6])]:
+        for layer, acc in enumerate(accs):
+            rows.append({"model": f"m{seed}", "seed": seed, "language": "en", "task": "logic", "layer": layer,
+                         "accuracy": acc, "majority": 0.55})
+    table = pd.DataFrame(rows).astype({"seed": "Int64"})
+    summary = layer_summary(table).set_index("layer")
+    assert summary.loc[0, "mean"] == pytest.approx(0.65)
+    assert summary.loc[0, "std"] == pytest.approx(np.std([0.6, 0.7], ddof=1))
+    assert summary.loc[1, "pretrained"] == pytest.approx(0.6)
+    assert (summary["n_seeds"] == 2).all()
+    with pytest.raises(KeyError):
+        layer_summary(table, "nope")
