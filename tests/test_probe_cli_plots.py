@@ -1,0 +1,91 @@
+"""``diagnostics probe run`` end to end (tiny models, real RTE/AX-b pairs, rule annotations) and the figures."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from diagnostics.cli import app
+from diagnostics.plots.probe import accuracy_by_layer, seed_spread_by_layer
+
+
+def synthetic_table(seeds=(None, 0, 1, 2), layers=4, tasks=("logic", "negation")) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for seed in seeds:
+        for task in tasks:
+            for layer in range(layers):
+                acc = 0.6 + 0.02 * layer + rng.normal(0, 0.01)
+                rows.append({"model": "pre" if seed is None else f"seed={seed}", "seed": seed, "language": "en",
+                             "task": task, "layer": layer, "accuracy": acc, "control": 0.5,
+                             "selectivity": acc - 0.5, "majority": 0.55})
+    return pd.DataFrame(rows).astype({"seed": "Int64"})
+
+
+def test_accuracy_by_layer_draws_each_seed_the_reference_band_and_baseline():
+    fig = accuracy_by_layer(synthetic_table())
+    assert len(fig.axes) == 2
+    ax = fig.axes[0]
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels.count("seed 0") == 1 and "seed 2" in labels
+    assert "pre (pretrained)" in labels and "majority" in labels
+    assert len(ax.collections) == 1  # the seed band
+    reference = ax.get_lines()[labels.index("pre (pretrained)")]
+    table = synthetic_table()
+    expected = table[(table["seed"].isna()) & (table["task"] == "logic")].sort_values("layer")["accuracy"]
+    np.testing.assert_allclose(reference.get_ydata(), expected)
+    assert ax.get_title() == "Logic" and fig.axes[1].get_title() == "negation"
+
+
+def test_plot_errors_and_spread_heatmap():
+    table = synthetic_table()
+    with pytest.raises(ValueError, match="languages"):
+        accuracy_by_layer(pd.concat([table, table.assign(language="ru")]))
+    with pytest.raises(ValueError, match="not in the table"):
+        accuracy_by_layer(table, tasks=["knowledge"])
+    fig = seed_spread_by_layer(table)
+    assert len(fig.axes[0].texts) == 2 * 4  # one annotated cell per task x layer
+    with pytest.raises(ValueError, match="two fine-tuned seeds"):
+        seed_spread_by_layer(synthetic_table(seeds=(None, 0)))
+
+
+def test_cli_probe_run_writes_tables_and_figures(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("spacy")
+    from diagnostics.models import tiny_random_model
+
+    pre = tiny_random_model(tmp_path / "pre", seed=0, num_hidden_layers=1)
+    store = tmp_path / "runs" / "exp" / "en" / "tiny"
+    tiny_random_model(store / "seed=0" / "checkpoint", seed=1, num_hidden_layers=1)
+    shutil.copytree(pre, store / "seed=1" / "checkpoint")
+    for k in (0, 1):
+        (store / f"seed={k}" / "DONE").write_text("{}")
+    (store / "seed=2").mkdir()  # unfinished run: skipped
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["probe", "run", "--model", str(pre), "--model", str(store), "--lang", "en",
+                                      "--tasks", "logic,lexical_semantics", "--max-train", "60", "--max-test",
+                                      "50", "--out", str(out), "--threads", "1", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(out / "probe_en.csv")
+    assert sorted(table["model"].unique()) == ["pre", "seed=0", "seed=1"]
+    assert len(table) == 3 * 2 * 2  # models x tasks x (embeddings + 1 layer)
+    summary = pd.read_csv(out / "probe_en_summary.csv")
+    assert (summary["n_seeds"] == 2).all()
+    # seed=1 is a byte copy of the pretrained model: identical probes
+    a = table[table["model"] == "pre"].reset_index(drop=True)
+    b = table[table["model"] == "seed=1"].reset_index(drop=True)
+    np.testing.assert_allclose(a["accuracy"], b["accuracy"])
+    assert (out / "probe_en_accuracy.png").stat().st_size > 10_000
+    assert (out / "probe_en_selectivity.png").is_file()
+    assert list((out / "cache").glob("annotations-en-*.json"))
+
+
+def test_cli_reports_bad_input(tmp_path):
+    result = CliRunner().invoke(app, ["probe", "run", "--model", str(tmp_path / "nowhere"), "--out",
+                                      str(tmp_path / "o")])
+    assert result.exit_code == 1
+    assert "error:" in result.output
