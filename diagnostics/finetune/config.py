@@ -154,6 +154,8 @@ class SweepConfig:
     max_seq_length, length_bucketing, eval_batch_size
         Inputs are padded per batch to the longest member (dynamic padding); with ``length_bucketing``, batches
         group examples of similar length (fewer pad tokens, still a seeded random order).
+        ``pad_to_max_length`` pads every batch to ``max_seq_length`` instead (the static baseline of the padding
+        benchmark).
     device, precision, num_threads
         ``device="auto"`` uses CUDA when available; ``precision="auto"`` is bf16 (or fp16) autocast on CUDA and
         fp32 on CPU. ``num_threads`` sets torch's intra-op threads.
@@ -195,6 +197,7 @@ class SweepConfig:
     freeze_embeddings: bool = False
     feature_dtype: str = "float16"
     length_bucketing: bool = False
+    pad_to_max_length: bool = False
     device: str = "auto"
     precision: str = "auto"
     num_threads: int | None = None

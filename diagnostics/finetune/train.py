@@ -242,16 +242,19 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
             scheduler = _scheduler(config, optimizer, total_steps)
             scaler = torch.amp.GradScaler("cuda") if amp == torch.float16 else None
 
+            pad_to = config.max_seq_length if config.pad_to_max_length else None
             history, best, best_state, bad_epochs = [], None, None, 0
-            step, train_examples, train_seconds = 0, 0, 0.0
+            step, train_examples, train_seconds, padded_tokens, real_tokens = 0, 0, 0.0, 0, 0
             bar = tqdm(total=total_steps, desc=spec.describe(), leave=False, disable=not show)
             for epoch in range(1, config.max_epochs + 1):
                 model.train()
                 t_epoch, losses = time.perf_counter(), []
                 for batch in batch_order(inputs["train"].lengths, config.batch_size, generator,
                                          bucketing=config.length_bucketing):
-                    kwargs = {k: v.to(device) for k, v in inputs["train"].batch(batch).items()}
+                    kwargs = {k: v.to(device) for k, v in inputs["train"].batch(batch, pad_to=pad_to).items()}
                     labels = gold_train[batch].to(device)
+                    padded_tokens += int(kwargs["attention_mask"].numel())
+                    real_tokens += int(kwargs["attention_mask"].sum())
                     with torch.autocast(device.split(":")[0], dtype=amp or torch.float32, enabled=amp is not None):
                         loss = torch.nn.functional.cross_entropy(model(**kwargs).logits.float(), labels)
                     optimizer.zero_grad(set_to_none=True)
@@ -318,6 +321,8 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
         "peak_memory_kind": "cuda_max_allocated" if cuda_peak is not None else "rss",
         "peak_rss_mib": round(memory.peak / 2**20, 1),
         "train_examples_per_s": train_examples / train_seconds if train_seconds > 0 else None,
+        "mean_padded_length": padded_tokens / train_examples if train_examples else None,
+        "mean_length": real_tokens / train_examples if train_examples else None,
         "inference_records_per_s": inference_rps,
         "init_s": init_s,
         "frozen_features_computed_s": features_computed_s,
