@@ -118,6 +118,14 @@ def test_probe_models_table_on_gold_frames(tiny, encoder, axb, tmp_path):
     again = probe_models(models, "en", **kwargs)
     assert len(encoder.calls) == calls + 2
     pd.testing.assert_frame_equal(table, again)
+    assert len(list((tmp_path / "cache").glob("probe-*.json"))) == 1  # both labels share one result entry
+    # refitting the probes on the cached vectors gives the same table, still without running a model
+    refit = probe_models(models, "en", **kwargs, reuse_results=False)
+    assert len(encoder.calls) == calls + 2
+    pd.testing.assert_frame_equal(table, refit)
+    # another probe setting is another result entry
+    probe_models({"pretrained": tiny}, "en", **{**kwargs, "tasks": "logic"}, alphas=(1e-2,))
+    assert len(list((tmp_path / "cache").glob("probe-*.json"))) == 2
     summary = layer_summary(table)
     assert len(summary) == 3 * (N_LAYERS + 1) and (summary["n_seeds"] == 1).all()
     np.testing.assert_allclose(summary["pretrained"], summary["mean"])

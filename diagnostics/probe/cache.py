@@ -128,6 +128,27 @@ class VectorCache:
         os.replace(tmp_meta, meta_path)
 
 
+def vector_key(model_path: str | Path, texts: list[str], *, pooling: str = "mean", max_length: int = 128,
+               dtype: str = "float16") -> str:
+    """Cache key of the vectors :func:`cached_sentence_vectors` would return for these arguments (no model run).
+
+    Parameters
+    ----------
+    model_path : str or Path
+    texts : list of str
+    pooling, max_length, dtype
+        As for :func:`cached_sentence_vectors`.
+
+    Returns
+    -------
+    str
+    """
+    from .extract import find_model_folder
+
+    return cache_key(fingerprint(find_model_folder(model_path)), text_hash(texts), pooling=pooling,
+                     max_length=max_length, dtype=dtype)
+
+
 def cached_sentence_vectors(model_path: str | Path, texts: list[str], cache_dir: str | Path | None, *,
                             pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
                             batch_size: int = 64, progress: bool = False,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from .tasks import DEFAULT_TASKS, ProbingTask, annotated_training_frame, diagnos
 RESULT_COLUMNS = ["model", "seed", "language", "task", "layer", "accuracy", "control", "selectivity", "majority",
                   "alpha", "control_alpha", "held_out_accuracy", "n_train", "n_test", "train_positive_rate",
                   "test_positive_rate"]
+RESULTS_VERSION = 1
 _SEED = re.compile(r"seed[=_-]?(\d+)$")
 
 
@@ -90,7 +94,8 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
                  train_column: str | None = None, test_column: str | None = None,
                  alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
                  control: bool = True, pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
-                 batch_size: int = 64, progress: bool = False, encoder=None) -> pd.DataFrame:
+                 batch_size: int = 64, progress: bool = False, encoder=None,
+                 reuse_results: bool = True) -> pd.DataFrame:
     """Probe every layer of each model for each task on one language (the one-call API).
 
     Training pairs are the language's RTE-style train + validation labelled by the rule annotator; test pairs
@@ -125,13 +130,17 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     encoder : callable, optional
         ``encoder(folder) -> (model, tokenizer)``, called only on a cache miss (default
         :func:`diagnostics.probe.extract.load_encoder`).
+    reuse_results : bool
+        With a ``cache_dir``, also store each model's probe table, keyed by its vector keys, the labels and
+        every probe setting, and return it on an identical call (no vector read, no probe fit). False refits
+        the probes on the cached vectors.
 
     Returns
     -------
     pandas.DataFrame
         Columns :data:`RESULT_COLUMNS`: one row per (model, task, layer); layer 0 is the embedding output.
     """
-    from .cache import cached_sentence_vectors
+    from .cache import cached_sentence_vectors, vector_key
     from .extract import pair_vectors
 
     if not models:
@@ -152,21 +161,60 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     train_p, train_h = pair_index(train, train_texts)
     test_texts: dict[str, int] = {}
     test_p, test_h = pair_index(test, test_texts)
+    probe_settings = {"alphas": [float(a) for a in alphas], "held_out": held_out, "seed": seed,
+                      "max_iter": max_iter, "control": control}
+    label_digest = _digest_arrays([train_p, train_h, test_p, test_h]
+                                  + [train_labels[t.name] for t in task_list] + [test_labels[t.name] for t in task_list],
+                                  [t.name for t in task_list])
     tables = []
     for label, path in models.items():
-        kwargs = dict(pooling=pooling, max_length=max_length, dtype=dtype, batch_size=batch_size, progress=progress,
-                      encoder=encoder)
-        train_sent = cached_sentence_vectors(path, list(train_texts), cache_dir, **kwargs)
-        test_sent = cached_sentence_vectors(path, list(test_texts), cache_dir, **kwargs)
-        table = probe_layers(pair_vectors(train_sent, train_p, train_h), train_labels,
-                             pair_vectors(test_sent, test_p, test_h), test_labels, alphas=alphas,
-                             held_out=held_out, seed=seed, max_iter=max_iter, control=control)
+        kwargs = dict(pooling=pooling, max_length=max_length, dtype=dtype)
+        train_keys, test_keys = list(train_texts), list(test_texts)
+        result_path = None
+        table = None
+        if cache_dir is not None:
+            result_key = _result_key(vector_key(path, train_keys, **kwargs), vector_key(path, test_keys, **kwargs),
+                                     label_digest, probe_settings)
+            result_path = Path(cache_dir) / f"probe-{result_key}.json"
+            if reuse_results and result_path.is_file():
+                table = pd.DataFrame(json.loads(result_path.read_text(encoding="utf-8")))
+        if table is None:
+            extra = dict(batch_size=batch_size, progress=progress, encoder=encoder)
+            train_sent = cached_sentence_vectors(path, train_keys, cache_dir, **kwargs, **extra)
+            test_sent = cached_sentence_vectors(path, test_keys, cache_dir, **kwargs, **extra)
+            table = probe_layers(pair_vectors(train_sent, train_p, train_h), train_labels,
+                                 pair_vectors(test_sent, test_p, test_h), test_labels, alphas=alphas,
+                                 held_out=held_out, seed=seed, max_iter=max_iter, control=control)
+            if result_path is not None:
+                _write_json(result_path, table.to_dict(orient="list"))
         seed_value = seed_of(label, path)
         table.insert(0, "language", lang)
         table.insert(0, "seed", pd.array([seed_value] * len(table), dtype="Int64"))
         table.insert(0, "model", str(label))
         tables.append(table)
     return pd.concat(tables, ignore_index=True)[RESULT_COLUMNS]
+
+
+def _digest_arrays(arrays: list[np.ndarray], names: list[str]) -> str:
+    h = hashlib.sha256(json.dumps(names).encode())
+    for array in arrays:
+        array = np.ascontiguousarray(array, dtype=np.int64)
+        h.update(len(array).to_bytes(8, "little"))
+        h.update(array.tobytes())
+    return h.hexdigest()
+
+
+def _result_key(train_key: str, test_key: str, labels: str, settings: dict) -> str:
+    raw = json.dumps({"v": RESULTS_VERSION, "train": train_key, "test": test_key, "labels": labels, **settings},
+                     sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+def _write_json(path: Path, payload) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(json.dumps(payload), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _subsample(frame: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
