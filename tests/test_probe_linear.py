@@ -95,3 +95,17 @@ def test_layer_summary_mean_and_std_across_seeds():
     assert (summary["n_seeds"] == 2).all()
     with pytest.raises(KeyError):
         layer_summary(table, "nope")
+
+
+def test_balanced_class_weight_removes_the_training_prior():
+    # annotator-labelled training pairs are mostly positive, the gold test set mostly negative
+    rng = np.random.default_rng(4)
+    y_train = (rng.random(400) < 0.8).astype(int)
+    y_test = (rng.random(400) < 0.3).astype(int)
+    y = np.concatenate([y_train, y_test])
+    x = rng.standard_normal((800, 10))
+    x[:, 0] += 0.6 * (2 * y - 1)
+    x_train, x_test = standardise(x[:400], x[400:])
+    balanced = fit_probe(x_train, y_train, x_test, y_test)
+    prior = fit_probe(x_train, y_train, x_test, y_test, class_weight=None)
+    assert balanced.accuracy > prior.accuracy + 0.1

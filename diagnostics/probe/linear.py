@@ -84,7 +84,8 @@ def held_out_split(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.n
 
 def fit_probe(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, *,
               alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, seed: int = 0, max_iter: int = 300,
-              split: tuple[np.ndarray, np.ndarray] | None = None) -> ProbeFit:
+              split: tuple[np.ndarray, np.ndarray] | None = None,
+              class_weight: str | None = "balanced") -> ProbeFit:
     """Choose the L2 strength on held-out training pairs, report the probe's accuracy on the test set.
 
     Features are expected standardised already (see :func:`standardise`). Alphas are tried from strongest
@@ -106,6 +107,10 @@ def fit_probe(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_te
         Solver iterations per fit.
     split : (numpy.ndarray, numpy.ndarray), optional
         Precomputed (fit, held-out) indices, shared across tasks and layers.
+    class_weight : {"balanced", None}
+        ``"balanced"`` (default) weighs classes inversely to their training frequency, so the probe does not
+        inherit the training prior: annotator-labelled RTE pairs and the gold-tagged diagnostic set differ a
+        lot in how often a category is present (e.g. Logic in ~80% vs ~33% of pairs).
 
     Returns
     -------
@@ -128,7 +133,8 @@ def fit_probe(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_te
         return ProbeFit(float(np.mean(y_test == constant)), float("nan"),
                         float(np.mean(y_train[held_idx] == constant)))
     # liblinear's primal trust-region Newton solver: deterministic, and ~5x faster than lbfgs on these sizes
-    model = LogisticRegression(solver="liblinear", max_iter=max_iter, tol=1e-4, intercept_scaling=10.0)
+    model = LogisticRegression(solver="liblinear", max_iter=max_iter, tol=1e-4, intercept_scaling=10.0,
+                               class_weight=class_weight)
     best = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -40,7 +40,8 @@ def pair_index(frame: pd.DataFrame, texts: dict[str, int]) -> tuple[np.ndarray, 
 
 def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray], test_vectors: np.ndarray,
                  test_labels: dict[str, np.ndarray], *, alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2,
-                 seed: int = 0, max_iter: int = 300, control: bool = True) -> pd.DataFrame:
+                 seed: int = 0, max_iter: int = 300, control: bool = True,
+                 class_weight: str | None = "balanced") -> pd.DataFrame:
     """Fit one probe (and its control) per task and layer.
 
     Parameters
@@ -49,7 +50,7 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
         ``[layers, n, d]`` pair vectors.
     train_labels, test_labels : dict
         Task name -> 0/1 labels (same keys).
-    alphas, held_out, max_iter
+    alphas, held_out, max_iter, class_weight
         See :func:`diagnostics.probe.linear.fit_probe`.
     seed : int
         Seeds the held-out split and the control permutations.
@@ -75,9 +76,10 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
         x_train, x_test = standardise(train_vectors[layer], test_vectors[layer])
         for task, y_train in train_labels.items():
             y_test = test_labels[task]
-            fit = fit_probe(x_train, y_train, x_test, y_test, alphas=alphas, split=split, max_iter=max_iter)
+            fit = fit_probe(x_train, y_train, x_test, y_test, alphas=alphas, split=split, max_iter=max_iter,
+                            class_weight=class_weight)
             ctrl = (fit_probe(x_train, controls[task][0], x_test, controls[task][1], alphas=alphas, split=split,
-                              max_iter=max_iter) if control else None)
+                              max_iter=max_iter, class_weight=class_weight) if control else None)
             rows.append({"task": task, "layer": layer, "accuracy": fit.accuracy,
                          "control": ctrl.accuracy if ctrl else np.nan,
                          "selectivity": fit.accuracy - ctrl.accuracy if ctrl else np.nan,
@@ -93,7 +95,7 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
                  train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
                  train_column: str | None = None, test_column: str | None = None,
                  alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
-                 control: bool = True, pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
+                 control: bool = True, class_weight: str | None = "balanced", pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
                  batch_size: int = 64, progress: bool = False, encoder=None,
                  reuse_results: bool = True) -> pd.DataFrame:
     """Probe every layer of each model for each task on one language (the one-call API).
@@ -122,7 +124,7 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     train_column, test_column : str, optional
         List columns holding categories; default ``auto_coarse``/``auto_features`` for training and
         ``coarse``/``features`` for the test (by task level).
-    alphas, held_out, max_iter, control
+    alphas, held_out, max_iter, control, class_weight
         Probe settings, see :func:`probe_layers`.
     pooling, max_length, dtype, batch_size
         Extraction settings, see :func:`diagnostics.probe.cache.cached_sentence_vectors`.
@@ -162,7 +164,7 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     test_texts: dict[str, int] = {}
     test_p, test_h = pair_index(test, test_texts)
     probe_settings = {"alphas": [float(a) for a in alphas], "held_out": held_out, "seed": seed,
-                      "max_iter": max_iter, "control": control}
+                      "max_iter": max_iter, "control": control, "class_weight": class_weight}
     label_digest = _digest_arrays([train_p, train_h, test_p, test_h]
                                   + [train_labels[t.name] for t in task_list] + [test_labels[t.name] for t in task_list],
                                   [t.name for t in task_list])
@@ -184,7 +186,8 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
             test_sent = cached_sentence_vectors(path, test_keys, cache_dir, **kwargs, **extra)
             table = probe_layers(pair_vectors(train_sent, train_p, train_h), train_labels,
                                  pair_vectors(test_sent, test_p, test_h), test_labels, alphas=alphas,
-                                 held_out=held_out, seed=seed, max_iter=max_iter, control=control)
+                                 held_out=held_out, seed=seed, max_iter=max_iter, control=control,
+                                 class_weight=class_weight)
             if result_path is not None:
                 _write_json(result_path, table.to_dict(orient="list"))
         seed_value = seed_of(label, path)
