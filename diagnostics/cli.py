@@ -7,8 +7,12 @@ Each stage module ``diagnostics/<stage>/cli.py`` exposes ``register(app)``; impo
 from __future__ import annotations
 
 import importlib
+import os
 
 import typer
+
+# Quiet per-load reports of transformers (set before it is imported; the user's own setting wins).
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 app = typer.Typer(help="Multilingual NLI diagnostics and fine-tuning stability.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)

@@ -92,7 +92,15 @@ def base_config(scale: str, runs_dir: str | Path) -> SweepConfig:
     if spec.config is None:
         return _tiny_config(runs_dir)
     return load_config(CONFIGS / spec.config).with_overrides(
-        {"experiment": "base", "output_dir": str(runs_dir), "extra_data": None, "presence": None, **spec.overrides})
+        {"experiment": "base", "output_dir": str(runs_dir), "extra_data": None, "presence": None,
+         "save_checkpoint": True, **spec.overrides})
+
+
+def pretrained_models(scale: str, runs_dir: str | Path) -> dict[str, Path]:
+    """Model name -> local folder of the pretrained model(s) a scale fine-tunes (built on demand)."""
+    from diagnostics.finetune.train import resolve_model_path
+
+    return {m.name: resolve_model_path(m) for m in base_config(scale, runs_dir).models}
 
 
 def experiment_configs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> dict[str, SweepConfig]:
@@ -112,15 +120,16 @@ def experiment_configs(scale: str, runs_dir: str | Path, only: tuple[str, ...] |
     spec = scale_spec(scale)
     base = base_config(scale, runs_dir)
     configs = {"base": base}
+    # only the base runs are probed, so only they keep a checkpoint
     for size in spec.extra_sizes:
         if size:
             configs[f"extra-{size}"] = base.with_overrides({
                 "experiment": f"extra-{size}", "languages": list(spec.extra_languages),
-                "extra_data": {"name": "sick", "size": size}})
+                "extra_data": {"name": "sick", "size": size}, "save_checkpoint": False})
     for share in spec.presence_shares:
         configs[f"presence-{share:g}"] = base.with_overrides({
             "experiment": f"presence-{share:g}", "languages": [spec.presence_language],
-            "presence": {"feature": spec.presence_feature, "share": share}})
+            "presence": {"feature": spec.presence_feature, "share": share}, "save_checkpoint": False})
     if only is not None:
         configs = {name: cfg for name, cfg in configs.items() if name.split("-")[0] in only}
     return configs
