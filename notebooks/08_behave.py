@@ -17,19 +17,24 @@
 # # 08 · Behavioural tests (CheckList-style) in five languages, across seeds
 # Minimum functionality (MFT), invariance (INV) and directional (DIR) tests generated from the templates in
 # `annotators/behave/<lang>.yaml`. Each capability is named as in the diagnostic taxonomy. A transparent
-# reference (lexical overlap) shows what the suite measures; fine-tuned runs under `runs_root` (those saved with
-# a checkpoint) are evaluated per seed, with the spread and RS corr of their failure rates.
+# reference (lexical overlap) shows what the suite measures; the fine-tuned seeds of the scale's base sweep are
+# evaluated on the suite of their training language, with the spread and RS corr of their failure rates.
 
 # %% tags=["parameters"]
 scale = "tiny"
 output_dir = "reports/notebooks"
-runs_root = "runs"
+runs_dir = None
 seed = 0
 
 # %%
+# %matplotlib inline
 from pathlib import Path
 
+import pandas as pd
+from IPython.display import display
+
 from diagnostics import behave
+from diagnostics.pipeline import ensure_runs
 from diagnostics.behave.baselines import LexicalOverlapPredictor
 from diagnostics.plots.behave import failure_by_seed, failure_heatmap
 
@@ -48,17 +53,22 @@ fig.savefig(Path(output_dir) / "08_behave_reference_heatmap.png", dpi=110)
 fig
 
 # %% [markdown]
-# ## Fine-tuned runs, per seed (runs saved with `save_checkpoint`)
+# ## Fine-tuned seeds of the base sweep, each on the suite of its training language
 
 # %%
-run_dirs = sorted(p.parent.parent for p in Path(runs_root).glob("*/*/*/seed=*/checkpoint/config.json"))
-print(f"{len(run_dirs)} runs with a checkpoint under {runs_root!r}")
-if run_dirs:
-    results = behave.run_sweep(suite, run_dirs)
-    fig = failure_heatmap(results, title="Fine-tuned runs: failure rate")
-    fig.savefig(Path(output_dir) / "08_behave_runs_heatmap.png", dpi=110)
-    fig = failure_by_seed(results)
-    fig.savefig(Path(output_dir) / "08_behave_failure_by_seed.png", dpi=110)
-    summary = behave.summarise_across_seeds(results, by="test")
-    display(summary.stability)  # noqa: F821 - IPython
-    display(summary.rates.round(3))  # noqa: F821
+runs_dir = Path(runs_dir or f"runs/{scale}")
+predictions = ensure_runs(scale, runs_dir, only=("base",))
+frames = []
+for language in sorted(predictions["language"].unique()):
+    run_dirs = sorted(p for p in (runs_dir / "base" / language).glob("*/seed=*") if (p / "DONE").exists())
+    frames.append(behave.run_sweep([c for c in suite if c.language == language], run_dirs))
+results = pd.concat(frames, ignore_index=True)
+fig = failure_heatmap(results, title="Fine-tuned seeds: mean failure rate")
+fig.savefig(Path(output_dir) / "08_behave_runs_heatmap.png", dpi=110)
+display(fig)
+fig = failure_by_seed(results)
+fig.savefig(Path(output_dir) / "08_behave_failure_by_seed.png", dpi=110)
+display(fig)
+summary = behave.summarise_across_seeds(results, by="test")
+display(summary.stability)
+summary.rates.round(3)
