@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import matplotlib
+from matplotlib.figure import Figure
+import pandas as pd
+import seaborn as sns
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-from diagnostics.behave.runner import failure_rates  # noqa: E402
+from diagnostics.behave.runner import failure_rates
 
 
 def failure_heatmap(results: pd.DataFrame, by: str = "capability", title: str = "Behavioural failure rate"):
@@ -31,7 +28,8 @@ def failure_heatmap(results: pd.DataFrame, by: str = "capability", title: str = 
         raise ValueError(f"by must be 'capability' or 'test', got {by!r}")
     rates = failure_rates(results, by=by)
     table = rates.pivot_table(index=by, columns="language", values="failure_rate", aggfunc="mean")
-    fig, ax = plt.subplots(figsize=(2.5 + 1.1 * table.shape[1], 1.0 + 0.45 * table.shape[0]))
+    fig = Figure(figsize=(2.5 + 1.1 * table.shape[1], 1.0 + 0.45 * table.shape[0]))
+    ax = fig.subplots()
     sns.heatmap(table, annot=True, fmt=".2f", vmin=0, vmax=1, cmap="Reds", cbar_kws={"label": "failure rate"}, ax=ax)
     ax.set_xlabel("language")
     ax.set_ylabel(by)
@@ -63,7 +61,8 @@ def failure_by_seed(results: pd.DataFrame, by: str = "capability", language: str
         rates = rates[rates["language"] == language]
     languages = sorted(rates["language"].unique())
     rows = max(1, len(languages))
-    fig, axes = plt.subplots(rows, 1, figsize=(10, 2.8 * rows), squeeze=False, sharex=True)
+    fig = Figure(figsize=(10, 2.8 * rows))
+    axes = fig.subplots(rows, 1, squeeze=False, sharex=True)
     for ax, lang in zip(axes[:, 0], languages):
         block = rates[rates["language"] == lang].copy()
         block["seed"] = block["seed"].astype(str)

@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
+from matplotlib.figure import Figure
+import numpy as np
+import pandas as pd
+import seaborn as sns
 
 _TITLES = {"logic": "Logic", "lexical_semantics": "Lexical Semantics",
            "predicate_argument_structure": "Predicate-Argument Structure", "knowledge": "Knowledge"}
@@ -60,7 +57,8 @@ def accuracy_by_layer(table: pd.DataFrame, *, metric: str = "accuracy", language
     base = table[table["seed"].isna()]
     seeds = sorted(tuned["seed"].unique())
     palette = dict(zip(seeds, sns.color_palette("viridis", n_colors=max(len(seeds), 1))))
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), height), sharey=True, squeeze=False)
+    fig = Figure(figsize=(4.2 * len(tasks), height))
+    axes = fig.subplots(1, len(tasks), sharey=True, squeeze=False)
     for ax, task in zip(axes[0], tasks):
         for seed in seeds:
             rows = tuned[(tuned["task"] == task) & (tuned["seed"] == seed)].sort_values("layer")
@@ -112,7 +110,8 @@ def seed_spread_by_layer(table: pd.DataFrame, *, metric: str = "accuracy", heigh
         raise ValueError("the seed spread needs at least two fine-tuned seeds")
     spread = tuned.groupby(["language", "task", "layer"])[metric].std().unstack("layer")
     spread.index = [f"{lang} · {_TITLES.get(task, task)}" for lang, task in spread.index]
-    fig, ax = plt.subplots(figsize=(1.0 + 0.55 * spread.shape[1], max(height, 0.5 + 0.45 * len(spread))))
+    fig = Figure(figsize=(1.0 + 0.55 * spread.shape[1], max(height, 0.5 + 0.45 * len(spread))))
+    ax = fig.subplots()
     sns.heatmap(spread, annot=True, fmt=".3f", cmap="rocket_r", cbar_kws={"label": f"σ of {metric} across seeds"},
                 ax=ax, annot_kws={"fontsize": 7})
     ax.set_xlabel("layer (0 = embeddings)")

@@ -1,21 +1,17 @@
 """Figures of the stability statistics: heat maps (category x seed / language, deltas) and CI forest plots.
 
 Every function takes a tidy frame from :mod:`diagnostics.stats` and returns a matplotlib ``Figure``
-(Agg backend; nothing is shown or saved).
+(built without pyplot: nothing is shown or saved).
 """
 
 from __future__ import annotations
 
-import matplotlib
+from matplotlib.figure import Figure
+import numpy as np
+import pandas as pd
+import seaborn as sns
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-from ..taxonomy import COARSE, FINE  # noqa: E402
+from ..taxonomy import COARSE, FINE
 
 _ORDER = {name: i for i, name in enumerate(FINE + COARSE)}
 
@@ -29,7 +25,8 @@ def _heatmap(wide: pd.DataFrame, title: str, cmap: str, center: float | None, la
         raise ValueError(f"nothing to plot for {title!r}: the selection is empty")
     wide = wide.loc[_ordered(wide.index)]
     height = max(3.0, 0.28 * len(wide) + 1.5)
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * wide.shape[1] + 3.5), height))
+    fig = Figure(figsize=(max(4.0, 0.9 * wide.shape[1] + 3.5), height))
+    ax = fig.subplots()
     sns.heatmap(wide.astype(float), ax=ax, cmap=cmap, center=center, annot=wide.shape[1] <= 12, fmt=".2f",
                 annot_kws={"size": 7}, cbar_kws={"label": label}, linewidths=0.3)
     ax.set_title(title)
@@ -139,7 +136,8 @@ def ci_forest_plot(ci: pd.DataFrame, estimate: str = "estimate", low: str = "ci_
             raise ValueError(f"column {column!r} not in the CI table (columns: {list(ci.columns)})")
     labels = list(dict.fromkeys(ci[label]))
     groups = [(None, ci)] if hue is None else list(ci.groupby(hue, sort=False))
-    fig, ax = plt.subplots(figsize=(7.0, max(2.5, 0.3 * len(labels) + 1.2)))
+    fig = Figure(figsize=(7.0, max(2.5, 0.3 * len(labels) + 1.2)))
+    ax = fig.subplots()
     palette = sns.color_palette(n_colors=max(1, len(groups)))
     width = 0.7 / max(1, len(groups))
     for i, (name, group) in enumerate(groups):
