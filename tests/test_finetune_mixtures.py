@@ -73,3 +73,15 @@ def test_batch_order_is_seeded_and_bucketing_reduces_padding():
         assert sorted(np.concatenate(batches).tolist()) == list(range(1000))
     padded = lambda bs: sum(len(x) * lengths[x].max() for x in bs)  # noqa: E731
     assert padded(order(0, True)) < 0.8 * padded(a)
+
+
+@pytest.mark.slow
+def test_presence_mixture_with_the_rule_annotator():
+    pytest.importorskip("diagnostics.annotate")
+    cfg = SweepConfig(models=["m"], languages=["en"], train_size=40, presence={"feature": "Negation", "share": 0.5})
+    mix = training_mixture(cfg, "en")
+    assert len(mix) == 40 and mix["has_feature"].sum() == 20
+    from diagnostics.annotate import annotate
+
+    check = annotate(mix, "en", presence=True)["auto_features"]
+    assert [("Negation" in f) for f in check] == mix["has_feature"].tolist()

@@ -85,7 +85,7 @@ def test_top_k_with_all_layers_matches_full_finetuning_with_frozen_embeddings(tm
     b = pd.read_parquet(top / "predictions.parquet")["probability"].to_numpy()
     np.testing.assert_allclose(a, b, atol=1e-4)
     assert not np.allclose(a, a.mean(), atol=1e-6)  # the comparison is not between constants
-    assert (tmp_path / "top/runs/t/.cache/features/en/tiny").exists()
+    assert (tmp_path / "top/runs/.cache/features/en/tiny").exists()
 
     assert (top / "checkpoint" / "model.safetensors").exists()
     model = AutoModelForSequenceClassification.from_pretrained(top / "checkpoint").eval()

@@ -1,6 +1,6 @@
 """Hidden states of the frozen lower layers, computed once per sweep and shared by every seed (top-k training).
 
-Cached as safetensors under ``<output_dir>/<experiment>/.cache/features/<language>/<model>/<key>/<set>.safetensors``
+Cached as safetensors under ``<output_dir>/.cache/features/<language>/<model>/<key>/<set>.safetensors``
 where ``key`` hashes the model fingerprint, the number of frozen layers, ``max_seq_length``, the storage dtype and
 the exact token ids of the set: any change gives a new key, never a stale reuse.
 """
@@ -92,7 +92,7 @@ class FeatureCache:
     Parameters
     ----------
     folder : Path
-        ``<output_dir>/<experiment>/.cache/features/<language>/<model>``.
+        ``<output_dir>/.cache/features/<language>/<model>``.
     model_path : Path
         The pretrained folder.
     top_k : int
@@ -127,6 +127,8 @@ class FeatureCache:
         key = str(path)
         if key in self._memory:
             return self._memory[key], False
+        for other in [k for k in self._memory if not k.startswith(str(self.folder))]:
+            del self._memory[other]  # keep one (language, model) in memory: sweeps run language by language
         computed = False
         if path.exists():
             features = load_features(path)

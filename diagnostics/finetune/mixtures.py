@@ -74,16 +74,27 @@ def with_presence(frame: pd.DataFrame, has_feature: np.ndarray, share: float, si
     return out.assign(has_feature=has_feature[np.sort(chosen)])
 
 
-def _annotate(frame: pd.DataFrame, language: str) -> pd.DataFrame:
+_ANNOTATED: dict[tuple, pd.Series] = {}
+
+
+def _annotate(frame: pd.DataFrame, language: str) -> pd.Series:
+    """``auto_features`` per row (presence reading: either sentence shows the feature), memoised per process."""
+    key = (language, tuple(frame["id"]), tuple(frame["premise"].str.len()))
+    if key in _ANNOTATED:
+        return _ANNOTATED[key]
     try:
         from diagnostics.annotate import annotate
     except ImportError as err:
         raise ImportError("presence=(feature, share) needs the rule annotators (diagnostics.annotate), which could "
                           f"not be imported: {err}") from err
-    annotated = annotate(frame, language)
+    try:
+        annotated = annotate(frame, language, presence=True)
+    except TypeError:  # an annotator without the presence reading
+        annotated = annotate(frame, language)
     if "auto_features" not in annotated:
         raise RuntimeError("diagnostics.annotate.annotate returned no 'auto_features' column")
-    return annotated
+    _ANNOTATED[key] = annotated["auto_features"].reset_index(drop=True)
+    return _ANNOTATED[key]
 
 
 def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
@@ -101,8 +112,8 @@ def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
         from diagnostics.taxonomy import canonical_fine
 
         feature = canonical_fine(config.presence.feature)
-        annotated = _annotate(train.reset_index(drop=True), language)
-        has = annotated["auto_features"].map(lambda feats: feature in set(feats or ())).to_numpy()
+        features = _annotate(train.reset_index(drop=True), language)
+        has = features.map(lambda feats: feature in set(feats or ())).to_numpy()
         train = with_presence(train.reset_index(drop=True), has, config.presence.share, config.train_size,
                               config.data_seed)
     else:

@@ -355,8 +355,10 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
 
 
 def feature_folder(config: SweepConfig, language: str, model: ModelSpec) -> Path:
-    """Where the frozen-layer features of a sweep's (language, model) live."""
-    return Path(config.output_dir) / config.experiment / ".cache" / "features" / language / model.slug
+    """Where the frozen-layer features of a (language, model) live: shared by every experiment of a run store
+    (files are keyed by model fingerprint, k, max length and token ids, so sharing is safe and saves the
+    diagnostic sets' features across experiments that change only the training mixture)."""
+    return Path(config.output_dir) / ".cache" / "features" / language / model.slug
 
 
 def _prediction_table(config: SweepConfig, spec: RunSpec, model: ModelSpec, name: str, frame: pd.DataFrame,
@@ -373,11 +375,13 @@ def _prediction_table(config: SweepConfig, spec: RunSpec, model: ModelSpec, name
 
 
 def _optimizer(config: SweepConfig, groups: list[dict]) -> torch.optim.Optimizer:
-    if config.optimizer == "adamw":
-        return torch.optim.AdamW(groups, lr=config.lr, eps=config.adam_eps)
-    if config.optimizer == "adam":
-        return torch.optim.Adam(groups, lr=config.lr, eps=config.adam_eps)
-    return torch.optim.SGD(groups, lr=config.lr)
+    if config.optimizer == "sgd":
+        return torch.optim.SGD(groups, lr=config.lr)
+    cls = torch.optim.AdamW if config.optimizer == "adamw" else torch.optim.Adam
+    try:  # one fused kernel per step (CPU and CUDA since torch 2.4); the Trainer's default too
+        return cls(groups, lr=config.lr, eps=config.adam_eps, fused=True)
+    except (RuntimeError, TypeError):
+        return cls(groups, lr=config.lr, eps=config.adam_eps)
 
 
 def _scheduler(config: SweepConfig, optimizer, total_steps: int):
