@@ -122,3 +122,19 @@ def test_cli_run_and_evaluate_user_file(tmp_path):
     assert scores.loc["Negation", "f1"] == 1.0
     bad = runner.invoke(app, ["annotate", "run", "--lang", "fr", str(tmp_path / "missing.jsonl"), str(out)])
     assert bad.exit_code == 1 and "no such file" in bad.output
+
+
+def test_split_half_chooses_modes_on_one_half_and_scores_the_other():
+    import pandas as pd
+
+    from diagnostics.annotate import split_half
+    from diagnostics.annotate.evaluation import _halves
+
+    frame = pd.DataFrame({"id": ["0", "1", "2", "3"], "premise": ["a", "b", "a", "c"],
+                          "hypothesis": ["b", "a", "d", "e"]})
+    assert _halves(frame, "id").tolist() == [True, False, True, False]
+    assert _halves(frame, "group").tolist() == [True, True, True, False]  # pairs sharing "a" stay together
+    table = split_half("ru", split="group")
+    assert table["feature"].iloc[-1] == "macro"
+    assert set(table["chosen_mode"].iloc[:-1]) <= {"either", "differ", "swap"}
+    assert 0 < table["heldout_f1"].iloc[-1] < 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 _EXPORTS = {
     "annotate": "engine", "supported_features": "engine", "get_annotator": "engine", "Annotator": "engine",
     "evaluate": "evaluation", "score": "evaluation", "feature_distribution": "evaluation",
-    "diagnostic_set": "evaluation",
+    "diagnostic_set": "evaluation", "split_half": "evaluation",
     "load_rules": "rules", "RulesError": "rules", "RuleSet": "rules", "available_languages": "rules",
     "annotators_root": "rules",
     "register_backend": "backends", "get_pipeline": "backends",

@@ -115,11 +115,18 @@ def _register_components() -> None:
             token.lemma_ = token.lower_
         return doc
 
+    from spacy.tokens import Token
+
+    if not Token.has_extension("cases"):
+        Token.set_extension("cases", default=[])
+
     @Language.component("diagnostics_pymorphy3")
     def pymorphy3_component(doc):
+        _merge_hyphenated(doc)
         for token in doc:
-            lemma, pos, tag, feats = _pymorphy_analysis(token.text)
+            lemma, pos, tag, feats, cases = _pymorphy_analysis(token.text)
             token.lemma_, token.pos_, token.tag_ = lemma, pos, tag
+            token._.cases = list(cases)
             if feats:
                 token.set_morph(feats)
         return doc
@@ -180,13 +187,35 @@ def _morph_analyzer():
     return pymorphy3.MorphAnalyzer()
 
 
+def _merge_hyphenated(doc) -> None:
+    """Re-join words that ``spacy.blank("ru")`` splits at hyphens (``кто-то``, ``кое-что``, ``генерал-майор``):
+    the indefinite pronouns only exist as whole words for pymorphy3."""
+    spans, i = [], 0
+    while i + 2 < len(doc):
+        a, dash, b = doc[i], doc[i + 1], doc[i + 2]
+        if dash.text == "-" and not a.whitespace_ and not dash.whitespace_ and a.is_alpha and b.is_alpha:
+            spans.append(doc[i:i + 3])
+            i += 3
+        else:
+            i += 1
+    if spans:
+        with doc.retokenize() as retokenizer:
+            for span in spans:
+                retokenizer.merge(span)
+
+
 @lru_cache(maxsize=200_000)
-def _pymorphy_analysis(word: str) -> tuple[str, str, str, dict]:
-    """Most probable pymorphy3 analysis of a word: lemma, UD POS, raw tag, UD features."""
+def _pymorphy_analysis(word: str) -> tuple[str, str, str, dict, tuple]:
+    """Most probable pymorphy3 analysis of a word: lemma, UD POS, raw tag, UD features, and every UD case
+    any analysis allows (``модели`` may be Dat, Gen or Loc: rules can ask ``_: {cases: {INTERSECTS: [Dat]}}``)."""
     parses = _morph_analyzer().parse(word)
     parse = parses[0]
     if parse.tag.POS in ("ADJS", "ADJF"):  # "разбито": prefer the passive-participle reading when there is one
         parse = next((p for p in parses if p.tag.POS in ("PRTS", "PRTF") and "pssv" in p.tag.grammemes), parse)
+    if parse.tag.POS == "PRCL" and word.lower() == "все":  # plural "all" (весь), not the particle "всё"
+        parse = next((p for p in parses if p.normal_form == "весь"), parse)
+    cases = tuple(sorted({_PYMORPHY_FEATS[g][1] for p in parses if p.score >= 0.01 for g in p.tag.grammemes
+                          if g in _PYMORPHY_FEATS and _PYMORPHY_FEATS[g][0] == "Case"}))
     grammemes = parse.tag.grammemes
     pos_key = parse.tag.POS or next((g for g in ("NUMB", "PNCT", "LATN") if g in grammemes), None)
     pos = _PYMORPHY_POS.get(pos_key, "X")
@@ -197,7 +226,8 @@ def _pymorphy_analysis(word: str) -> tuple[str, str, str, dict]:
         feats["Variant"] = "Short"
     if pos == "VERB" and "VerbForm" not in feats:
         feats["VerbForm"] = "Fin"
-    return parse.normal_form, pos, str(parse.tag), feats
+    lemma = "весь" if parse.normal_form == "всё" else parse.normal_form  # one lemma for все / всё / всех
+    return lemma, pos, str(parse.tag), feats, cases
 
 
 @lru_cache(maxsize=4)

@@ -103,19 +103,25 @@ class Annotator:
             if self._needs_tokens else ()
         return Analysis(hits, tokens)
 
-    def combine(self, premise: Analysis, hypothesis: Analysis, presence: bool = False) -> dict[str, str]:
-        """Features of a pair and their side (``premise``/``hypothesis``/``both``), taxonomy order."""
+    def combine(self, premise: Analysis, hypothesis: Analysis, presence: bool = False,
+                modes: dict | None = None) -> dict[str, str]:
+        """Features of a pair and their side (``premise``/``hypothesis``/``both``), taxonomy order.
+
+        ``modes`` (feature -> ``either``/``differ``/``swap``) overrides the rules' ``pair`` setting, e.g. to
+        choose the combination per feature on held-out data (:func:`diagnostics.annotate.evaluation.split_half`).
+        """
         out = {}
         for feature in self.features:
             rule = self.rules.features[feature]
+            pair = (modes or {}).get(feature, rule.pair)
             p = premise.hits.get(feature, Counter())
             h = hypothesis.hits.get(feature, Counter())
             if rule.derivation is not None:
                 p = p + _derived(rule.derivation, premise.tokens, hypothesis.tokens)
                 h = h + _derived(rule.derivation, hypothesis.tokens, premise.tokens)
-            if rule.pair in ("differ", "swap") and not presence:
+            if pair in ("differ", "swap") and not presence:
                 p, h = p - h, h - p
-                if rule.pair == "swap" and not (p and h):
+                if pair == "swap" and not (p and h):
                     continue
             side = SIDES.get((bool(p), bool(h)))
             if side:
