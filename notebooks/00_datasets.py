@@ -21,6 +21,7 @@
 # %% tags=["parameters"]
 scale = "tiny"
 output_dir = "reports/notebooks"
+runs_dir = None
 
 # %%
 # %matplotlib inline

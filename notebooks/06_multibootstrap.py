@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -30,7 +32,7 @@ from IPython.display import display
 
 from diagnostics import stats
 from diagnostics.data.consistency import compare_diagnostics
-from diagnostics.pipeline import ensure_runs, scale_spec
+from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, scale_spec
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
@@ -67,15 +69,16 @@ if {"en", "ru"} <= set(languages):
     display(en_ru[(en_ru["delta_ci_low"] > 0) | (en_ru["delta_ci_high"] < 0)])
 
 # %% [markdown]
-# ## Extra English data vs base, per category (paired seeds)
+# ## Most vs least extra English data, per category (paired seeds)
 
 # %%
-largest = max(spec.extra_sizes)
+sizes = {name: extra_size(cfg) for name, cfg in experiment_configs(scale, runs_dir, ("base", "extra")).items()}
+smallest, largest = min(sizes, key=sizes.get), max(sizes, key=sizes.get)
 for lang in spec.extra_languages:
-    if largest == 0 or lang not in languages:
+    if smallest == largest or lang not in languages:
         continue
-    diff = stats.compare_settings(predictions, {"experiment": "base", "language": lang},
-                                  {"experiment": f"extra-{largest}", "language": lang}, paired=True,
+    diff = stats.compare_settings(predictions, {"experiment": smallest, "language": lang},
+                                  {"experiment": largest, "language": lang}, paired=True,
                                   n_boot=spec.n_boot, seed=0)
     fig = stats_plots.ci_forest_plot(diff, estimate="delta", low="delta_ci_low", high="delta_ci_high")
     save(fig, output_dir, f"06_delta_extra_{lang}")

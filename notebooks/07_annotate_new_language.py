@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -13,6 +15,8 @@
 
 # %% tags=["parameters"]
 scale = "tiny"
+output_dir = "reports/notebooks"
+runs_dir = None
 
 # %% [markdown]
 # # Annotating a new language: a rules file plus a backend choice
@@ -22,20 +26,25 @@ scale = "tiny"
 # has no rules for — by writing a small rules file that uses the `simplemma` backend.
 
 # %%
+# %matplotlib inline
 import tempfile
 from pathlib import Path
 
 import pandas as pd
+from IPython.display import display
 
 from diagnostics import annotate as ann
 from diagnostics.plots import annotate as annplots
+from diagnostics.plots import save
 
 langs = ["en"] if scale == "tiny" else ["en", "ru", "sv"]
 scores = {lang: ann.evaluate(lang) for lang in langs}
 scores[langs[0]].round(3)
 
 # %%
-annplots.evaluation_scores(scores)
+fig = annplots.evaluation_scores(scores)
+save(fig, output_dir, "07_annotator_scores")
+fig
 
 # %% [markdown]
 # ## Feature distributions of training data (the study's Table 7)
@@ -43,7 +52,10 @@ annplots.evaluation_scores(scores)
 # %%
 limit = {"tiny": 100, "demo": 1000}.get(scale)
 dist = ann.feature_distribution(("rte", "terra", "sick"), limit=limit)
-annplots.feature_distribution(dist)
+fig = annplots.feature_distribution(dist)
+save(fig, output_dir, "07_feature_distribution")
+display(fig)
+dist
 
 # %% [markdown]
 # ## A new language: Italian with simplemma lemmas

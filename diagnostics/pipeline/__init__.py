@@ -1,8 +1,8 @@
 """The main job: sweeps -> statistics -> probes -> executed notebooks -> HTML report, at one of three scales."""
 
-from .scales import SCALES, ScaleSpec, experiment_configs, pretrained_models, scale_spec
+from .scales import SCALES, ScaleSpec, experiment_configs, extra_size, pretrained_models, scale_spec
 
-__all__ = ["SCALES", "ScaleSpec", "ensure_runs", "experiment_configs", "pretrained_models", "run_pipeline", "scale_spec"]
+__all__ = ["SCALES", "ScaleSpec", "ensure_runs", "experiment_configs", "extra_size", "pretrained_models", "run_pipeline", "scale_spec"]
 
 
 def ensure_runs(*args, **kwargs):
