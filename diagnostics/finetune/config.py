@@ -156,6 +156,8 @@ class SweepConfig:
         group examples of similar length (fewer pad tokens, still a seeded random order).
         ``pad_to_max_length`` pads every batch to ``max_seq_length`` instead (the static baseline of the padding
         benchmark).
+    deterministic
+        Request ``torch.use_deterministic_algorithms`` (warn-only) during the run.
     device, precision, num_threads
         ``device="auto"`` uses CUDA when available; ``precision="auto"`` is bf16 (or fp16) autocast on CUDA and
         fp32 on CPU. ``num_threads`` sets torch's intra-op threads.
@@ -198,6 +200,7 @@ class SweepConfig:
     feature_dtype: str = "float16"
     length_bucketing: bool = False
     pad_to_max_length: bool = False
+    deterministic: bool = True
     device: str = "auto"
     precision: str = "auto"
     num_threads: int | None = None

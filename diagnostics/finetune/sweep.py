@@ -44,6 +44,10 @@ def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, flo
     from .mixtures import evaluation_sets, training_mixture
     from .train import _device, feature_folder, load_tokenizer, resolve_model_path
 
+    import torch
+
+    if config.num_threads:
+        torch.set_num_threads(config.num_threads)
     timings = {}
     seen = set()
     for spec in specs:

@@ -188,7 +188,7 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
     if device.startswith("cuda"):
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     previous_det = torch.are_deterministic_algorithms_enabled()
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.use_deterministic_algorithms(config.deterministic, warn_only=True)
     amp = _autocast_dtype(config, device)
 
     store.write_json_atomic(path / "config.json", {"run": {"experiment": config.experiment, "language": spec.language,
