@@ -21,18 +21,10 @@ DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch
 
 
 def model_fingerprint(folder: str | Path) -> str:
-    """Fingerprint of a model folder (``diagnostics.models.model_fingerprint`` when available)."""
-    try:
-        from diagnostics.models import model_fingerprint as fingerprint
+    """Fingerprint of a model folder (config, weights and tokenizer), see :func:`diagnostics.models.model_fingerprint`."""
+    from diagnostics.models import model_fingerprint as fingerprint
 
-        return fingerprint(folder)
-    except ImportError:
-        folder = Path(folder)
-        digest = hashlib.sha256()
-        for name in sorted(p.name for p in folder.iterdir() if p.suffix in (".json", ".safetensors", ".model")):
-            stat = (folder / name).stat()
-            digest.update(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-        return digest.hexdigest()[:16]
+    return fingerprint(folder)
 
 
 def inputs_key(inputs: TokenInputs) -> str:
