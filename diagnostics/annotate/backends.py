@@ -214,8 +214,10 @@ def _pymorphy_analysis(word: str) -> tuple[str, str, str, dict, tuple]:
         parse = next((p for p in parses if p.tag.POS in ("PRTS", "PRTF") and "pssv" in p.tag.grammemes), parse)
     if parse.tag.POS == "PRCL" and word.lower() == "все":  # plural "all" (весь), not the particle "всё"
         parse = next((p for p in parses if p.normal_form == "весь"), parse)
-    cases = tuple(sorted({_PYMORPHY_FEATS[g][1] for p in parses if p.score >= 0.01 for g in p.tag.grammemes
-                          if g in _PYMORPHY_FEATS and _PYMORPHY_FEATS[g][0] == "Case"}))
+    # readings of the same part of speech only: the indeclinable possessive reading of "его" would allow every case
+    cases = tuple(sorted({_PYMORPHY_FEATS[g][1] for p in parses
+                          if p.score >= 0.01 and p.tag.POS == parse.tag.POS and "Fixd" not in p.tag.grammemes
+                          for g in p.tag.grammemes if g in _PYMORPHY_FEATS and _PYMORPHY_FEATS[g][0] == "Case"}))
     grammemes = parse.tag.grammemes
     pos_key = parse.tag.POS or next((g for g in ("NUMB", "PNCT", "LATN") if g in grammemes), None)
     pos = _PYMORPHY_POS.get(pos_key, "X")

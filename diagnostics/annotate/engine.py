@@ -116,13 +116,16 @@ class Annotator:
             pair = (modes or {}).get(feature, rule.pair)
             p = premise.hits.get(feature, Counter())
             h = hypothesis.hits.get(feature, Counter())
+            derived_p = derived_h = Counter()
             if rule.derivation is not None:
-                p = p + _derived(rule.derivation, premise.tokens, hypothesis.tokens)
-                h = h + _derived(rule.derivation, hypothesis.tokens, premise.tokens)
+                derived_p = _derived(rule.derivation, premise.tokens, hypothesis.tokens)
+                derived_h = _derived(rule.derivation, hypothesis.tokens, premise.tokens)
             if pair in ("differ", "swap") and not presence:
                 p, h = p - h, h - p
-                if pair == "swap" and not (p and h):
+                # a derived form is already a relation across the pair (слоновью ~ слона): no swap needed
+                if pair == "swap" and not (p and h) and not (derived_p or derived_h):
                     continue
+            p, h = p + derived_p, h + derived_h
             side = SIDES.get((bool(p), bool(h)))
             if side:
                 out[feature] = side
