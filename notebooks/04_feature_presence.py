@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -16,6 +18,10 @@
 # Training mixtures in which a controlled share (25 / 50 / 75 %) of pairs carries one diagnostic feature, found
 # by the rule-based annotators (`diagnostics.annotate`). Does more exposure raise the feature's MCC, and does it
 # make the feature more stable across seeds?
+#
+# Every mixture has the same number of language pairs (only the share with the feature changes) and the same
+# extra English pairs, if any; the table below lists them. The annotator's presence reading is used: a pair
+# carries the feature when either sentence shows it.
 
 # %% tags=["parameters"]
 scale = "tiny"
@@ -28,7 +34,7 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import stats
-from diagnostics.pipeline import ensure_runs, scale_spec
+from diagnostics.pipeline import ensure_runs, experiment_configs, scale_spec
 from diagnostics.plots import save
 from diagnostics.plots.curves import metric_curve
 
@@ -38,6 +44,10 @@ feature, language = spec.presence_feature, spec.presence_language
 predictions = ensure_runs(scale, runs_dir, only=("presence",))
 scores = stats.category_scores(predictions)
 scores["share"] = scores["experiment"].str.removeprefix("presence-").astype(float)
+configs = experiment_configs(scale, runs_dir, only=("presence",))
+pd.DataFrame([{"experiment": name, "language pairs": cfg.train_size, "share with feature": cfg.presence.share,
+               "extra English pairs": cfg.extra_data.size if cfg.extra_data else 0, "seeds": len(cfg.seeds)}
+              for name, cfg in configs.items()])
 
 # %% [markdown]
 # ## MCC and σ of the controlled feature per share (Table 5)

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -52,7 +54,8 @@ for language in languages:
     chosen = dict(list(seeds.items())[: spec.probe_finetuned_seeds])
     models = {"pretrained": pretrained} | chosen
     tables.append(probe_models(models, language, cache_dir=runs_dir / ".cache" / "probe",
-                               max_train=spec.probe_max_train, max_test=spec.probe_max_train))
+                               max_train=spec.probe_max_train, max_test=spec.probe_max_train,
+                               precision=spec.precision))
 probes = pd.concat(tables, ignore_index=True)
 probes.groupby(["language", "model", "task"])[["accuracy", "selectivity"]].max().round(3)
 

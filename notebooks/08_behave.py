@@ -34,7 +34,7 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import behave
-from diagnostics.pipeline import ensure_runs
+from diagnostics.pipeline import ensure_runs, scale_spec
 from diagnostics.behave.baselines import LexicalOverlapPredictor
 from diagnostics.plots.behave import failure_by_seed, failure_heatmap
 
@@ -61,7 +61,8 @@ predictions = ensure_runs(scale, runs_dir, only=("base",))
 frames = []
 for language in sorted(predictions["language"].unique()):
     run_dirs = sorted(p for p in (runs_dir / "base" / language).glob("*/seed=*") if (p / "DONE").exists())
-    frames.append(behave.run_sweep([c for c in suite if c.language == language], run_dirs))
+    frames.append(behave.run_sweep([c for c in suite if c.language == language], run_dirs,
+                                   precision=scale_spec(scale).precision))
 results = pd.concat(frames, ignore_index=True)
 fig = failure_heatmap(results, title="Fine-tuned seeds: mean failure rate")
 fig.savefig(Path(output_dir) / "08_behave_runs_heatmap.png", dpi=110)

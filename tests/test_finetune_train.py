@@ -85,7 +85,7 @@ def test_top_k_with_all_layers_matches_full_finetuning_with_frozen_embeddings(tm
     b = pd.read_parquet(top / "predictions.parquet")["probability"].to_numpy()
     np.testing.assert_allclose(a, b, atol=1e-4)
     assert not np.allclose(a, a.mean(), atol=1e-6)  # the comparison is not between constants
-    assert (tmp_path / "top/runs/.cache/features/en/tiny").exists()
+    assert (tmp_path / "top/runs/.cache/features/tiny").exists()
 
     assert (top / "checkpoint" / "model.safetensors").exists()
     model = AutoModelForSequenceClassification.from_pretrained(top / "checkpoint").eval()
@@ -106,3 +106,19 @@ def test_failure_leaves_failed_marker_and_clean_retry(tmp_path, tiny):
     assert (path / "FAILED").exists() and not (path / "DONE").exists() and not (path / "LOCK").exists()
     result = run_sweep(cfg)
     assert result["state"].tolist() == ["failed"] and "not bundled" in result["error"].iat[0]
+
+
+def test_cpu_bf16_is_recorded_and_deterministic(tmp_path, tiny):
+    from diagnostics.models.precision import cpu_bf16_supported
+
+    outs = []
+    for name in ("a", "b"):
+        run_sweep(config(tmp_path / name, tiny, precision="bf16", train_top_k_layers=1, max_epochs=1))
+        outs.append(collect_predictions(tmp_path / name / "runs"))
+        versions = json.loads(next((tmp_path / name / "runs").rglob("versions.json")).read_text())
+        assert versions["autocast"] == ("torch.bfloat16" if cpu_bf16_supported() else "None")
+    pd.testing.assert_frame_equal(outs[0], outs[1])
+    # the compute dtype is part of the feature-cache key: fp32 features are a separate store
+    run_sweep(config(tmp_path / "a", tiny, train_top_k_layers=1, max_epochs=1, experiment="fp32"))
+    stores = {p.parent.name for p in (tmp_path / "a/runs/.cache/features").rglob("shard-*.safetensors")}
+    assert len(stores) == (2 if cpu_bf16_supported() else 1)

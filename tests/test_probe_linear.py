@@ -109,3 +109,24 @@ def test_balanced_class_weight_removes_the_training_prior():
     balanced = fit_probe(x_train, y_train, x_test, y_test)
     prior = fit_probe(x_train, y_train, x_test, y_test, class_weight=None)
     assert balanced.accuracy > prior.accuracy + 0.1
+
+
+def test_memo_reuses_layers_identical_across_models_and_refits_the_others(monkeypatch):
+    import diagnostics.probe.runner as runner
+
+    rng = np.random.default_rng(3)
+    y_train, y_test = (rng.random(200) < 0.5).astype(int), (rng.random(100) < 0.5).astype(int)
+    pretrained = planted(300, 4, 12, signal_layer=1, labels=np.concatenate([y_train, y_test]), seed=2)
+    tuned = pretrained.copy()
+    tuned[3] += rng.standard_normal(tuned[3].shape).astype(np.float32)  # only the top layer moved
+    calls = []
+    real_fit = runner.fit_probe
+    monkeypatch.setattr(runner, "fit_probe", lambda *a, **k: calls.append(1) or real_fit(*a, **k))
+    memo = {}
+    first = probe_layers(pretrained[:, :200], {"t": y_train}, pretrained[:, 200:], {"t": y_test}, memo=memo)
+    fits_first = len(calls)
+    second = probe_layers(tuned[:, :200], {"t": y_train}, tuned[:, 200:], {"t": y_test}, memo=memo)
+    assert fits_first == 8 and len(calls) - fits_first == 2  # 4 layers x (probe + control); then layer 3 only
+    pd.testing.assert_frame_equal(first[first.layer < 3], second[second.layer < 3])
+    fresh = probe_layers(tuned[:, :200], {"t": y_train}, tuned[:, 200:], {"t": y_test})
+    pd.testing.assert_frame_equal(second, fresh)

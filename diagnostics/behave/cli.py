@@ -58,7 +58,8 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
         model: list[Path] = typer.Option(..., "--model", help="Run directory or model folder; repeat for seeds."),
         out: Path = typer.Option(None, help="Write per-case results here (.csv or .parquet)."),
         by: str = typer.Option("capability", help="Print failure rates by test | capability | language."),
-        batch_size: int = typer.Option(64, help="Pairs per forward pass.")) -> None:
+        batch_size: int = typer.Option(64, help="Pairs per forward pass."),
+        precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast where the CPU has native bf16).")) -> None:
     """Run models on a suite; print failure rates (and their spread across seeds when several models)."""
     from .errors import SuiteFormatError
     from .runner import failure_rates, run_sweep, summarise_across_seeds
@@ -69,7 +70,7 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
         raise typer.Exit(2)
     try:
         cases = load_suite(suite)
-        results = run_sweep(cases, model, batch_size=batch_size)
+        results = run_sweep(cases, model, batch_size=batch_size, precision=precision)
     except (SuiteFormatError, FileNotFoundError, ValueError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(1) from None

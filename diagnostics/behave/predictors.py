@@ -85,9 +85,11 @@ class TransformersPredictor:
         Pairs per forward pass.
     max_length : int
         Truncation length of the tokenised pair.
+    precision : {"fp32", "bf16"}
+        ``bf16``: bf16 autocast where the CPU supports it natively (see :mod:`diagnostics.models.precision`).
     """
 
-    def __init__(self, model_dir: str | Path, batch_size: int = 64, max_length: int = 128):
+    def __init__(self, model_dir: str | Path, batch_size: int = 64, max_length: int = 128, precision: str = "fp32"):
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -95,12 +97,17 @@ class TransformersPredictor:
         self.tokenizer = AutoTokenizer.from_pretrained(self.model_dir)
         self.model = AutoModelForSequenceClassification.from_pretrained(self.model_dir).eval()
         self.labels = label_order(self.model.config.id2label, self.model.config.num_labels)
+        from diagnostics.models.precision import effective_precision
+
         self.batch_size, self.max_length = batch_size, max_length
+        self.precision = effective_precision(precision)
         self._torch = torch
 
     def __call__(self, premises: list[str], hypotheses: list[str]) -> list[str]:
+        from diagnostics.models.precision import cpu_autocast
+
         out: list[str] = []
-        with self._torch.inference_mode():
+        with self._torch.inference_mode(), cpu_autocast(self.precision):
             for start in range(0, len(premises), self.batch_size):
                 batch = self.tokenizer(list(premises[start:start + self.batch_size]),
                                        list(hypotheses[start:start + self.batch_size]), truncation=True,

@@ -42,7 +42,7 @@ def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, flo
     from .batching import encode_pairs
     from .features import FeatureCache
     from .mixtures import evaluation_sets, training_mixture
-    from .train import _device, feature_folder, load_tokenizer, resolve_model_path
+    from .train import _autocast_dtype, _device, feature_folder, load_tokenizer, resolve_model_path
 
     import torch
 
@@ -59,9 +59,11 @@ def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, flo
         model_path = resolve_model_path(spec.model_spec)
         tokenizer = load_tokenizer(model_path)
         frames = {"train": training_mixture(config, spec.language)} | evaluation_sets(config, spec.language)
-        cache = FeatureCache(feature_folder(config, spec.language, spec.model_spec), model_path,
+        device = _device(config)
+        cache = FeatureCache(feature_folder(config, spec.model_spec), model_path,
                              config.train_top_k_layers, config.max_seq_length, config.feature_dtype,
-                             device=_device(config), batch_size=config.eval_batch_size, progress=config.progress)
+                             device=device, batch_size=config.eval_batch_size, progress=config.progress,
+                             autocast=_autocast_dtype(config, device))
         for name, frame in frames.items():
             cache.get(name, encode_pairs(tokenizer, frame, config.max_seq_length))
         timings["/".join(key)] = time.perf_counter() - t0

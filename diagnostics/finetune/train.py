@@ -111,6 +111,11 @@ def _device(config: SweepConfig) -> str:
 
 
 def _autocast_dtype(config: SweepConfig, device: str) -> torch.dtype | None:
+    if device == "cpu":
+        # opt-in only: fp32 stays the CPU default; without native bf16 the emulation would be slower than fp32
+        from diagnostics.models.precision import cpu_bf16_supported
+
+        return torch.bfloat16 if config.precision == "bf16" and cpu_bf16_supported() else None
     if not device.startswith("cuda") or config.precision == "fp32":
         return None
     if config.precision == "fp16":
@@ -214,9 +219,9 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
             if config.train_top_k_layers is not None:
                 from .features import FeatureCache
 
-                cache = FeatureCache(feature_folder(config, spec.language, model_spec), model_path,
+                cache = FeatureCache(feature_folder(config, model_spec), model_path,
                                      config.train_top_k_layers, config.max_seq_length, config.feature_dtype,
-                                     device=device, batch_size=config.eval_batch_size, progress=show)
+                                     device=device, batch_size=config.eval_batch_size, progress=show, autocast=amp)
                 inputs = {}
                 for name, enc in encoded.items():
                     t0 = time.perf_counter()
@@ -354,11 +359,11 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
     return metrics
 
 
-def feature_folder(config: SweepConfig, language: str, model: ModelSpec) -> Path:
-    """Where the frozen-layer features of a (language, model) live: shared by every experiment of a run store
-    (files are keyed by model fingerprint, k, max length and token ids, so sharing is safe and saves the
-    diagnostic sets' features across experiments that change only the training mixture)."""
-    return Path(config.output_dir) / ".cache" / "features" / language / model.slug
+def feature_folder(config: SweepConfig, model: ModelSpec) -> Path:
+    """Where the frozen-layer features of a model live: shared by every language and experiment of a run store
+    (examples are keyed by model fingerprint, k, max length, dtypes and token ids, so sharing is safe and saves
+    the examples that mixtures have in common, e.g. the same SICK pairs in the English and Russian mixtures)."""
+    return Path(config.output_dir) / ".cache" / "features" / model.slug
 
 
 def _prediction_table(config: SweepConfig, spec: RunSpec, model: ModelSpec, name: str, frame: pd.DataFrame,

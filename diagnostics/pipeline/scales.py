@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from diagnostics.finetune import SweepConfig, load_config
@@ -36,12 +36,20 @@ class ScaleSpec:
         Languages of the extra-data experiments.
     presence_feature, presence_shares, presence_language
         The feature-presence experiment (§5.4): training mixtures where ``share`` of examples carry the feature.
+    presence_train_size : int, optional
+        Language pairs in every presence mixture (one size for all shares, so only the share varies). RTE train
+        has 430 pairs with Negation (rule annotator, either side), so 75 % allows at most 573 pairs.
+    presence_extra_size : int, optional
+        SICK pairs added to every presence mixture (identical across shares); ``None`` keeps the base mixture's.
     probe_max_train : int
         Pairs per probing training set (the rest of the pipeline's probes use the whole diagnostic set to test).
     probe_finetuned_seeds : int
         How many fine-tuned seeds are probed besides the pretrained model.
     n_boot : int
         Multi-Bootstrap samples.
+    precision : str
+        Compute precision of probing extraction and behavioural-test inference (``bf16``: bf16 autocast where the
+        CPU supports it natively, see :mod:`diagnostics.models.precision`); the sweeps take theirs from the config.
     """
 
     name: str
@@ -51,18 +59,23 @@ class ScaleSpec:
     presence_feature: str = "Negation"
     presence_shares: tuple[float, ...] = ()
     presence_language: str = "en"
+    presence_train_size: int | None = 560
+    presence_extra_size: int | None = None
     probe_max_train: int = 400
     probe_finetuned_seeds: int = 2
     n_boot: int = 1000
+    precision: str = "fp32"
     overrides: dict = field(default_factory=dict)
 
 
 SPECS = {
-    "tiny": ScaleSpec("tiny", None, extra_sizes=(32,), presence_shares=(0.25, 0.75), probe_max_train=80,
-                      n_boot=200),
-    # the demo's base mixture already holds 3000 SICK pairs (the embedded model barely learns without them)
-    "demo": ScaleSpec("demo", "demo.yaml", extra_sizes=(0, 1000), presence_shares=(0.25, 0.5, 0.75),
-                      probe_max_train=400, n_boot=1000),
+    "tiny": ScaleSpec("tiny", None, extra_sizes=(32,), presence_shares=(0.25, 0.75), presence_train_size=40,
+                      probe_max_train=80, n_boot=200, precision="bf16"),
+    # the demo's base mixture already holds 3000 SICK pairs (the embedded model barely learns without them, and
+    # mixtures of 1000-2000 pairs often end on one class): the presence mixtures keep them, and, to stay inside
+    # 20 minutes, the demo runs the two extreme shares
+    "demo": ScaleSpec("demo", "demo.yaml", extra_sizes=(0, 1000), presence_shares=(0.25, 0.75),
+                      probe_max_train=400, n_boot=1000, precision="bf16"),
     "paper": ScaleSpec("paper", "paper.yaml", extra_sizes=(1000, 5000, 20000), extra_languages=("en", "ru"),
                        presence_shares=(0.25, 0.5, 0.75), probe_max_train=5000, probe_finetuned_seeds=6, n_boot=1000),
 }
@@ -128,6 +141,9 @@ def experiment_configs(scale: str, runs_dir: str | Path, only: tuple[str, ...] |
     spec = scale_spec(scale)
     base = base_config(scale, runs_dir)
     configs = {"base": base}
+    presence_extra = asdict(base.extra_data) if base.extra_data is not None else None
+    if spec.presence_extra_size is not None:
+        presence_extra = {"name": "sick", "size": spec.presence_extra_size} if spec.presence_extra_size else None
     # only the base runs are probed, so only they keep a checkpoint
     for size in spec.extra_sizes:
         if size != extra_size(base):
@@ -137,7 +153,8 @@ def experiment_configs(scale: str, runs_dir: str | Path, only: tuple[str, ...] |
     for share in spec.presence_shares:
         configs[f"presence-{share:g}"] = base.with_overrides({
             "experiment": f"presence-{share:g}", "languages": [spec.presence_language],
-            "presence": {"feature": spec.presence_feature, "share": share}, "save_checkpoint": False})
+            "presence": {"feature": spec.presence_feature, "share": share}, "save_checkpoint": False,
+            "train_size": spec.presence_train_size or base.train_size, "extra_data": presence_extra})
     if only is not None:
         configs = {name: cfg for name, cfg in configs.items() if name.split("-")[0] in only}
     return configs

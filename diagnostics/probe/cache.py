@@ -77,10 +77,14 @@ def fingerprint(folder: str | Path) -> str:
     return _FINGERPRINTS[key]
 
 
-def cache_key(model_fingerprint: str, texts_hash: str, *, pooling: str, max_length: int, dtype: str) -> str:
-    """Short stable key of one cache entry (hex, 24 characters)."""
-    raw = json.dumps({"v": CACHE_VERSION, "model": model_fingerprint, "texts": texts_hash, "pooling": pooling,
-                      "max_length": int(max_length), "dtype": dtype}, sort_keys=True)
+def cache_key(model_fingerprint: str, texts_hash: str, *, pooling: str, max_length: int, dtype: str,
+              precision: str = "fp32") -> str:
+    """Short stable key of one cache entry (hex, 24 characters); ``precision`` is the one that really ran."""
+    fields = {"v": CACHE_VERSION, "model": model_fingerprint, "texts": texts_hash, "pooling": pooling,
+              "max_length": int(max_length), "dtype": dtype}
+    if precision != "fp32":  # fp32 keys stay those of earlier caches
+        fields["precision"] = precision
+    raw = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
@@ -129,30 +133,32 @@ class VectorCache:
 
 
 def vector_key(model_path: str | Path, texts: list[str], *, pooling: str = "mean", max_length: int = 128,
-               dtype: str = "float16") -> str:
+               dtype: str = "float16", precision: str = "fp32") -> str:
     """Cache key of the vectors :func:`cached_sentence_vectors` would return for these arguments (no model run).
 
     Parameters
     ----------
     model_path : str or Path
     texts : list of str
-    pooling, max_length, dtype
+    pooling, max_length, dtype, precision
         As for :func:`cached_sentence_vectors`.
 
     Returns
     -------
     str
     """
+    from diagnostics.models.precision import effective_precision
+
     from .extract import find_model_folder
 
     return cache_key(fingerprint(find_model_folder(model_path)), text_hash(texts), pooling=pooling,
-                     max_length=max_length, dtype=dtype)
+                     max_length=max_length, dtype=dtype, precision=effective_precision(precision))
 
 
 def cached_sentence_vectors(model_path: str | Path, texts: list[str], cache_dir: str | Path | None, *,
                             pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
                             batch_size: int = 64, progress: bool = False,
-                            encoder: Callable | None = None) -> np.ndarray:
+                            encoder: Callable | None = None, precision: str = "fp32") -> np.ndarray:
     """Pooled vectors of every layer for ``texts``, from the cache or computed (and then cached).
 
     Parameters
@@ -171,6 +177,8 @@ def cached_sentence_vectors(model_path: str | Path, texts: list[str], cache_dir:
     progress : bool
     encoder : callable, optional
         ``encoder(folder) -> (model, tokenizer)``; :func:`diagnostics.probe.extract.load_encoder` by default.
+    precision : {"fp32", "bf16"}
+        Compute precision (bf16 autocast only where the CPU supports it natively; part of the cache key).
 
     Returns
     -------
@@ -181,21 +189,25 @@ def cached_sentence_vectors(model_path: str | Path, texts: list[str], cache_dir:
 
     if dtype not in _DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}, found {dtype!r}")
+    from diagnostics.models.precision import effective_precision
+
+    precision = effective_precision(precision)
     folder = find_model_folder(model_path)
     store = key = None
     if cache_dir is not None:
         store = VectorCache(cache_dir)
         texts_hash = text_hash(texts)
         model_fp = fingerprint(folder)
-        key = cache_key(model_fp, texts_hash, pooling=pooling, max_length=max_length, dtype=dtype)
+        key = cache_key(model_fp, texts_hash, pooling=pooling, max_length=max_length, dtype=dtype,
+                        precision=precision)
         hit = store.get(key)
         if hit is not None:
             return hit
     model, tokenizer = (encoder or load_encoder)(folder)
     vectors = encode_sentences(model, tokenizer, texts, batch_size=batch_size, max_length=max_length,
-                               pooling=pooling, progress=progress).astype(_DTYPES[dtype])
+                               pooling=pooling, progress=progress, precision=precision).astype(_DTYPES[dtype])
     if store is not None:
         store.put(key, vectors, {"model": str(folder), "model_fingerprint": model_fp, "texts_sha256": texts_hash,
                                  "n_texts": len(texts), "pooling": pooling, "max_length": max_length,
-                                 "cache_version": CACHE_VERSION})
+                                 "precision": precision, "cache_version": CACHE_VERSION})
     return vectors

@@ -24,6 +24,7 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
         max_length: int = typer.Option(128, help="Tokens per sentence."),
         dtype: str = typer.Option("float16", help="Cache storage dtype: float16 or float32."),
         threads: int = typer.Option(None, help="torch CPU threads (default: torch's choice)."),
+        precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast where the CPU has native bf16)."),
         progress: bool = typer.Option(True, help="Progress bars.")) -> None:
     """Probe every layer for each task; write probe.csv, probe_summary.csv and one figure per metric."""
     from diagnostics.plots.probe import accuracy_by_layer
@@ -38,7 +39,8 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
     try:
         models = resolve_models(model)
         table = probe_models(models, lang, tasks, cache_dir or out / "cache", max_train=max_train,
-                             max_test=max_test, seed=seed, max_length=max_length, dtype=dtype, progress=progress)
+                             max_test=max_test, seed=seed, max_length=max_length, dtype=dtype, progress=progress,
+                             precision=precision)
     except (FileNotFoundError, ValueError, KeyError, ImportError) as err:
         typer.echo(f"error: {err.args[0] if isinstance(err, KeyError) else err}", err=True)
         raise typer.Exit(1) from None

@@ -107,7 +107,8 @@ def pool(hidden, attention_mask, pooling: str = "mean"):
 
 
 def encode_sentences(model, tokenizer, texts: list[str], *, batch_size: int = 64, max_length: int = 128,
-                     pooling: str = "mean", layers: list[int] | None = None, progress: bool = False) -> np.ndarray:
+                     pooling: str = "mean", layers: list[int] | None = None, progress: bool = False,
+                     precision: str = "fp32") -> np.ndarray:
     """Pooled states of every layer for each text, one forward pass per batch.
 
     Parameters
@@ -123,6 +124,8 @@ def encode_sentences(model, tokenizer, texts: list[str], *, batch_size: int = 64
         Keep only these hidden-state indices (0 = embeddings); all by default. The forward pass is the same.
     progress : bool
         Show a tqdm bar.
+    precision : {"fp32", "bf16"}
+        ``bf16``: bf16 autocast where the CPU supports it natively (see :mod:`diagnostics.models.precision`).
 
     Returns
     -------
@@ -144,8 +147,10 @@ def encode_sentences(model, tokenizer, texts: list[str], *, batch_size: int = 64
         return out
     lengths = [len(ids) for ids in tokenizer(texts, truncation=True, max_length=max_length)["input_ids"]]
     order = np.argsort(lengths, kind="stable")[::-1]  # longest first: the peak memory shows up at once
+    from diagnostics.models.precision import cpu_autocast
+
     accepted = _forward_args(model)
-    with torch.inference_mode():
+    with torch.inference_mode(), cpu_autocast(precision):
         for start in tqdm(range(0, len(texts), batch_size), disable=not progress, desc="encode", unit="batch"):
             idx = order[start:start + batch_size]
             batch = tokenizer([texts[i] for i in idx], padding=True, truncation=True, max_length=max_length,

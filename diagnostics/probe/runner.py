@@ -41,7 +41,7 @@ def pair_index(frame: pd.DataFrame, texts: dict[str, int]) -> tuple[np.ndarray, 
 def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray], test_vectors: np.ndarray,
                  test_labels: dict[str, np.ndarray], *, alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2,
                  seed: int = 0, max_iter: int = 300, control: bool = True,
-                 class_weight: str | None = "balanced") -> pd.DataFrame:
+                 class_weight: str | None = "balanced", memo: dict | None = None) -> pd.DataFrame:
     """Fit one probe (and its control) per task and layer.
 
     Parameters
@@ -56,6 +56,10 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
         Seeds the held-out split and the control permutations.
     control : bool
         Also fit the control task (labels shuffled across pairs); ``control`` / ``selectivity`` are NaN otherwise.
+    memo : dict, optional
+        Shared across calls with the same labels and settings: a layer whose train and test vectors are
+        bit-identical to one fitted before reuses its rows (the frozen lower layers of a top-k fine-tuned model
+        equal the pretrained model's).
 
     Returns
     -------
@@ -73,6 +77,15 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
                 for task in train_labels}
     rows = []
     for layer in range(train_vectors.shape[0]):
+        layer_key = None
+        if memo is not None:
+            digest = hashlib.blake2b(np.ascontiguousarray(train_vectors[layer]).tobytes(), digest_size=16)
+            digest.update(np.ascontiguousarray(test_vectors[layer]).tobytes())
+            layer_key = digest.hexdigest()
+            if layer_key in memo:
+                rows += [{**row, "layer": layer} for row in memo[layer_key]]
+                continue
+        first = len(rows)
         x_train, x_test = standardise(train_vectors[layer], test_vectors[layer])
         for task, y_train in train_labels.items():
             y_test = test_labels[task]
@@ -87,6 +100,8 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
                          "control_alpha": ctrl.alpha if ctrl else np.nan,
                          "held_out_accuracy": fit.held_out_accuracy, "n_train": n_train, "n_test": n_test,
                          "train_positive_rate": float(np.mean(y_train)), "test_positive_rate": float(np.mean(y_test))})
+        if layer_key is not None:
+            memo[layer_key] = rows[first:]
     return pd.DataFrame(rows)
 
 
@@ -95,9 +110,9 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
                  train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
                  train_column: str | None = None, test_column: str | None = None,
                  alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
-                 control: bool = True, class_weight: str | None = "balanced", pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
-                 batch_size: int = 64, progress: bool = False, encoder=None,
-                 reuse_results: bool = True) -> pd.DataFrame:
+                 control: bool = True, class_weight: str | None = "balanced", pooling: str = "mean",
+                 max_length: int = 128, dtype: str = "float16", batch_size: int = 64, progress: bool = False,
+                 encoder=None, reuse_results: bool = True, precision: str = "fp32") -> pd.DataFrame:
     """Probe every layer of each model for each task on one language (the one-call API).
 
     Training pairs are the language's RTE-style train + validation labelled by the rule annotator; test pairs
@@ -126,7 +141,7 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         ``coarse``/``features`` for the test (by task level).
     alphas, held_out, max_iter, control, class_weight
         Probe settings, see :func:`probe_layers`.
-    pooling, max_length, dtype, batch_size
+    pooling, max_length, dtype, batch_size, precision
         Extraction settings, see :func:`diagnostics.probe.cache.cached_sentence_vectors`.
     progress : bool
     encoder : callable, optional
@@ -169,8 +184,9 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
                                   + [train_labels[t.name] for t in task_list] + [test_labels[t.name] for t in task_list],
                                   [t.name for t in task_list])
     tables = []
+    memo: dict = {}  # layers identical across models (frozen lower layers) are fitted once
     for label, path in models.items():
-        kwargs = dict(pooling=pooling, max_length=max_length, dtype=dtype)
+        kwargs = dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision)
         train_keys, test_keys = list(train_texts), list(test_texts)
         result_path = None
         table = None
@@ -187,7 +203,7 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
             table = probe_layers(pair_vectors(train_sent, train_p, train_h), train_labels,
                                  pair_vectors(test_sent, test_p, test_h), test_labels, alphas=alphas,
                                  held_out=held_out, seed=seed, max_iter=max_iter, control=control,
-                                 class_weight=class_weight)
+                                 class_weight=class_weight, memo=memo)
             if result_path is not None:
                 _write_json(result_path, table.to_dict(orient="list"))
         seed_value = seed_of(label, path)

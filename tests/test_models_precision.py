@@ -1,0 +1,41 @@
+"""CPU precision: bf16 autocast only where the CPU supports it natively, recorded, and close to fp32."""
+
+import numpy as np
+import pytest
+
+from diagnostics.models.precision import cpu_autocast, cpu_bf16_supported, effective_precision
+
+
+def test_effective_precision_and_unknown_values(monkeypatch):
+    import diagnostics.models.precision as precision
+
+    assert effective_precision("fp32") == "fp32"
+    monkeypatch.setattr(precision, "cpu_bf16_supported", lambda: False)
+    assert precision.effective_precision("bf16") == "fp32"  # no emulation: it would be slower than fp32
+    monkeypatch.setattr(precision, "cpu_bf16_supported", lambda: True)
+    assert precision.effective_precision("bf16") == "bf16"
+    with pytest.raises(ValueError, match="precision must be one of"):
+        effective_precision("fp8")
+
+
+@pytest.mark.skipif(not cpu_bf16_supported(), reason="this CPU has no native bf16")
+def test_bf16_sentence_vectors_are_close_to_fp32_and_cached_apart(tmp_path, tiny_model_dir):
+    from diagnostics.probe.cache import cached_sentence_vectors, vector_key
+
+    texts = ["The cat sat on the mat.", "Кошка сидела на коврике.", "Nobody came to the party yesterday."]
+    full = cached_sentence_vectors(tiny_model_dir, texts, tmp_path, dtype="float32")
+    half = cached_sentence_vectors(tiny_model_dir, texts, tmp_path, dtype="float32", precision="bf16")
+    assert vector_key(tiny_model_dir, texts, precision="bf16") != vector_key(tiny_model_dir, texts)
+    assert not np.array_equal(full, half)
+    cosine = (full * half).sum(-1) / np.linalg.norm(full, axis=-1) / np.linalg.norm(half, axis=-1)
+    assert cosine.min() > 0.99
+
+
+def test_cpu_autocast_context_matches_the_effective_precision():
+    import torch
+
+    with cpu_autocast("bf16"):
+        out = torch.ones(4, 4) @ torch.ones(4, 4)
+    assert out.dtype == (torch.bfloat16 if cpu_bf16_supported() else torch.float32)
+    with cpu_autocast("fp32"):
+        assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.float32
