@@ -28,6 +28,9 @@ def test_bundled_rules_load_and_name_taxonomy_features():
     ("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    pair: sometimes\n    words: [x]\n", 5, "pair must be one of"),
     ("language: xx\nbackend: blank\nlists:\n  neg: [not, no]\nfeatures:\n  Negation:\n    words: [$neg]\n", 4, "booleans"),
     ("language: xx\nbackend: blank\nfeatures:\n  Negation: [\n", 5, "invalid YAML"),
+    ("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    min_overlap: 2\n    words: [x]\n", 5, "min_overlap must be"),
+    ("language: xx\nbackend: blank\nmin_overlap: yes\nfeatures:\n  Negation:\n    words: [x]\n", 3, "min_overlap must be"),
+    ("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    words: [x]\n    except: [x]\n", 6, "except must map"),
 ])
 def test_bad_rules_file_names_file_and_line(tmp_path, body, line, needle):
     path = tmp_path / "xx.yaml"
@@ -35,6 +38,24 @@ def test_bad_rules_file_names_file_and_line(tmp_path, body, line, needle):
     with pytest.raises(RulesError) as err:
         load_rules(path)
     assert str(err.value).startswith(f"{path}:{line}:") and needle in str(err.value)
+
+
+def test_except_patterns_and_min_overlap(tmp_path):
+    path = tmp_path / "xx.yaml"
+    path.write_text("language: en\nbackend: blank\nmin_overlap: 0.5\nfeatures:\n"
+                    "  Negation:\n    pair: differ\n    words: [not]\n"
+                    "    except:\n      not_only: [{LOWER: not}, {LOWER: only}]\n"
+                    "  Conjunction:\n    pair: differ\n    min_overlap: 0\n    words: [and]\n", encoding="utf-8")
+    rules = load_rules(path)
+    assert rules.features["Negation"].min_overlap == 0.5 and rules.features["Conjunction"].min_overlap == 0.0
+    pairs = [("Ann does not sing .", "Ann does sing ."),          # negation differs: found
+             ("Ann sings not only songs .", "Ann sings songs ."),  # "not only" is excepted: not evidence
+             ("Ann does not sing .", "Bob runs home fast ."),     # overlap < 0.5: no feature from the rule
+             ("Tea and milk .", "Bob runs home fast .")]          # the feature's own min_overlap: 0 wins
+    out = annotate(pd.DataFrame(pairs, columns=["premise", "hypothesis"]), path)
+    assert out["auto_features"].tolist() == [["Negation"], [], [], ["Conjunction"]]
+    presence = annotate(pd.DataFrame(pairs, columns=["premise", "hypothesis"]), path, presence=True)
+    assert "Negation" in presence["auto_features"][2]  # presence ignores pair conditions, min_overlap included
 
 
 def test_bad_matcher_pattern_is_reported_with_line(tmp_path):

@@ -9,6 +9,9 @@ of the pair. Per feature, the evidence of premise and hypothesis combines as the
   side only, a different quantifier, a passive on one side only) — diagnostic pairs are minimal pairs whose
   inference hinges on that difference;
 * ``pair: swap``: both sentences have evidence the other lacks (one named entity replaced by another).
+
+``except`` patterns of a feature mark tokens that are not evidence (the particle in "что и", "всё" in "всё ещё");
+``min_overlap`` asks that the two sentences share at least that share of their lemmas (a minimal pair).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ class Annotator:
         self.nlp = get_pipeline(rules.backend, rules.language, rules.model, rules.exclude)
         self.matcher = Matcher(self.nlp.vocab, validate=True)
         self._info: dict[int, tuple[str, str]] = {}
-        self._needs_tokens = any(r.derivation for r in rules.features.values())
+        self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
         has_ner = "ner" in self.nlp.pipe_names
         for rule in rules.features.values():
             if rule.entities is not None and not has_ner:
@@ -64,6 +67,8 @@ class Annotator:
                 self._add(rule, "#words", word_patterns)
             for name, pattern in rule.patterns.items():
                 self._add(rule, name, [pattern])
+            for name, pattern in rule.exceptions.items():
+                self._add(rule, EXCEPT + name, [pattern])
 
     def _add(self, rule: FeatureRule, name: str, patterns: list) -> None:
         key = f"{rule.name}\t{name}"
@@ -88,8 +93,11 @@ class Annotator:
         for feature, found in spans.items():
             rule = self.rules.features[feature]
             taken, keys = set(), Counter()
+            for start, end, name in found:
+                if name.startswith(EXCEPT):
+                    taken.update(range(start, end))
             for start, end, name in sorted(found, key=lambda s: (s[0] - s[1], s[0])):
-                if taken.isdisjoint(range(start, end)):
+                if not name.startswith(EXCEPT) and taken.isdisjoint(range(start, end)):
                     taken.update(range(start, end))
                     keys[_key(rule, doc[start:end], name)] += 1
             hits[feature] = keys
@@ -111,9 +119,15 @@ class Annotator:
         choose the combination per feature on held-out data (:func:`diagnostics.annotate.evaluation.split_half`).
         """
         out = {}
+        overlap = None
         for feature in self.features:
             rule = self.rules.features[feature]
             pair = (modes or {}).get(feature, rule.pair)
+            if rule.min_overlap and not presence:
+                if overlap is None:
+                    overlap = _overlap(premise.tokens, hypothesis.tokens)
+                if overlap < rule.min_overlap:
+                    continue
             p = premise.hits.get(feature, Counter())
             h = hypothesis.hits.get(feature, Counter())
             derived_p = derived_h = Counter()
@@ -130,6 +144,15 @@ class Annotator:
             if side:
                 out[feature] = side
         return out
+
+
+EXCEPT = "#except:"
+
+
+def _overlap(side: tuple, other: tuple) -> float:
+    """Jaccard overlap of the lemma sets of two analysed sentences (0 when either is empty)."""
+    a, b = {lemma for _, lemma, _ in side}, {lemma for _, lemma, _ in other}
+    return len(a & b) / len(a | b) if a and b else 0.0
 
 
 def _key(rule: FeatureRule, span, name: str) -> str:

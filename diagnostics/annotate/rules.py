@@ -22,8 +22,9 @@ KEY_MODES = ("lemma", "lower", "pattern")
 MATCH_ATTRS = ("lower", "lemma")
 BACKENDS = ("spacy", "pymorphy3", "hanta", "simplemma", "blank")
 LIST_REF = re.compile(r"^\$[A-Za-z_]\w*$")  # "$negators"; "$." (an STTS tag) is a plain value
-TOP_KEYS = {"language", "backend", "model", "exclude", "description", "lists", "features"}
-FEATURE_KEYS = {"pair", "key", "min_count", "words", "match", "patterns", "entities", "derivation", "note"}
+TOP_KEYS = {"language", "backend", "model", "exclude", "description", "lists", "features", "min_overlap"}
+FEATURE_KEYS = {"pair", "key", "min_count", "words", "match", "patterns", "except", "entities", "derivation", "note",
+                "min_overlap"}
 DERIVATION_KEYS = {"prefixes", "suffixes", "pos", "other_pos", "stem", "min_length"}
 
 
@@ -106,6 +107,11 @@ class FeatureRule:
     patterns: dict = field(default_factory=dict)
     entities: tuple[str, ...] | None = None
     derivation: Derivation | None = None
+    #: token patterns whose tokens are not evidence (particle "и" in "что и"; "всё" in "всё ещё")
+    exceptions: dict = field(default_factory=dict)
+    #: the pair has the feature only when the two sentences share at least this share of their lemmas
+    #: (Jaccard); 0 = no condition. Ignored with ``presence=True``.
+    min_overlap: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -194,7 +200,7 @@ def _choice(path, spec, key, allowed, default):
     return value
 
 
-def _feature(path, name, spec, lists, line) -> FeatureRule:
+def _feature(path, name, spec, lists, line, default_overlap=0.0) -> FeatureRule:
     if not isinstance(spec, dict):
         raise RulesError(path, line, f"feature {name!r}: expected a mapping of rule keys, found {spec!r}")
     unknown = set(spec) - FEATURE_KEYS
@@ -203,16 +209,8 @@ def _feature(path, name, spec, lists, line) -> FeatureRule:
         raise RulesError(path, spec.key_lines.get(bad, line),
                          f"feature {name!r}: unknown key {bad!r}; allowed: {', '.join(sorted(FEATURE_KEYS))}")
     words = _expand(path, spec.get("words", []), lists, spec.key_lines.get("words", line))
-    patterns = spec.get("patterns", {}) or {}
-    if not isinstance(patterns, dict):
-        raise RulesError(path, spec.key_lines.get("patterns", line),
-                         "patterns must map a pattern name to a list of token specs")
-    compiled = {}
-    for pname, pattern in patterns.items():
-        pline = patterns.key_lines.get(pname, line) if hasattr(patterns, "key_lines") else line
-        if not isinstance(pattern, list) or not pattern or not all(isinstance(t, dict) for t in pattern):
-            raise RulesError(path, pline, f"pattern {pname!r}: expected a list of token specs like [{{LOWER: not}}]")
-        compiled[str(pname)] = _substitute(path, _plain(pattern), lists, pline)
+    compiled = _patterns(path, spec, "patterns", lists, line)
+    exceptions = _patterns(path, spec, "except", lists, line)
     entities = spec.get("entities")
     if entities is not None:
         entities = tuple(entities) if isinstance(entities, list) else ()
@@ -227,12 +225,35 @@ def _feature(path, name, spec, lists, line) -> FeatureRule:
     min_count = spec.get("min_count", 1)
     if not isinstance(min_count, int) or min_count < 1:
         raise RulesError(path, spec.key_lines.get("min_count", line), f"min_count must be an integer >= 1, found {min_count!r}")
+    min_overlap = _overlap(path, spec, default_overlap, line)
     if not (words or compiled or entities is not None or derivation):
         raise RulesError(path, line, f"feature {name!r} has no evidence: give words, patterns, entities or derivation")
     return FeatureRule(name=name, line=line, pair=_choice(path, spec, "pair", PAIR_MODES, "either"),
                        key=_choice(path, spec, "key", KEY_MODES, "lemma"), min_count=min_count,
                        match=_choice(path, spec, "match", MATCH_ATTRS, "lower"), words=words,
-                       patterns=compiled, entities=entities, derivation=derivation)
+                       patterns=compiled, entities=entities, derivation=derivation,
+                       exceptions=exceptions, min_overlap=min_overlap)
+
+
+def _patterns(path, spec, key, lists, line) -> dict:
+    patterns = spec.get(key, {}) or {}
+    if not isinstance(patterns, dict):
+        raise RulesError(path, spec.key_lines.get(key, line), f"{key} must map a pattern name to a list of token specs")
+    compiled = {}
+    for pname, pattern in patterns.items():
+        pline = patterns.key_lines.get(pname, line) if hasattr(patterns, "key_lines") else line
+        if not isinstance(pattern, list) or not pattern or not all(isinstance(t, dict) for t in pattern):
+            raise RulesError(path, pline, f"pattern {pname!r}: expected a list of token specs like [{{LOWER: not}}]")
+        compiled[str(pname)] = _substitute(path, _plain(pattern), lists, pline)
+    return compiled
+
+
+def _overlap(path, spec, default, line) -> float:
+    value = spec.get("min_overlap", default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise RulesError(path, spec.key_lines.get("min_overlap", line),
+                         f"min_overlap must be a number from 0 to 1, found {value!r}")
+    return float(value)
 
 
 def load_rules(lang: str | Path) -> RuleSet:
@@ -276,6 +297,7 @@ def load_rules(lang: str | Path) -> RuleSet:
         if not isinstance(words, list):
             raise RulesError(path, doc["lists"].key_lines.get(lname), f"list {lname!r}: expected a list of words")
         lists[lname] = _expand(path, words, lists, doc["lists"].key_lines.get(lname))
+    default_overlap = _overlap(path, doc, 0.0, 1)
     features = {}
     for fname, spec in (doc["features"] or {}).items():
         fline = doc["features"].key_lines.get(fname)
@@ -285,6 +307,6 @@ def load_rules(lang: str | Path) -> RuleSet:
             raise RulesError(path, fline, str(err)) from None
         if canonical in features:
             raise RulesError(path, fline, f"feature {canonical!r} defined twice")
-        features[canonical] = _feature(path, canonical, spec, lists, fline)
+        features[canonical] = _feature(path, canonical, spec, lists, fline, default_overlap)
     return RuleSet(path=str(path), language=str(doc["language"]), backend=backend, model=doc.get("model"),
                    exclude=tuple(doc.get("exclude") or ()), lists=lists, features=features)
