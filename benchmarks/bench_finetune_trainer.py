@@ -56,7 +56,8 @@ def trainer(folder: Path, steps: int, batch: int, threads: int, tmp: Path) -> di
     from diagnostics.finetune.batching import batch_order, encode_pairs
     from diagnostics.finetune.mixtures import training_mixture
     from diagnostics.finetune.modeling import load_classifier
-    from diagnostics.finetune.train import label_ids, load_tokenizer
+    from diagnostics.finetune.train import label_ids
+    from diagnostics.models.loading import load_tokenizer
 
     torch.set_num_threads(threads)
     cfg = SweepConfig(models=["m"], languages=["en"], train_size=steps * batch)

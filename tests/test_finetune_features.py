@@ -8,7 +8,7 @@ from diagnostics import data
 from diagnostics.finetune.batching import encode_pairs
 from diagnostics.finetune.features import FeatureCache, compute_features, example_keys
 from diagnostics.finetune.modeling import load_frozen_part
-from diagnostics.finetune.train import load_tokenizer
+from diagnostics.models.loading import load_tokenizer
 from diagnostics.models import tiny_random_model
 
 

@@ -90,3 +90,54 @@ def test_missing_model_folder_is_a_clear_error(tmp_path):
         find_model_folder(tmp_path / "seed=0")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         find_model_folder(tmp_path / "nope")
+
+
+def _top_layer_tuned_checkpoint(tiny, folder, *, layers_changed: int, scale: float = 1.5):
+    """A classification checkpoint of ``tiny`` whose top ``layers_changed`` layers have different weights
+    (what a top-k fine-tuned seed looks like), with the same tokenizer files."""
+    from transformers import AutoModelForSequenceClassification
+
+    clf = AutoModelForSequenceClassification.from_pretrained(tiny, num_labels=2)
+    with torch.no_grad():
+        for layer in clf.bert.encoder.layer[len(clf.bert.encoder.layer) - layers_changed:]:
+            layer.output.dense.weight.mul_(scale)
+    clf.save_pretrained(folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        (folder / name).write_bytes((tiny / name).read_bytes())
+    return folder
+
+
+def test_shared_states_counts_identical_embeddings_and_lower_layers(tiny, loaded, tmp_path):
+    from diagnostics.probe.extract import shared_states
+
+    base, _ = loaded
+    assert shared_states(base, base) == base.config.num_hidden_layers + 1
+    top1 = load_encoder(_top_layer_tuned_checkpoint(tiny, tmp_path / "top1", layers_changed=1))[0]
+    top2 = load_encoder(_top_layer_tuned_checkpoint(tiny, tmp_path / "top2", layers_changed=2))[0]
+    assert shared_states(base, top1) == base.config.num_hidden_layers  # embeddings + layers 0, 1
+    assert shared_states(base, top2) == base.config.num_hidden_layers - 1
+    full = load_encoder(_top_layer_tuned_checkpoint(tiny, tmp_path / "all", layers_changed=3))[0]
+    with torch.no_grad():
+        full.embeddings.word_embeddings.weight[5] += 1.0
+    assert shared_states(base, full) == 0
+
+
+def test_shared_prefix_encoding_equals_a_full_pass_per_model(tiny, loaded, tmp_path):
+    from diagnostics.models.loading import load_tokenizer
+    from diagnostics.probe.extract import encode_models
+
+    base, tokenizer = loaded
+    seeds = {f"seed={k}": load_encoder(_top_layer_tuned_checkpoint(tiny, tmp_path / f"s{k}", layers_changed=k,
+                                                                    scale=1.0 + 0.3 * k))
+             for k in (1, 2)}
+    for model, model_tokenizer in seeds.values():
+        assert model_tokenizer is tokenizer  # one tokenizer object for identical tokenizer files
+    assert load_tokenizer(tiny) is tokenizer
+    texts = TEXTS * 3
+    shared = encode_models({"pretrained": (base, tokenizer), **seeds}, texts, batch_size=4)
+    for label, (model, model_tokenizer) in [("pretrained", (base, tokenizer)), *seeds.items()]:
+        alone = encode_sentences(model, model_tokenizer, texts, batch_size=4)
+        np.testing.assert_allclose(shared[label], alone, atol=1e-6, rtol=1e-5)
+    # the changed top layers really change the vectors: the shortcut did not copy the reference
+    assert not np.allclose(shared["seed=1"][-1], shared["pretrained"][-1])
+    np.testing.assert_array_equal(shared["seed=2"][:2], shared["pretrained"][:2])

@@ -91,10 +91,12 @@ class TransformersPredictor:
 
     def __init__(self, model_dir: str | Path, batch_size: int = 64, max_length: int = 128, precision: str = "fp32"):
         import torch
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers import AutoModelForSequenceClassification
+
+        from diagnostics.models.loading import load_tokenizer
 
         self.model_dir = resolve_model_dir(model_dir)
-        self.tokenizer = AutoTokenizer.from_pretrained(self.model_dir)
+        self.tokenizer = load_tokenizer(self.model_dir)
         self.model = AutoModelForSequenceClassification.from_pretrained(self.model_dir).eval()
         self.labels = label_order(self.model.config.id2label, self.model.config.num_labels)
         from diagnostics.models.precision import effective_precision

@@ -39,12 +39,14 @@ def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, flo
     """
     if config.train_top_k_layers is None:
         return {}
+    import torch
+
+    from diagnostics.models.loading import load_tokenizer
+
     from .batching import encode_pairs
     from .features import FeatureCache
     from .mixtures import evaluation_sets, training_mixture
-    from .train import _autocast_dtype, _device, feature_folder, load_tokenizer, resolve_model_path
-
-    import torch
+    from .train import _autocast_dtype, _device, feature_folder, resolve_model_path
 
     if config.num_threads:
         torch.set_num_threads(config.num_threads)

@@ -8,7 +8,6 @@ batch orders come from a seeded generator and deterministic algorithms are reque
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import time
@@ -20,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
+
+from diagnostics.models.loading import load_tokenizer
 
 from . import store
 from .batching import batch_order, encode_pairs, length_sorted_batches
@@ -70,21 +71,6 @@ def resolve_model_path(model: ModelSpec) -> Path:
         raise ImportError(f"model {model.name!r} is neither a local folder nor resolvable: diagnostics.models is "
                           f"unavailable ({err})") from err
     return Path(resolve_model(model.name))
-
-
-def load_tokenizer(folder: str | Path):
-    """The model folder's tokenizer, cached per process (transformers 5 parses a 17 MB XLM-R tokenizer.json
-    several times per load: seconds per run otherwise). Keyed by the folder's tokenizer file stamps."""
-    folder = Path(folder)
-    stamps = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(folder.glob("*token*")))
-    return _cached_tokenizer(str(folder.resolve()), stamps)
-
-
-@functools.lru_cache(maxsize=4)
-def _cached_tokenizer(folder: str, stamps: tuple):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(folder)
 
 
 def mcc(gold: np.ndarray, pred: np.ndarray) -> float:

@@ -185,29 +185,64 @@ def cached_sentence_vectors(model_path: str | Path, texts: list[str], cache_dir:
     numpy.ndarray
         ``[layers, len(texts), hidden]`` in ``dtype``.
     """
-    from .extract import encode_sentences, find_model_folder, load_encoder
+    return cached_model_vectors({"model": model_path}, texts, cache_dir, pooling=pooling, max_length=max_length,
+                                dtype=dtype, batch_size=batch_size, progress=progress, encoder=encoder,
+                                precision=precision)["model"]
+
+
+def cached_model_vectors(model_paths: dict, texts: list[str], cache_dir: str | Path | None, *,
+                         pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
+                         batch_size: int = 64, progress: bool = False, encoder: Callable | None = None,
+                         precision: str = "fp32") -> dict[str, np.ndarray]:
+    """:func:`cached_sentence_vectors` for several models: the cache misses are encoded in one pass.
+
+    The first model is the reference of :func:`diagnostics.probe.extract.encode_models`: a later model that
+    shares its lower layers (a top-k fine-tuned seed of a pretrained model) runs only its own top layers. The
+    reference runs whenever another model misses the cache, since its hidden states are their input.
+
+    Parameters
+    ----------
+    model_paths : dict
+        Label -> model folder or run folder; the first entry is the reference.
+    texts, cache_dir, pooling, max_length, dtype, batch_size, progress, encoder, precision
+        See :func:`cached_sentence_vectors`.
+
+    Returns
+    -------
+    dict
+        Label -> ``[layers, len(texts), hidden]`` in ``dtype``, in the order of ``model_paths``.
+    """
+    from diagnostics.models.precision import effective_precision
+
+    from .extract import encode_models, find_model_folder, load_encoder
 
     if dtype not in _DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}, found {dtype!r}")
-    from diagnostics.models.precision import effective_precision
-
     precision = effective_precision(precision)
-    folder = find_model_folder(model_path)
-    store = key = None
-    if cache_dir is not None:
-        store = VectorCache(cache_dir)
-        texts_hash = text_hash(texts)
-        model_fp = fingerprint(folder)
-        key = cache_key(model_fp, texts_hash, pooling=pooling, max_length=max_length, dtype=dtype,
-                        precision=precision)
-        hit = store.get(key)
+    folders = {label: find_model_folder(path) for label, path in model_paths.items()}
+    store = VectorCache(cache_dir) if cache_dir is not None else None
+    texts_hash = text_hash(texts) if store is not None else None
+    found, keys = {}, {}
+    for label, folder in folders.items():
+        if store is None:
+            continue
+        keys[label] = cache_key(fingerprint(folder), texts_hash, pooling=pooling, max_length=max_length,
+                                dtype=dtype, precision=precision)
+        hit = store.get(keys[label])
         if hit is not None:
-            return hit
-    model, tokenizer = (encoder or load_encoder)(folder)
-    vectors = encode_sentences(model, tokenizer, texts, batch_size=batch_size, max_length=max_length,
-                               pooling=pooling, progress=progress, precision=precision).astype(_DTYPES[dtype])
-    if store is not None:
-        store.put(key, vectors, {"model": str(folder), "model_fingerprint": model_fp, "texts_sha256": texts_hash,
-                                 "n_texts": len(texts), "pooling": pooling, "max_length": max_length,
-                                 "precision": precision, "cache_version": CACHE_VERSION})
-    return vectors
+            found[label] = hit
+    misses = [label for label in folders if label not in found]
+    if misses:
+        reference = next(iter(folders))
+        load = encoder or load_encoder
+        encoders = {label: load(folders[label]) for label in dict.fromkeys([reference, *misses])}
+        computed = encode_models(encoders, texts, batch_size=batch_size, max_length=max_length, pooling=pooling,
+                                 progress=progress, precision=precision)
+        for label in misses:
+            found[label] = computed[label].astype(_DTYPES[dtype])
+            if store is not None:
+                store.put(keys[label], found[label],
+                          {"model": str(folders[label]), "model_fingerprint": fingerprint(folders[label]),
+                           "texts_sha256": texts_hash, "n_texts": len(texts), "pooling": pooling,
+                           "max_length": max_length, "precision": precision, "cache_version": CACHE_VERSION})
+    return {label: found[label] for label in folders}

@@ -68,15 +68,17 @@ def load_encoder(path: str | Path):
     (transformers.PreTrainedModel, tokenizer)
         The model is in eval mode, on CPU, in float32.
     """
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoModel
     from transformers.utils import logging as hf_logging
+
+    from diagnostics.models.loading import load_tokenizer
 
     folder = find_model_folder(path)
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # a classification checkpoint loaded as a base model warns about its head
     try:
         model = AutoModel.from_pretrained(folder, dtype="float32")
-        tokenizer = AutoTokenizer.from_pretrained(folder)
+        tokenizer = load_tokenizer(folder)
     finally:
         hf_logging.set_verbosity(verbosity)
     model.eval()
@@ -132,35 +134,11 @@ def encode_sentences(model, tokenizer, texts: list[str], *, batch_size: int = 64
     numpy.ndarray
         float32, shape ``[n_layers + 1, len(texts), hidden]`` (or ``[len(layers), ...]``), in input order.
     """
-    import torch
-    from tqdm.auto import tqdm
-
     if pooling not in POOLINGS:
         raise ValueError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, found {batch_size}")
-    texts = [str(t) for t in texts]
-    n_states = model.config.num_hidden_layers + 1
-    keep = list(range(n_states)) if layers is None else list(layers)
-    out = np.zeros((len(keep), len(texts), model.config.hidden_size), dtype=np.float32)
-    if not texts:
-        return out
-    lengths = [len(ids) for ids in tokenizer(texts, truncation=True, max_length=max_length)["input_ids"]]
-    order = np.argsort(lengths, kind="stable")[::-1]  # longest first: the peak memory shows up at once
-    from diagnostics.models.precision import cpu_autocast
-
-    accepted = _forward_args(model)
-    with torch.inference_mode(), cpu_autocast(precision):
-        for start in tqdm(range(0, len(texts), batch_size), disable=not progress, desc="encode", unit="batch"):
-            idx = order[start:start + batch_size]
-            batch = tokenizer([texts[i] for i in idx], padding=True, truncation=True, max_length=max_length,
-                              return_tensors="pt")
-            inputs = {k: v for k, v in batch.items() if k in accepted}
-            outputs = model(**inputs, output_hidden_states=True)
-            states = outputs.hidden_states
-            for j, layer in enumerate(keep):
-                out[j, idx] = pool(states[layer], batch["attention_mask"], pooling).float().numpy()
-    return out
+    vectors = encode_models({"model": (model, tokenizer)}, texts, batch_size=batch_size, max_length=max_length,
+                            pooling=pooling, progress=progress, precision=precision)["model"]
+    return vectors if layers is None else vectors[list(layers)]
 
 
 def _forward_args(model) -> set[str]:
@@ -185,3 +163,159 @@ def pair_vectors(sentence_vectors: np.ndarray, premise_index: np.ndarray, hypoth
         ``[layers, n_pairs, 2 * hidden]``, same dtype as the input.
     """
     return np.concatenate([sentence_vectors[:, premise_index], sentence_vectors[:, hypothesis_index]], axis=-1)
+
+
+# config keys that do not change what an encoder in eval mode computes (a classification checkpoint adds them)
+_NOT_ARCHITECTURE = {"architectures", "id2label", "label2id", "num_labels", "problem_type", "finetuning_task",
+                     "classifier_dropout", "hidden_dropout_prob", "attention_probs_dropout_prob", "_name_or_path",
+                     "transformers_version", "torch_dtype", "dtype", "output_hidden_states", "return_dict"}
+
+
+def shared_states(reference, model) -> int:
+    """How many leading hidden states two BERT-like encoders compute identically from the same input ids.
+
+    State 0 is the embeddings' output and state ``i`` the output of encoder layer ``i``: the count is 0 when the
+    embeddings differ, else 1 + the number of leading layers whose parameters are bit-identical. A seed
+    fine-tuned with only its top ``k`` of ``L`` layers trained shares ``L - k + 1`` states with its pretrained model.
+
+    Parameters
+    ----------
+    reference, model : transformers.PreTrainedModel
+        Base encoders with ``embeddings`` and ``encoder.layer`` (anything else shares nothing: 0).
+
+    Returns
+    -------
+    int
+        Between 0 and ``num_hidden_layers + 1``.
+    """
+    import torch
+
+    def architecture(m) -> dict:
+        return {k: v for k, v in m.config.to_dict().items() if k not in _NOT_ARCHITECTURE}
+
+    if type(reference) is not type(model) or architecture(reference) != architecture(model):
+        return 0
+    try:
+        ref_layers, layers = reference.encoder.layer, model.encoder.layer
+        modules = [(reference.embeddings, model.embeddings)] + list(zip(ref_layers, layers))
+    except AttributeError:
+        return 0
+
+    def identical(a, b) -> bool:
+        sa, sb = a.state_dict(), b.state_dict()
+        return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+
+    count = 0
+    for ref_module, module in modules:
+        if not identical(ref_module, module):
+            break
+        count += 1
+    return count
+
+
+def _upper_part(model, start_layer: int):
+    """A view of ``model`` that takes hidden states (``inputs_embeds``) and runs layers ``start_layer`` and up.
+
+    Parameters are shared with ``model``, which is left unchanged.
+    """
+    import copy
+
+    import torch
+    from torch import nn
+
+    from diagnostics.finetune.modeling import PassThroughEmbeddings
+
+    # transformers 5 records hidden states through forward hooks that a model installs on its layers at its first
+    # call; run it once first, so the view (which shares the layers) finds them installed and adds no duplicates
+    with torch.inference_mode():
+        model(input_ids=torch.zeros((1, 1), dtype=torch.long), output_hidden_states=True)
+    upper = copy.copy(model)
+    upper._modules = dict(model._modules)
+    upper.encoder = copy.copy(model.encoder)
+    upper.encoder._modules = dict(model.encoder._modules)
+    upper.encoder.layer = nn.ModuleList(list(model.encoder.layer)[start_layer:])
+    upper.embeddings = PassThroughEmbeddings()
+    return upper
+
+
+def encode_models(encoders: dict, texts: list[str], *, batch_size: int = 64, max_length: int = 128,
+                  pooling: str = "mean", progress: bool = False, precision: str = "fp32") -> dict[str, np.ndarray]:
+    """:func:`encode_sentences` for several models in one pass over the batches, sharing identical lower layers.
+
+    The first model is the reference and runs in full. A later model whose tokenizer gives the same input ids
+    for ``texts`` and that shares its first ``n`` hidden states (:func:`shared_states`: a top-k fine-tuned seed of the reference) starts
+    from the reference's state ``n - 1`` of the same batch and runs only the layers above; its pooled states
+    below ``n`` are the reference's. The vectors equal those of a full forward pass per model (same batches,
+    same kernels); only the repeated lower layers are skipped. Models that share nothing run in full.
+
+    Parameters
+    ----------
+    encoders : dict
+        Label -> ``(model, tokenizer)`` as from :func:`load_encoder`; the first entry is the reference.
+    texts : list of str
+    batch_size, max_length, pooling, progress, precision
+        See :func:`encode_sentences`.
+
+    Returns
+    -------
+    dict
+        Label -> float32 ``[n_layers + 1, len(texts), hidden]``.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    from diagnostics.models.precision import cpu_autocast
+
+    if pooling not in POOLINGS:
+        raise ValueError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, found {batch_size}")
+    if not encoders:
+        return {}
+    labels = list(encoders)
+    reference, tokenizer = encoders[labels[0]]
+    texts = [str(t) for t in texts]
+    ids = tokenizer(texts, truncation=True, max_length=max_length)["input_ids"]
+    out = {}
+    upper = {}
+    for label in labels[1:]:
+        model, model_tokenizer = encoders[label]
+        same_ids = model_tokenizer is tokenizer or (
+            model_tokenizer.pad_token_id == tokenizer.pad_token_id
+            and model_tokenizer(texts, truncation=True, max_length=max_length)["input_ids"] == ids)
+        shared = shared_states(reference, model) if same_ids else 0
+        if shared == 0:
+            out[label] = encode_sentences(model, model_tokenizer, texts, batch_size=batch_size,
+                                          max_length=max_length, pooling=pooling, progress=progress,
+                                          precision=precision)
+        else:
+            upper[label] = (shared, _upper_part(model, shared - 1) if shared <= model.config.num_hidden_layers
+                            else None)
+    n_states = reference.config.num_hidden_layers + 1
+    for label in [labels[0], *upper]:
+        out[label] = np.zeros((n_states, len(texts), reference.config.hidden_size), dtype=np.float32)
+    if not texts:
+        return out
+    order = np.argsort([len(row) for row in ids], kind="stable")[::-1]  # longest first: peak memory at once
+    accepted = _forward_args(reference)
+    with torch.inference_mode(), cpu_autocast(precision):
+        for start in tqdm(range(0, len(texts), batch_size), disable=not progress, desc="encode", unit="batch"):
+            idx = order[start:start + batch_size]
+            batch = tokenizer([texts[i] for i in idx], padding=True, truncation=True, max_length=max_length,
+                              return_tensors="pt")
+            mask = batch["attention_mask"]
+            states = reference(**{k: v for k, v in batch.items() if k in accepted},
+                               output_hidden_states=True).hidden_states
+            pooled = [pool(s, mask, pooling).float().numpy() for s in states]
+            for layer, vectors in enumerate(pooled):
+                out[labels[0]][layer, idx] = vectors
+            for label, (shared, part) in upper.items():
+                for layer in range(shared):
+                    out[label][layer, idx] = pooled[layer]
+                if part is None:
+                    continue
+                top = part(inputs_embeds=states[shared - 1], attention_mask=mask,
+                           output_hidden_states=True).hidden_states
+                for offset, state in enumerate(top[1:]):
+                    out[label][shared + offset, idx] = pool(state, mask, pooling).float().numpy()
+    return out

@@ -157,8 +157,8 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     pandas.DataFrame
         Columns :data:`RESULT_COLUMNS`: one row per (model, task, layer); layer 0 is the embedding output.
     """
-    from .cache import cached_sentence_vectors, vector_key
-    from .extract import pair_vectors
+    from .cache import cached_model_vectors, vector_key
+    from .extract import load_encoder, pair_vectors
 
     if not models:
         raise ValueError("no model to probe")
@@ -183,35 +183,48 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     label_digest = _digest_arrays([train_p, train_h, test_p, test_h]
                                   + [train_labels[t.name] for t in task_list] + [test_labels[t.name] for t in task_list],
                                   [t.name for t in task_list])
-    tables = []
-    memo: dict = {}  # layers identical across models (frozen lower layers) are fitted once
+    kwargs = dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision)
+    train_keys, test_keys = list(train_texts), list(test_texts)
+    tables, result_paths = {}, {}
     for label, path in models.items():
-        kwargs = dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision)
-        train_keys, test_keys = list(train_texts), list(test_texts)
-        result_path = None
-        table = None
-        if cache_dir is not None:
-            result_key = _result_key(vector_key(path, train_keys, **kwargs), vector_key(path, test_keys, **kwargs),
-                                     label_digest, probe_settings)
-            result_path = Path(cache_dir) / f"probe-{result_key}.json"
-            if reuse_results and result_path.is_file():
-                table = pd.DataFrame(json.loads(result_path.read_text(encoding="utf-8")))
-        if table is None:
-            extra = dict(batch_size=batch_size, progress=progress, encoder=encoder)
-            train_sent = cached_sentence_vectors(path, train_keys, cache_dir, **kwargs, **extra)
-            test_sent = cached_sentence_vectors(path, test_keys, cache_dir, **kwargs, **extra)
-            table = probe_layers(pair_vectors(train_sent, train_p, train_h), train_labels,
-                                 pair_vectors(test_sent, test_p, test_h), test_labels, alphas=alphas,
-                                 held_out=held_out, seed=seed, max_iter=max_iter, control=control,
-                                 class_weight=class_weight, memo=memo)
-            if result_path is not None:
-                _write_json(result_path, table.to_dict(orient="list"))
-        seed_value = seed_of(label, path)
+        if cache_dir is None:
+            continue
+        result_key = _result_key(vector_key(path, train_keys, **kwargs), vector_key(path, test_keys, **kwargs),
+                                 label_digest, probe_settings)
+        result_paths[label] = Path(cache_dir) / f"probe-{result_key}.json"
+        if reuse_results and result_paths[label].is_file():
+            tables[label] = pd.DataFrame(json.loads(result_paths[label].read_text(encoding="utf-8")))
+    pending = [label for label in models if label not in tables]
+    if pending:
+        # the first model (the pretrained reference) leads, so top-k seeds run only their own top layers;
+        # each model is loaded once for the train and the test texts
+        loaded: dict = {}
+
+        def load(folder):
+            if folder not in loaded:
+                loaded[folder] = (encoder or load_encoder)(folder)
+            return loaded[folder]
+
+        wanted = {label: models[label] for label in dict.fromkeys([next(iter(models)), *pending])}
+        extra = dict(batch_size=batch_size, progress=progress, encoder=load, **kwargs)
+        train_sent = cached_model_vectors(wanted, train_keys, cache_dir, **extra)
+        test_sent = cached_model_vectors(wanted, test_keys, cache_dir, **extra)
+        memo: dict = {}  # layers identical across models (frozen lower layers) are fitted once
+        for label in pending:
+            tables[label] = probe_layers(pair_vectors(train_sent[label], train_p, train_h), train_labels,
+                                         pair_vectors(test_sent[label], test_p, test_h), test_labels,
+                                         alphas=alphas, held_out=held_out, seed=seed, max_iter=max_iter,
+                                         control=control, class_weight=class_weight, memo=memo)
+            if label in result_paths:
+                _write_json(result_paths[label], tables[label].to_dict(orient="list"))
+    frames = []
+    for label, path in models.items():
+        table = tables[label].copy()
         table.insert(0, "language", lang)
-        table.insert(0, "seed", pd.array([seed_value] * len(table), dtype="Int64"))
+        table.insert(0, "seed", pd.array([seed_of(label, path)] * len(table), dtype="Int64"))
         table.insert(0, "model", str(label))
-        tables.append(table)
-    return pd.concat(tables, ignore_index=True)[RESULT_COLUMNS]
+        frames.append(table)
+    return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
 
 
 def _digest_arrays(arrays: list[np.ndarray], names: list[str]) -> str:
