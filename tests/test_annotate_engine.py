@@ -159,3 +159,28 @@ def test_split_half_chooses_modes_on_one_half_and_scores_the_other():
     assert table["feature"].iloc[-1] == "macro"
     assert set(table["chosen_mode"].iloc[:-1]) <= {"either", "differ", "swap"}
     assert 0 < table["heldout_f1"].iloc[-1] < 1
+
+
+def test_cached_annotations_are_reused_and_keyed_by_rules_and_reading(tmp_path, monkeypatch):
+    from diagnostics.annotate import engine
+    from diagnostics.annotate.cache import annotate_cached
+
+    frame = data.load("axb").head(12)
+    rules = tmp_path / "xx.yaml"
+    rules.write_text("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    words: [not, never]\n")
+    first = annotate_cached(frame, rules, tmp_path / "cache")
+    assert first["auto_features"].map(lambda f: "Negation" in f).any()
+    assert len(list((tmp_path / "cache").glob("annotations-xx-*.json"))) == 1
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("annotated again instead of reading the cache")
+
+    monkeypatch.setattr(engine, "annotate", refuse)
+    again = annotate_cached(frame, rules, tmp_path / "cache")
+    assert again["auto_features"].tolist() == first["auto_features"].tolist()
+    # another reading, or edited rules, is another entry
+    with pytest.raises(AssertionError, match="annotated again"):
+        annotate_cached(frame, rules, tmp_path / "cache", presence=True)
+    rules.write_text("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    words: [never]\n")
+    with pytest.raises(AssertionError, match="annotated again"):
+        annotate_cached(frame, rules, tmp_path / "cache")

@@ -1,9 +1,7 @@
 """Bundled datasets load with the row and category counts stated in their PROVENANCE.md files."""
 
 import re
-from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from diagnostics import data

@@ -152,3 +152,25 @@ def test_config_written_next_to_runs(reference):
     assert recorded["run"] == {"experiment": "s", "language": "en", "model": "tiny", "seed": 0, "pretrain_seed": None,
                                "run_hash": SweepConfig.from_dict(recorded["sweep"]).run_hash()}
     assert json.loads((root / "s/sweep.json").read_text())["seeds"] == [0, 1]
+
+
+def test_several_sweeps_share_one_pool_and_match_separate_sweeps(tiny, tmp_path, reference):
+    from diagnostics.finetune import run_sweeps
+
+    _, ref_root = reference
+    first = load_config(write_config(tmp_path, tiny, languages=["en"], executor="pool", workers=2,
+                                     executor_options={"threads_per_worker": 1}))
+    second = first.with_overrides({"experiment": "u", "seeds": [1]})
+    result = run_sweeps([first, second])
+    assert result[["experiment", "seed", "state"]].values.tolist() == [["s", 0, "done"], ["s", 1, "done"],
+                                                                      ["u", 1, "done"]], result["error"].tolist()
+    ours = collect_predictions(tmp_path / "runs" / "s")
+    theirs = collect_predictions(ref_root / "s")
+    pd.testing.assert_frame_equal(sorted_table(ours), sorted_table(theirs[theirs["language"] == "en"]))
+    # the second experiment's seed 1 is the first's seed 1 (same data, same seed), in its own folder
+    u = collect_predictions(tmp_path / "runs" / "u")
+    pd.testing.assert_frame_equal(sorted_table(u)[["prediction", "probability"]],
+                                  sorted_table(ours[ours["seed"] == 1])[["prediction", "probability"]])
+    assert run_sweeps([first, second])["state"].tolist() == ["skipped"] * 3
+    with pytest.raises(ValueError, match="repeat"):
+        run_sweeps([first, first])

@@ -14,7 +14,7 @@ _EXPORTS = {
     "evaluate": "evaluation", "score": "evaluation", "feature_distribution": "evaluation",
     "diagnostic_set": "evaluation", "split_half": "evaluation",
     "load_rules": "rules", "RulesError": "rules", "RuleSet": "rules", "available_languages": "rules",
-    "annotators_root": "rules",
+    "annotators_root": "rules", "annotate_cached": "cache", "rules_digest": "cache",
     "register_backend": "backends", "get_pipeline": "backends",
 }
 

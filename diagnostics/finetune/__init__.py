@@ -11,7 +11,8 @@ from .config import DataRef, ExtraData, ModelSpec, Presence, SweepConfig, load_c
 from .store import RunLockedError, collect_predictions, run_dir, sweep_status
 
 __all__ = ["DataRef", "ExtraData", "ModelSpec", "Presence", "RunLockedError", "SweepConfig", "collect_predictions",
-           "load_config", "run_dir", "run_sweep", "sweep_status", "train_run"]
+           "load_config", "run_dir", "run_sweep", "run_sweeps", "sweep_status",
+           "train_run"]
 
 
 def run_sweep(config, **kwargs):
@@ -19,6 +20,13 @@ def run_sweep(config, **kwargs):
     from .sweep import run_sweep as _run_sweep
 
     return _run_sweep(config, **kwargs)
+
+
+def run_sweeps(configs, **kwargs):
+    """Run several sweeps as one queue on one executor; see :func:`diagnostics.finetune.sweep.run_sweeps`."""
+    from .sweep import run_sweeps as _run_sweeps
+
+    return _run_sweeps(configs, **kwargs)
 
 
 def train_run(spec, **kwargs):

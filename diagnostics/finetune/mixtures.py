@@ -6,6 +6,8 @@ differ only in initialisation, dropout and data order — the study's design.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -77,22 +79,18 @@ def with_presence(frame: pd.DataFrame, has_feature: np.ndarray, share: float, si
 _ANNOTATED: dict[tuple, pd.Series] = {}
 
 
-def _annotate(frame: pd.DataFrame, language: str) -> pd.Series:
-    """``auto_features`` per row (presence reading: either sentence shows the feature), memoised per process."""
+def _annotate(frame: pd.DataFrame, language: str, cache_dir: Path | None = None) -> pd.Series:
+    """``auto_features`` per row (presence reading: either sentence shows the feature), memoised per process and
+    cached in ``cache_dir`` (sweep workers in other processes reuse it)."""
     key = (language, tuple(frame["id"]), tuple(frame["premise"].str.len()))
     if key in _ANNOTATED:
         return _ANNOTATED[key]
     try:
-        from diagnostics.annotate import annotate
+        from diagnostics.annotate.cache import annotate_cached
     except ImportError as err:
         raise ImportError("presence=(feature, share) needs the rule annotators (diagnostics.annotate), which could "
                           f"not be imported: {err}") from err
-    try:
-        annotated = annotate(frame, language, presence=True)
-    except TypeError:  # an annotator without the presence reading
-        annotated = annotate(frame, language)
-    if "auto_features" not in annotated:
-        raise RuntimeError("diagnostics.annotate.annotate returned no 'auto_features' column")
+    annotated = annotate_cached(frame, language, cache_dir, presence=True)
     _ANNOTATED[key] = annotated["auto_features"].reset_index(drop=True)
     return _ANNOTATED[key]
 
@@ -112,7 +110,8 @@ def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
         from diagnostics.taxonomy import canonical_fine
 
         feature = canonical_fine(config.presence.feature)
-        features = _annotate(train.reset_index(drop=True), language)
+        features = _annotate(train.reset_index(drop=True), language,
+                             Path(config.output_dir) / ".cache" / "annotations")
         has = features.map(lambda feats: feature in set(feats or ())).to_numpy()
         train = with_presence(train.reset_index(drop=True), has, config.presence.share, config.train_size,
                               config.data_seed)

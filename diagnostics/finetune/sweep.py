@@ -91,33 +91,68 @@ def run_sweep(config: SweepConfig, *, executor: str | None = None, workers: int 
     pandas.DataFrame
         ``language, model, seed, state, error, path``; ``state`` in done / skipped / locked / failed.
     """
+    return run_sweeps([config], executor=executor, workers=workers).drop(columns="experiment")
+
+
+def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
+               workers: int | None = None) -> pd.DataFrame:
+    """Run several sweeps (e.g. the experiments of one study) as one queue on one executor.
+
+    Each sweep's frozen-layer features are prepared first; then every unfinished run of every sweep goes to the
+    executor of the first config together, so a process pool stays full across sweeps of a few seeds each.
+
+    Parameters
+    ----------
+    configs : list of SweepConfig
+        Their ``experiment`` names must differ.
+    executor, workers
+        Override the first config's ``executor`` / ``workers``; its ``executor_options`` apply to all runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``experiment, language, model, seed, state, error, path``, in config then plan order.
+    """
     from tqdm.auto import tqdm
 
     from .executors import get_executor
 
-    run = get_executor(executor or config.executor)
-    specs = plan(config)
-    check_compatible(config, specs)
-    root = Path(config.output_dir) / config.experiment
-    root.mkdir(parents=True, exist_ok=True)
-    store.write_json_atomic(root / "sweep.json", config.to_dict())
-    todo = [s for s in specs if not store.is_done(s.path)]
-    rows = [{"language": s.language, "model": s.model_spec.name, "seed": s.seed, "state": "skipped", "error": None,
-             "path": str(s.path)} for s in specs if store.is_done(s.path)]
+    if not configs:
+        raise ValueError("no sweep to run")
+    names = [c.experiment for c in configs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"experiment names repeat: {names}")
+    lead = configs[0]
+    run = get_executor(executor or lead.executor)
+    rows, todo, order = [], [], {}
+    for config in configs:
+        specs = plan(config)
+        check_compatible(config, specs)
+        root = Path(config.output_dir) / config.experiment
+        root.mkdir(parents=True, exist_ok=True)
+        store.write_json_atomic(root / "sweep.json", config.to_dict())
+        order.update({str(s.path): len(order) + i for i, s in enumerate(specs)})
+        pending = [s for s in specs if not store.is_done(s.path)]
+        rows += [_row(config, s, "skipped", None, str(s.path)) for s in specs if store.is_done(s.path)]
+        if pending:
+            prepare_features(config, pending)
+            todo += [(config, s) for s in pending]
     if todo:
-        prepare_features(config, todo)
-        by_path = {str(s.path): s for s in todo}
-        bar = tqdm(total=len(specs), initial=len(rows), desc=f"sweep {config.experiment}", disable=not config.progress)
-        for outcome in run(todo, config.executor_options, workers or config.workers):
-            spec = by_path[outcome["path"]]
-            rows.append({"language": spec.language, "model": spec.model_spec.name, "seed": spec.seed,
-                         "state": outcome["state"], "error": outcome.get("error"), "path": outcome["path"]})
+        by_path = {str(s.path): (config, s) for config, s in todo}
+        bar = tqdm(total=len(order), initial=len(rows), desc=f"sweep {'+'.join(names)}", disable=not lead.progress)
+        for outcome in run([s for _, s in todo], lead.executor_options, workers or lead.workers):
+            config, spec = by_path[outcome["path"]]
+            rows.append(_row(config, spec, outcome["state"], outcome.get("error"), outcome["path"]))
             bar.update(1)
             if outcome.get("error"):
-                bar.write(f"{spec.describe()}: {outcome['state']}: {outcome['error']}")
+                bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}: {outcome['error']}")
         bar.close()
-    order = {str(s.path): i for i, s in enumerate(specs)}
     return pd.DataFrame(rows).sort_values("path", key=lambda c: c.map(order)).reset_index(drop=True)
+
+
+def _row(config: SweepConfig, spec: RunSpec, state: str, error: str | None, path: str) -> dict[str, Any]:
+    return {"experiment": config.experiment, "language": spec.language, "model": spec.model_spec.name,
+            "seed": spec.seed, "state": state, "error": error, "path": path}
 
 
 def summarise(results: pd.DataFrame) -> dict[str, Any]:

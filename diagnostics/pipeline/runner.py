@@ -33,15 +33,14 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
     pandas.DataFrame
         The predictions table of every finished run of those experiments.
     """
-    from diagnostics.finetune import collect_predictions, run_sweep
+    from diagnostics.finetune import collect_predictions, run_sweeps
 
-    frames = []
-    for name, config in experiment_configs(scale, runs_dir, only).items():
-        status = run_sweep(config)
-        failed = status[~status["state"].isin(["done", "skipped"])]
-        if len(failed):
-            raise RuntimeError(f"sweep {name!r}: runs not finished:\n{failed.to_string(index=False)}")
-        frames.append(collect_predictions(Path(runs_dir) / name))
+    configs = experiment_configs(scale, runs_dir, only)
+    status = run_sweeps(list(configs.values()))
+    failed = status[~status["state"].isin(["done", "skipped"])]
+    if len(failed):
+        raise RuntimeError(f"runs not finished:\n{failed.to_string(index=False)}")
+    frames = [collect_predictions(Path(runs_dir) / name) for name in configs]
     return pd.concat(frames, ignore_index=True)
 
 

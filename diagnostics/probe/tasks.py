@@ -8,9 +8,6 @@ probed directly.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,13 +130,6 @@ def subsample(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
     return frame.iloc[rows].reset_index(drop=True)
 
 
-def _rules_digest(lang: str) -> str:
-    from diagnostics.annotate import load_rules  # noqa: F401  (import check: annotator stage present)
-    from diagnostics.annotate.rules import rules_path
-
-    return hashlib.sha256(Path(rules_path(lang)).read_bytes()).hexdigest()
-
-
 def annotated_training_frame(lang: str, *, max_train: int | None = None, seed: int = 0,
                              cache_dir: str | Path | None = None, progress: bool = False) -> pd.DataFrame:
     """The language's RTE-style train + validation, subsampled, with the annotator's ``auto_coarse`` /
@@ -175,29 +165,10 @@ def annotated_training_frame(lang: str, *, max_train: int | None = None, seed: i
     frame = pd.concat([load(name, "train"), load(name, "validation")], ignore_index=True)
     frame = subsample(frame, max_train, seed)
     try:
-        from diagnostics.annotate import annotate
-        digest = _rules_digest(lang)
+        from diagnostics.annotate.cache import annotate_cached
     except ImportError as err:
         raise ImportError(f"probing labels come from the rule annotator, which could not be imported ({err})") from err
-    from .cache import text_hash
-
-    path = None
-    if cache_dir is not None:
-        key = text_hash([lang, digest] + frame["premise"].tolist() + frame["hypothesis"].tolist())[:24]
-        path = Path(cache_dir) / f"annotations-{lang}-{key}.json"
-        if path.is_file():
-            cached = json.loads(path.read_text(encoding="utf-8"))
-            if len(cached["auto_coarse"]) == len(frame):
-                return frame.assign(auto_coarse=cached["auto_coarse"], auto_features=cached["auto_features"])
-    annotated = annotate(frame, lang, progress=progress)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-        tmp.write_text(json.dumps({"auto_coarse": [list(x) for x in annotated["auto_coarse"]],
-                                   "auto_features": [list(x) for x in annotated["auto_features"]]}),
-                       encoding="utf-8")
-        os.replace(tmp, path)
-    return annotated
+    return annotate_cached(frame, lang, cache_dir, progress=progress)
 
 
 def diagnostic_frame(lang: str, *, max_test: int | None = None, seed: int = 0) -> pd.DataFrame:

@@ -1,0 +1,67 @@
+"""Annotations cached on disk, keyed by the texts and the rules file, so processes (sweep workers, notebooks,
+the probes) annotate a training set once.
+
+One entry is ``annotations-<lang>-<key>.json`` in the cache folder, written atomically; ``key`` hashes the
+language, the reading (pair or presence), the rules file's sha256 and every premise and hypothesis.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+
+COLUMNS = ("auto_coarse", "auto_features")
+
+
+def rules_digest(lang: str | Path) -> str:
+    """sha256 of the rules file of a language code or rules path."""
+    from .rules import rules_path
+
+    return hashlib.sha256(Path(rules_path(lang)).read_bytes()).hexdigest()
+
+
+def annotate_cached(frame: pd.DataFrame, lang: str | Path, cache_dir: str | Path | None, *,
+                    presence: bool = False, progress: bool = False) -> pd.DataFrame:
+    """:func:`diagnostics.annotate.annotate`, reusing an earlier result for the same texts and rules.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        ``premise`` and ``hypothesis`` columns.
+    lang : str or Path
+        Language code or rules file.
+    cache_dir : str or Path, optional
+        Cache folder; None annotates without caching.
+    presence, progress
+        See :func:`diagnostics.annotate.annotate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` with ``auto_coarse`` and ``auto_features`` (lists of category names).
+    """
+    from .engine import annotate
+
+    path = None
+    if cache_dir is not None:
+        h = hashlib.sha256(json.dumps([str(lang), bool(presence), rules_digest(lang)]).encode())
+        for column in ("premise", "hypothesis"):
+            for text in frame[column].fillna("").astype(str):
+                raw = text.encode("utf-8")
+                h.update(len(raw).to_bytes(8, "little") + raw)
+        path = Path(cache_dir) / f"annotations-{Path(str(lang)).stem}-{h.hexdigest()[:24]}.json"
+        if path.is_file():
+            cached = json.loads(path.read_text(encoding="utf-8"))
+            if all(len(cached.get(c, ())) == len(frame) for c in COLUMNS):
+                return frame.assign(**{c: cached[c] for c in COLUMNS})
+    annotated = annotate(frame, lang, progress=progress, presence=presence)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+        tmp.write_text(json.dumps({c: [list(x) for x in annotated[c]] for c in COLUMNS}), encoding="utf-8")
+        os.replace(tmp, path)
+    return annotated
