@@ -108,7 +108,7 @@ def _top_layer_tuned_checkpoint(tiny, folder, *, layers_changed: int, scale: flo
 
 
 def test_shared_states_counts_identical_embeddings_and_lower_layers(tiny, loaded, tmp_path):
-    from diagnostics.probe.extract import shared_states
+    from diagnostics.models.sharing import shared_states
 
     base, _ = loaded
     assert shared_states(base, base) == base.config.num_hidden_layers + 1

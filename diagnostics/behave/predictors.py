@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 LABELS = ("entailment", "not_entailment")
@@ -117,6 +118,68 @@ class TransformersPredictor:
                 logits = self.model(**batch).logits
                 out += [self.labels[i] for i in logits.argmax(-1).tolist()]
         return out
+
+
+def predict_many(predictors: Sequence[TransformersPredictor], premises: Sequence[str],
+                 hypotheses: Sequence[str]) -> list[list[str]]:
+    """Labels of several classifiers on the same pairs, in one pass over the batches.
+
+    The first classifier runs in full. A later one whose tokenizer gives the same input ids and whose encoder
+    shares the first one's embeddings and lowest layers (:func:`diagnostics.models.sharing.shared_states`: the
+    top-k fine-tuned seeds of one model) runs only its own layers above them, from the first one's hidden states,
+    and its head; the others run in full. Each classifier's labels equal those of its own predictor.
+
+    Parameters
+    ----------
+    predictors : sequence of TransformersPredictor
+        The first one's batch size, length and precision apply to all.
+    premises, hypotheses : sequence of str
+
+    Returns
+    -------
+    list of list of str
+        Per predictor, one label per pair.
+    """
+    import copy
+
+    from diagnostics.models.precision import cpu_autocast
+    from diagnostics.models.sharing import shared_states, upper_part
+
+    if not predictors:
+        return []
+    lead = predictors[0]
+    torch = lead._torch
+    premises, hypotheses = list(premises), list(hypotheses)
+
+    def ids(p):
+        return p.tokenizer(premises, hypotheses, truncation=True, max_length=lead.max_length)["input_ids"]
+
+    lead_ids = ids(lead)
+    views = {}
+    for i, p in enumerate(predictors[1:], start=1):
+        same_ids = p.tokenizer is lead.tokenizer or (p.tokenizer.pad_token_id == lead.tokenizer.pad_token_id
+                                                     and ids(p) == lead_ids)
+        shared = shared_states(lead.model.base_model, p.model.base_model) if same_ids else 0
+        if shared:
+            view = copy.copy(p.model)
+            view._modules = dict(p.model._modules)
+            setattr(view, p.model.base_model_prefix, upper_part(p.model.base_model, shared - 1))
+            views[i] = (shared, view)
+    out: list[list[str]] = [[] for _ in predictors]
+    for i, p in enumerate(predictors):
+        if i and i not in views:
+            out[i] = p(premises, hypotheses)
+    with torch.inference_mode(), cpu_autocast(lead.precision):
+        for start in range(0, len(premises), lead.batch_size):
+            batch = lead.tokenizer(premises[start:start + lead.batch_size], hypotheses[start:start + lead.batch_size],
+                                   truncation=True, max_length=lead.max_length, padding=True, return_tensors="pt")
+            result = lead.model(**batch, output_hidden_states=True)
+            out[0] += [lead.labels[k] for k in result.logits.argmax(-1).tolist()]
+            for i, (shared, view) in views.items():
+                logits = view(inputs_embeds=result.hidden_states[shared - 1],
+                              attention_mask=batch["attention_mask"]).logits
+                out[i] += [predictors[i].labels[k] for k in logits.argmax(-1).tolist()]
+    return out
 
 
 def run_coordinates(path: str | Path) -> dict:

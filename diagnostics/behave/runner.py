@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .predictors import LABELS, TransformersPredictor, run_coordinates
+from .predictors import LABELS, TransformersPredictor, predict_many, run_coordinates
 from .suite import Case, load_suite
 
 Predictor = Callable[[Sequence[str], Sequence[str]], Sequence[str]]
@@ -47,6 +47,19 @@ def _predict_pairs(predict: Predictor, pairs: list[tuple[str, str]]) -> dict:
     return dict(zip(unique, predictions))
 
 
+def _case_pairs(cases: list[Case]) -> list[tuple[str, str]]:
+    """Every pair the cases need predicted: each case's pair, and the original pair of INV / DIR cases."""
+    pairs = [(c.premise, c.hypothesis) for c in cases]
+    return pairs + [(c.original_premise, c.original_hypothesis) for c in cases if c.type != "MFT"]
+
+
+def _lookup(predicted: dict[tuple[str, str], str]) -> Predictor:
+    def predict(premises, hypotheses):
+        return [predicted[(p, h)] for p, h in zip(premises, hypotheses)]
+
+    return predict
+
+
 def run_suite(suite, model, **kwargs) -> pd.DataFrame:
     """Run one model on a suite and judge every case.
 
@@ -68,9 +81,7 @@ def run_suite(suite, model, **kwargs) -> pd.DataFrame:
     """
     cases = _as_cases(suite)
     predict = as_predictor(model, **kwargs)
-    pairs = [(c.premise, c.hypothesis) for c in cases]
-    pairs += [(c.original_premise, c.original_hypothesis) for c in cases if c.type != "MFT"]
-    predicted = _predict_pairs(predict, pairs)
+    predicted = _predict_pairs(predict, _case_pairs(cases))
     rows = []
     for c in cases:
         pred = predicted[(c.premise, c.hypothesis)]
@@ -101,11 +112,20 @@ def run_sweep(suite, run_dirs, **kwargs) -> pd.DataFrame:
         :func:`run_suite`'s rows with ``experiment, model, seed, run`` in front (``language`` stays the case's).
     """
     cases = _as_cases(suite)
-    items = run_dirs.items() if isinstance(run_dirs, dict) else [(str(p), p) for p in run_dirs]
+    items = list(run_dirs.items()) if isinstance(run_dirs, dict) else [(str(p), p) for p in run_dirs]
+    models = {name: model for name, model in items}
+    folders = [name for name, model in items if isinstance(model, (str, Path))]
+    if len(folders) > 1:
+        # seeds of one sweep share their frozen lower layers: predict every pair for all of them in one pass
+        pairs = list(dict.fromkeys(_case_pairs(cases)))
+        predictors = [TransformersPredictor(models[name], **kwargs) for name in folders]
+        labels = predict_many(predictors, [p for p, _ in pairs], [h for _, h in pairs])
+        for name, predicted in zip(folders, labels):
+            models[name] = _lookup(dict(zip(pairs, predicted)))
     frames = []
     for name, model in items:
         coords = run_coordinates(model) if isinstance(model, (str, Path)) else run_coordinates(Path(str(name)))
-        frame = run_suite(cases, model, **kwargs)
+        frame = run_suite(cases, models[name], **kwargs)
         frame.insert(0, "run", str(name))
         frame.insert(0, "seed", coords["seed"])
         frame.insert(0, "model", coords["model"])
