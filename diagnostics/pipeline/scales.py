@@ -47,6 +47,8 @@ class ScaleSpec:
         How many fine-tuned seeds are probed besides the pretrained model.
     n_boot : int
         Multi-Bootstrap samples.
+    notebook_lanes : int
+        Notebooks executed at once by the main job (see :func:`diagnostics.pipeline.runner.execute_notebooks`).
     precision : str
         Compute precision of probing extraction and behavioural-test inference (``bf16``: bf16 autocast where the
         CPU supports it natively, see :mod:`diagnostics.models.precision`); the sweeps take theirs from the config.
@@ -65,6 +67,7 @@ class ScaleSpec:
     probe_finetuned_seeds: int = 2
     n_boot: int = 1000
     precision: str = "fp32"
+    notebook_lanes: int = 1
     overrides: dict = field(default_factory=dict)
 
 
@@ -75,7 +78,7 @@ SPECS = {
     # mixtures of 1000-2000 pairs often end on one class): the presence mixtures keep them, and, to stay inside
     # 20 minutes, the demo runs the two extreme shares
     "demo": ScaleSpec("demo", "demo.yaml", extra_sizes=(0, 1000), presence_shares=(0.25, 0.75),
-                      probe_max_train=400, n_boot=1000, precision="bf16"),
+                      probe_max_train=400, n_boot=1000, precision="bf16", notebook_lanes=2),
     "paper": ScaleSpec("paper", "paper.yaml", extra_sizes=(1000, 5000, 20000), extra_languages=("en", "ru"),
                        presence_shares=(0.25, 0.5, 0.75), probe_max_train=5000, probe_finetuned_seeds=6, n_boot=1000),
 }
