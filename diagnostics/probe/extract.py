@@ -134,8 +134,6 @@ def encode_sentences(model, tokenizer, texts: list[str], *, batch_size: int = 64
     numpy.ndarray
         float32, shape ``[n_layers + 1, len(texts), hidden]`` (or ``[len(layers), ...]``), in input order.
     """
-    if pooling not in POOLINGS:
-        raise ValueError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")
     vectors = encode_models({"model": (model, tokenizer)}, texts, batch_size=batch_size, max_length=max_length,
                             pooling=pooling, progress=progress, precision=precision)["model"]
     return vectors if layers is None else vectors[list(layers)]
@@ -171,9 +169,10 @@ def encode_models(encoders: dict, texts: list[str], *, batch_size: int = 64, max
 
     The first model is the reference and runs in full. A later model whose tokenizer gives the same input ids
     for ``texts`` and that shares its first ``n`` hidden states (:func:`diagnostics.models.sharing.shared_states`:
-    a top-k fine-tuned seed of the reference) starts from the reference's state ``n - 1`` of the same batch and runs only the layers above; its pooled states
-    below ``n`` are the reference's. The vectors equal those of a full forward pass per model (same batches,
-    same kernels); only the repeated lower layers are skipped. Models that share nothing run in full.
+    a top-k fine-tuned seed of the reference) starts from the reference's state ``n - 1`` of the same batch and
+    runs only the layers above; its pooled states below ``n`` are the reference's. The vectors equal those of a
+    full forward pass per model (same batches, same kernels); only the repeated lower layers are skipped. Models
+    that share nothing run in full.
 
     Parameters
     ----------
