@@ -4,9 +4,10 @@ Same model (the embedded multilingual-e5-small, or a random model of its size wi
 RTE train subset, tokenised to 128 tokens), same hyperparameters (batch 16, AdamW lr 2e-5, weight decay 0.01,
 linear warm-up/decay, gradient clipping 1.0, dropout 0.1), same head initialisation and even the same batches:
 the Trainer's sampler is replaced by our loop's seeded order, so both pad exactly the same batches dynamically.
-Word embeddings are frozen in both (the CPU setting of DESIGN.md). A discarded warm-up run comes first and rounds alternate which side goes first, so drift in
-machine load hits both; throughput is examples per second of the training loop (optimizer creation excluded
-for both; the Trainer's whole ``train()`` call is reported too).
+Word embeddings are frozen in both (the CPU setting of DESIGN.md). Each measurement runs in a fresh process after
+a 2-step warm-up of our loop there, and rounds alternate which side goes first, so drift in machine load hits
+both; throughput is examples per second of the training loop (optimizer creation excluded for both; the
+Trainer's whole ``train()`` call is reported too).
 
 Run: ``python benchmarks/bench_finetune_trainer.py [--steps 12] [--rounds 2] [--threads 2]``;
 writes ``benchmarks/results/bench_finetune_trainer.json``.
@@ -96,6 +97,23 @@ def trainer(folder: Path, steps: int, batch: int, threads: int, tmp: Path) -> di
     return {"examples_per_s": steps * batch / loop, "train_s": loop, "train_call_s": total}
 
 
+def measure(side: str, folder: Path, steps: int, batch: int, threads: int, tmp: Path, tag: str) -> dict:
+    """One side's measurement after a 2-step warm-up of our loop in the same process (kernels, allocator)."""
+    ours(folder, 2, batch, threads, tmp, f"warmup-{tag}")
+    if side == "ours":
+        return ours(folder, steps, batch, threads, tmp, tag)
+    return trainer(folder, steps, batch, threads, tmp)
+
+
+def isolated(*args) -> dict:
+    """:func:`measure` in a fresh process, so neither side runs in memory the other one left behind."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+        return pool.submit(measure, *args).result()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=12)
@@ -111,14 +129,12 @@ def main() -> None:
         tmp = Path(tmp)
         folder = model_folder(args.random, tmp)
         rounds = []
-        ours(folder, 2, args.batch, args.threads, tmp, "warmup")  # one-time kernel/allocator warm-up, discarded
         for r in range(args.rounds):
+            common = (folder, args.steps, args.batch, args.threads, tmp, str(r))
             if r % 2 == 0:  # alternate who goes first
-                a = ours(folder, args.steps, args.batch, args.threads, tmp, str(r))
-                b = trainer(folder, args.steps, args.batch, args.threads, tmp)
+                a, b = isolated("ours", *common), isolated("trainer", *common)
             else:
-                b = trainer(folder, args.steps, args.batch, args.threads, tmp)
-                a = ours(folder, args.steps, args.batch, args.threads, tmp, str(r))
+                b, a = isolated("trainer", *common), isolated("ours", *common)
             rounds.append({"ours": a, "trainer": b, "ratio": a["examples_per_s"] / b["examples_per_s"],
                            "load_average": os.getloadavg()[0]})
             print(f"round {r}: ours {a['examples_per_s']:.2f} ex/s, Trainer {b['examples_per_s']:.2f} ex/s, "
