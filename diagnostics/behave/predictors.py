@@ -142,23 +142,19 @@ def predict_many(predictors: Sequence[TransformersPredictor], premises: Sequence
     """
     import copy
 
+    import torch
+
     from diagnostics.models.precision import cpu_autocast
-    from diagnostics.models.sharing import shared_states, upper_part
+    from diagnostics.models.sharing import same_input_ids, shared_states, upper_part
 
     if not predictors:
         return []
     lead = predictors[0]
-    torch = lead._torch
     premises, hypotheses = list(premises), list(hypotheses)
 
-    def ids(p):
-        return p.tokenizer(premises, hypotheses, truncation=True, max_length=lead.max_length)["input_ids"]
-
-    lead_ids = ids(lead)
     views = {}
     for i, p in enumerate(predictors[1:], start=1):
-        same_ids = p.tokenizer is lead.tokenizer or (p.tokenizer.pad_token_id == lead.tokenizer.pad_token_id
-                                                     and ids(p) == lead_ids)
+        same_ids = same_input_ids(lead.tokenizer, p.tokenizer, premises, hypotheses, max_length=lead.max_length)
         shared = shared_states(lead.model.base_model, p.model.base_model) if same_ids else 0
         if shared:
             view = copy.copy(p.model)

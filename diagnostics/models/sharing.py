@@ -77,3 +77,17 @@ def upper_part(model, start_layer: int):
     upper.encoder.layer = nn.ModuleList(list(model.encoder.layer)[start_layer:])
     upper.embeddings = PassThroughEmbeddings()
     return upper
+
+
+def same_input_ids(reference_tokenizer, tokenizer, *texts, max_length: int) -> bool:
+    """Whether ``tokenizer`` turns ``texts`` (a list, or premises and hypotheses) into the reference's input ids.
+
+    True at once for the same object (:func:`diagnostics.models.loading.load_tokenizer` shares one per content);
+    otherwise the pad ids and the truncated ids of every text must be equal.
+    """
+    if tokenizer is reference_tokenizer:
+        return True
+    if tokenizer.pad_token_id != reference_tokenizer.pad_token_id:
+        return False
+    options = dict(truncation=True, max_length=max_length)
+    return tokenizer(*texts, **options)["input_ids"] == reference_tokenizer(*texts, **options)["input_ids"]

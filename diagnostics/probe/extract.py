@@ -191,7 +191,7 @@ def encode_models(encoders: dict, texts: list[str], *, batch_size: int = 64, max
     from tqdm.auto import tqdm
 
     from diagnostics.models.precision import cpu_autocast
-    from diagnostics.models.sharing import shared_states, upper_part
+    from diagnostics.models.sharing import same_input_ids, shared_states, upper_part
 
     if pooling not in POOLINGS:
         raise ValueError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")
@@ -207,9 +207,7 @@ def encode_models(encoders: dict, texts: list[str], *, batch_size: int = 64, max
     upper = {}
     for label in labels[1:]:
         model, model_tokenizer = encoders[label]
-        same_ids = model_tokenizer is tokenizer or (
-            model_tokenizer.pad_token_id == tokenizer.pad_token_id
-            and model_tokenizer(texts, truncation=True, max_length=max_length)["input_ids"] == ids)
+        same_ids = same_input_ids(tokenizer, model_tokenizer, texts, max_length=max_length)
         shared = shared_states(reference, model) if same_ids else 0
         if shared == 0:
             out[label] = encode_sentences(model, model_tokenizer, texts, batch_size=batch_size,
