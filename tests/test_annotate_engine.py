@@ -31,6 +31,10 @@ def test_bundled_rules_load_and_name_taxonomy_features():
     ("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    min_overlap: 2\n    words: [x]\n", 5, "min_overlap must be"),
     ("language: xx\nbackend: blank\nmin_overlap: yes\nfeatures:\n  Negation:\n    words: [x]\n", 3, "min_overlap must be"),
     ("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    words: [x]\n    except: [x]\n", 6, "except must map"),
+    ("language: xx\nbackend: blank\nfeatures:\n  Universal:\n    unless_swapped: Quantifers\n    words: [all]\n", 5,
+     "did you mean 'Quantifiers'"),
+    ("language: xx\nbackend: blank\nfeatures:\n  Universal:\n    unless_swapped: Quantifiers\n    words: [all]\n", 4,
+     "does not define"),
 ])
 def test_bad_rules_file_names_file_and_line(tmp_path, body, line, needle):
     path = tmp_path / "xx.yaml"
@@ -56,6 +60,19 @@ def test_except_patterns_and_min_overlap(tmp_path):
     assert out["auto_features"].tolist() == [["Negation"], [], [], ["Conjunction"]]
     presence = annotate(pd.DataFrame(pairs, columns=["premise", "hypothesis"]), path, presence=True)
     assert "Negation" in presence["auto_features"][2]  # presence ignores pair conditions, min_overlap included
+
+
+def test_unless_swapped_drops_a_feature_when_the_other_is_swapped(tmp_path):
+    path = tmp_path / "xx.yaml"
+    path.write_text("language: en\nbackend: blank\nfeatures:\n"
+                    "  Quantifiers:\n    pair: swap\n    words: [all, most, some]\n"
+                    "  Universal:\n    pair: differ\n    unless_swapped: Quantifiers\n    words: [all]\n", encoding="utf-8")
+    pairs = [("all cats sleep", "Tom sleeps"),   # universal instantiated: Universal only
+             ("all cats sleep", "most cats sleep")]  # one quantifier for another: Quantifiers only
+    out = annotate(pd.DataFrame(pairs, columns=["premise", "hypothesis"]), path)
+    assert out["auto_features"].tolist() == [["Universal"], ["Quantifiers"]]
+    presence = annotate(pd.DataFrame(pairs, columns=["premise", "hypothesis"]), path, presence=True)
+    assert presence["auto_features"][1] == ["Quantifiers", "Universal"]  # presence ignores pair conditions
 
 
 def test_bad_matcher_pattern_is_reported_with_line(tmp_path):
@@ -109,6 +126,12 @@ def test_english_rules_reach_target_on_axb(axb_annotated):
     table = score(axb_annotated["features"], axb_annotated["auto_features"], load_rules("en").feature_names)
     assert table.iloc[-1]["f1"] >= 0.5
     assert table.set_index("feature").loc["Negation", "recall"] >= 0.7
+
+
+def test_russian_rules_reach_target_on_lidirus():
+    table = evaluate("ru").set_index("feature")
+    assert table.loc["macro", "f1"] >= 0.5
+    assert table.loc["Negation", "recall"] >= 0.7
 
 
 def test_evaluate_requires_a_file_for_french():

@@ -15,6 +15,9 @@ CASES = {
         ("Double negation", "Il n'est pas vrai que Jean ne soit pas venu.", "Jean est venu.", "Jean est venu hier.", "Jean est venu."),
         ("Morphological negation", "Ce jeu est injuste.", "Ce jeu est juste.", "Ce jeu est très juste.", "Ce jeu est juste."),
         ("Quantifiers", "Tous les étudiants ont réussi.", "Quelques étudiants ont réussi.", "Les étudiants ont réussi.", "Les étudiants ont réussi hier."),
+        # a universal replaced by another quantifier is Quantifiers; the logic feature is instantiation
+        ("Universal", "Tous les étudiants ont réussi.", "Marie a réussi.", "Tous les étudiants ont réussi.", "La plupart des étudiants ont réussi."),
+        ("Quantifiers", "Il pleut souvent à Paris.", "Il pleut rarement à Paris.", "Il pleut à Paris.", "Il pleut à Lyon."),
         ("Disjunction", "Marie boit du thé ou du café.", "Marie boit du thé.", "Marie boit du thé et du café.", "Marie boit du café et du thé."),
         ("Conjunction", "Marie boit du thé et du café.", "Marie boit du thé.", "Marie boit du thé.", "Marie boit du café."),
         ("Conditionals", "Si il pleut, Jean reste à la maison.", "Jean reste à la maison.", "Jean reste à la maison.", "Jean reste chez lui."),
@@ -31,6 +34,8 @@ CASES = {
         ("Double negation", "Es stimmt nicht, dass Hans nicht kam.", "Hans kam.", "Hans kam gestern.", "Hans kam."),
         ("Morphological negation", "Das Spiel ist unfair.", "Das Spiel ist fair.", "Das Spiel ist sehr fair.", "Das Spiel ist fair."),
         ("Quantifiers", "Alle Studenten haben bestanden.", "Einige Studenten haben bestanden.", "Die Studenten haben bestanden.", "Die Studenten haben gestern bestanden."),
+        ("Universal", "Alle Studenten haben bestanden.", "Anna hat bestanden.", "Alle Studenten haben bestanden.", "Viele Studenten haben bestanden."),
+        ("Quantifiers", "In Berlin regnet es oft.", "In Berlin regnet es selten.", "In Berlin regnet es.", "In Hamburg regnet es."),
         ("Disjunction", "Maria trinkt Tee oder Kaffee.", "Maria trinkt Tee.", "Maria trinkt Tee und Kaffee.", "Maria trinkt Kaffee und Tee."),
         ("Conjunction", "Maria trinkt Tee und Kaffee.", "Maria trinkt Tee.", "Maria trinkt Tee.", "Maria trinkt Kaffee."),
         ("Conditionals", "Wenn es regnet, bleibt Hans zu Hause.", "Hans bleibt zu Hause.", "Hans bleibt zu Hause.", "Hans bleibt daheim."),
@@ -62,6 +67,11 @@ CASES = {
         # "всё чаще" (ever more often), "всё ещё" (still) do not quantify
         ("Universal", "Все лезвия острые.", "Лезвия острые.", "Лезвия появляются всё чаще.", "Лезвия появляются чаще."),
         ("Universal", "Он прочитал все книги.", "Он прочитал книги.", "Он всё ещё читает книгу.", "Он читает книгу."),
+        # a universal or existential replaced by another quantifier is Quantifiers (lexical), not the logic feature
+        ("Universal", "Каждый выпускник нашёл работу.", "Анна нашла работу.", "Все выпускники нашли работу.", "Большинство выпускников нашли работу."),
+        ("Existential", "Кто-то знает ответ.", "Сьюзен знает ответ.", "Некоторые студенты знают ответ.", "Многие студенты знают ответ."),
+        # adverbs of quantification quantify over cases
+        ("Quantifiers", "Закономерности часто незаметны.", "Закономерности всегда незаметны.", "Закономерности незаметны.", "Закономерности заметны."),
         # "не только" is additive, "не менее" a bound: neither negates the clause
         ("Negation", "Анна не знает физику.", "Анна знает физику.", "Анна знает не только физику.", "Анна знает физику."),
         ("Negation", "Он не прожил там десять лет.", "Он прожил там десять лет.", "Он прожил там не менее десяти лет.", "Он прожил там десять лет."),

@@ -11,7 +11,8 @@ of the pair. Per feature, the evidence of premise and hypothesis combines as the
 * ``pair: swap``: both sentences have evidence the other lacks (one named entity replaced by another).
 
 ``except`` patterns of a feature mark tokens that are not evidence (the particle in "что и", "всё" in "всё ещё");
-``min_overlap`` asks that the two sentences share at least that share of their lemmas (a minimal pair).
+``min_overlap`` asks that the two sentences share at least that share of their lemmas (a minimal pair);
+``unless_swapped: F`` drops the feature when feature F's evidence is swapped across the pair.
 """
 
 from __future__ import annotations
@@ -128,6 +129,8 @@ class Annotator:
                     overlap = _overlap(premise.tokens, hypothesis.tokens)
                 if overlap < rule.min_overlap:
                     continue
+            if rule.unless_swapped and not presence and _swapped(premise, hypothesis, rule.unless_swapped):
+                continue
             p = premise.hits.get(feature, Counter())
             h = hypothesis.hits.get(feature, Counter())
             derived_p = derived_h = Counter()
@@ -147,6 +150,12 @@ class Annotator:
 
 
 EXCEPT = "#except:"
+
+
+def _swapped(premise: Analysis, hypothesis: Analysis, feature: str) -> bool:
+    """Whether each side has evidence of ``feature`` that the other lacks (one quantifier replaced by another)."""
+    p, h = premise.hits.get(feature, Counter()), hypothesis.hits.get(feature, Counter())
+    return bool(p - h) and bool(h - p)
 
 
 def _overlap(side: tuple, other: tuple) -> float:

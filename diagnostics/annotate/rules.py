@@ -24,7 +24,7 @@ BACKENDS = ("spacy", "pymorphy3", "hanta", "simplemma", "blank")
 LIST_REF = re.compile(r"^\$[A-Za-z_]\w*$")  # "$negators"; "$." (an STTS tag) is a plain value
 TOP_KEYS = {"language", "backend", "model", "exclude", "description", "lists", "features", "min_overlap"}
 FEATURE_KEYS = {"pair", "key", "min_count", "words", "match", "patterns", "except", "entities", "derivation", "note",
-                "min_overlap"}
+                "min_overlap", "unless_swapped"}
 DERIVATION_KEYS = {"prefixes", "suffixes", "pos", "other_pos", "stem", "min_length"}
 
 
@@ -112,6 +112,9 @@ class FeatureRule:
     #: the pair has the feature only when the two sentences share at least this share of their lemmas
     #: (Jaccard); 0 = no condition. Ignored with ``presence=True``.
     min_overlap: float = 0.0
+    #: another feature of the file: this one does not count when that feature's evidence is swapped across the
+    #: pair (a universal replaced by another quantifier is Quantifiers, not the logic of the universal)
+    unless_swapped: str | None = None
 
 
 @dataclass(frozen=True)
@@ -226,13 +229,19 @@ def _feature(path, name, spec, lists, line, default_overlap=0.0) -> FeatureRule:
     if not isinstance(min_count, int) or min_count < 1:
         raise RulesError(path, spec.key_lines.get("min_count", line), f"min_count must be an integer >= 1, found {min_count!r}")
     min_overlap = _overlap(path, spec, default_overlap, line)
+    unless_swapped = spec.get("unless_swapped")
+    if unless_swapped is not None:
+        try:
+            unless_swapped = canonical_fine(str(unless_swapped))
+        except UnknownCategoryError as err:
+            raise RulesError(path, spec.key_lines.get("unless_swapped", line), str(err)) from None
     if not (words or compiled or entities is not None or derivation):
         raise RulesError(path, line, f"feature {name!r} has no evidence: give words, patterns, entities or derivation")
     return FeatureRule(name=name, line=line, pair=_choice(path, spec, "pair", PAIR_MODES, "either"),
                        key=_choice(path, spec, "key", KEY_MODES, "lemma"), min_count=min_count,
                        match=_choice(path, spec, "match", MATCH_ATTRS, "lower"), words=words,
                        patterns=compiled, entities=entities, derivation=derivation,
-                       exceptions=exceptions, min_overlap=min_overlap)
+                       exceptions=exceptions, min_overlap=min_overlap, unless_swapped=unless_swapped)
 
 
 def _patterns(path, spec, key, lists, line) -> dict:
@@ -308,5 +317,9 @@ def load_rules(lang: str | Path) -> RuleSet:
         if canonical in features:
             raise RulesError(path, fline, f"feature {canonical!r} defined twice")
         features[canonical] = _feature(path, canonical, spec, lists, fline, default_overlap)
+    for rule in features.values():
+        if rule.unless_swapped is not None and rule.unless_swapped not in features:
+            raise RulesError(path, rule.line, f"feature {rule.name!r}: unless_swapped names {rule.unless_swapped!r}, "
+                             "which this file does not define")
     return RuleSet(path=str(path), language=str(doc["language"]), backend=backend, model=doc.get("model"),
                    exclude=tuple(doc.get("exclude") or ()), lists=lists, features=features)
