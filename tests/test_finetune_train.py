@@ -98,6 +98,17 @@ def test_top_k_with_all_layers_matches_full_finetuning_with_frozen_embeddings(tm
     np.testing.assert_allclose(proba, b[:20], atol=1e-4)
 
 
+def test_training_with_skipped_padding_matches_without_when_dropout_is_off(tmp_path, tiny):
+    """Same real-token arithmetic: with dropout off a run trains the same model either way (up to float order)."""
+    common = dict(dropout=0.0, max_epochs=1)
+    _, on = run_one(config(tmp_path / "on", tiny, **common))
+    _, off = run_one(config(tmp_path / "off", tiny, skip_padding=False, **common))
+    a = pd.read_parquet(on / "predictions.parquet")["probability"].to_numpy()
+    b = pd.read_parquet(off / "predictions.parquet")["probability"].to_numpy()
+    np.testing.assert_allclose(a, b, atol=1e-4)
+    assert not np.allclose(a, a.mean(), atol=1e-6)
+
+
 def test_failure_leaves_failed_marker_and_clean_retry(tmp_path, tiny):
     cfg = config(tmp_path, tiny, extra_data={"name": "mnli", "size": 10})  # not bundled: fails while loading
     with pytest.raises(FileNotFoundError, match="not bundled"):

@@ -156,6 +156,11 @@ class SweepConfig:
         group examples of similar length (fewer pad tokens, still a seeded random order).
         ``pad_to_max_length`` pads every batch to ``max_seq_length`` instead (the static baseline of the padding
         benchmark).
+    skip_padding
+        Run the token-wise parts of each encoder layer (query/key/value and output projections, feed-forward) on
+        the real tokens only (:mod:`diagnostics.finetune.unpadding`): the same values for every real token and the
+        same logits, less work on padded batches. Dropout masks are then drawn for real tokens only, so a seed's
+        run differs (equally randomly) from one with ``skip_padding: false``.
     deterministic
         Request ``torch.use_deterministic_algorithms`` (warn-only) during the run.
     device, precision, num_threads
@@ -202,6 +207,7 @@ class SweepConfig:
     feature_dtype: str = "float16"
     length_bucketing: bool = False
     pad_to_max_length: bool = False
+    skip_padding: bool = True
     deterministic: bool = True
     device: str = "auto"
     precision: str = "auto"

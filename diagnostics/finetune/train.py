@@ -220,6 +220,10 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
             model = load_classifier(model_path, seed=spec.seed, dropout=config.dropout,
                                     top_k=config.train_top_k_layers,
                                     freeze_embeddings=config.freeze_embeddings).to(device)
+            if config.skip_padding:
+                from .unpadding import enable_unpadding
+
+                enable_unpadding(model)
             init_s = time.perf_counter() - t_start
 
             gold_train = torch.from_numpy(np.array(label_ids(train_frame["label"])))
