@@ -124,6 +124,10 @@ class Annotator:
         for feature in self.features:
             rule = self.rules.features[feature]
             pair = (modes or {}).get(feature, rule.pair)
+            p = premise.hits.get(feature, _NONE)
+            h = hypothesis.hits.get(feature, _NONE)
+            if not p and not h and rule.derivation is None:
+                continue
             if rule.min_overlap and not presence:
                 if overlap is None:
                     overlap = _overlap(premise.tokens, hypothesis.tokens)
@@ -131,9 +135,7 @@ class Annotator:
                     continue
             if rule.unless_swapped and not presence and _swapped(premise, hypothesis, rule.unless_swapped):
                 continue
-            p = premise.hits.get(feature, Counter())
-            h = hypothesis.hits.get(feature, Counter())
-            derived_p = derived_h = Counter()
+            derived_p = derived_h = _NONE
             if rule.derivation is not None:
                 derived_p = _derived(rule.derivation, premise.tokens, hypothesis.tokens)
                 derived_h = _derived(rule.derivation, hypothesis.tokens, premise.tokens)
@@ -150,11 +152,12 @@ class Annotator:
 
 
 EXCEPT = "#except:"
+_NONE: Counter = Counter()  # shared empty evidence; never modified (Counter arithmetic returns new objects)
 
 
 def _swapped(premise: Analysis, hypothesis: Analysis, feature: str) -> bool:
     """Whether each side has evidence of ``feature`` that the other lacks (one quantifier replaced by another)."""
-    p, h = premise.hits.get(feature, Counter()), hypothesis.hits.get(feature, Counter())
+    p, h = premise.hits.get(feature, _NONE), hypothesis.hits.get(feature, _NONE)
     return bool(p - h) and bool(h - p)
 
 
