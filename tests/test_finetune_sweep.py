@@ -117,7 +117,7 @@ def test_live_lock_is_refused_and_other_runs_go_on(tiny, tmp_path):
 def test_finished_run_with_other_settings_is_not_mixed_in(tiny, tmp_path, reference):
     _, ref_root = reference
     cfg = load_config(write_config(tmp_path, tiny)).with_overrides([f"output_dir={ref_root}", "lr=0.5"])
-    with pytest.raises(ValueError, match="other settings"):
+    with pytest.raises(ValueError, match=r"other settings \(lr: [0-9.e-]+ -> 0\.5\)"):  # names what changed
         run_sweep(cfg)
 
 

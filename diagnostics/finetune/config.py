@@ -323,10 +323,13 @@ class SweepConfig:
 
     def run_hash(self) -> str:
         """Hash of the settings that change a run's result (not executor, progress, output place or the grid)."""
-        skip = {"experiment", "output_dir", "models", "languages", "seeds", "executor", "workers",
-                "executor_options", "progress", "num_threads"}
-        payload = {k: v for k, v in self.to_dict().items() if k not in skip}
+        payload = {k: v for k, v in self.to_dict().items() if k not in NOT_IN_RUN_HASH}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+#: Settings that do not change a run's result: where and how it runs, and the grid it belongs to.
+NOT_IN_RUN_HASH = frozenset({"experiment", "output_dir", "models", "languages", "seeds", "executor", "workers",
+                             "executor_options", "progress", "num_threads"})
 
 
 def _split_override(text: str) -> tuple[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from . import store
-from .config import SweepConfig
+from .config import NOT_IN_RUN_HASH, SweepConfig
 from .train import RunSpec, spec_dict
 
 
@@ -26,10 +26,15 @@ def check_compatible(config: SweepConfig, specs: list[RunSpec]) -> None:
     for spec in specs:
         if not store.is_done(spec.path):
             continue
-        recorded = (store._read_json(spec.path / "config.json") or {}).get("run", {}).get("run_hash")
+        stored = store._read_json(spec.path / "config.json") or {}
+        recorded = stored.get("run", {}).get("run_hash")
         if recorded is not None and recorded != expected:
-            raise ValueError(f"{spec.path} holds a finished run made with other settings (run_hash {recorded} != "
-                             f"{expected}); choose another experiment name or delete that folder")
+            old, new = stored.get("sweep", {}), config.to_dict()
+            changed = [f"{k}: {old.get(k, '(not recorded)')!r} -> {new.get(k, '(not set)')!r}"
+                       for k in sorted(set(old) | set(new)) if k not in NOT_IN_RUN_HASH and old.get(k) != new.get(k)]
+            what = "; ".join(changed) or f"run_hash {recorded} != {expected}"
+            raise ValueError(f"{spec.path} holds a finished run made with other settings ({what}); choose another "
+                             "experiment name or output directory, or delete that folder")
 
 
 def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, float]:
