@@ -1,20 +1,23 @@
 """Run the token-wise parts of a BERT-like encoder on real tokens only (padding skipped).
 
-In a BERT layer only the attention core mixes positions; the attention output projection (``attention.output``:
-dense + dropout + LayerNorm with the residual) and the feed-forward block (``intermediate`` + ``output``) act on each
-token alone, and they hold 3/4 of the layer's matrix work. A dynamically padded batch of RTE pairs in random
-order is ~40 % padding, so computing those parts on the real tokens only (gather, compute, scatter back) saves
-most of that work, forward and backward, without changing what any real token sees:
+In a BERT layer only the attention core (softmax(QK^T)V) mixes positions; the query/key/value projections, the
+attention output projection (``attention.output``: dense + dropout + LayerNorm with the residual) and the
+feed-forward block (``intermediate`` + ``output``) act on each token alone, and they are all of the layer's matrix
+work but the attention core. A dynamically padded batch of RTE pairs in random order is ~40 % padding, so
+computing those parts on the real tokens only (gather, compute, scatter back into the padded layout around the
+attention core) saves most of that work, forward and backward, without changing what any real token sees:
 
 * real tokens get the same values as in the padded computation (the same per-token arithmetic);
-* padded positions carry the attention output through unchanged; they are masked as attention keys and the
-  classifier reads the first token, so nothing downstream reads them (their hidden states are *not* those of the
-  plain model: use this for training and classification, not to read every position's hidden state);
+* padded positions get zero queries, keys and values and keep their input hidden state through the layers; they
+  are masked as attention keys and the classifier reads the first token, so nothing downstream reads them (their
+  hidden states are *not* those of the plain model: use this for training and classification, not to read every
+  position's hidden state);
 * dropout draws its masks for the real tokens only, so a seed gives a different (equally random) mask stream than
   the plain model: runs stay deterministic per seed but are not bit-identical to runs without unpadding.
 
 Implemented with forward hooks on the existing modules, so parameter names, checkpoints and ``state_dict`` are
-those of the plain model. Applies to layers with ``attention.output``, ``intermediate`` and ``output`` modules
+those of the plain model (not compatible with gradient checkpointing, whose recomputation runs outside the
+model's forward call). Applies to layers with ``attention.output``, ``intermediate`` and ``output`` modules
 (BERT, RoBERTa, XLM-R, ELECTRA); other models are left as they are.
 """
 
@@ -28,7 +31,7 @@ from torch import nn
 
 @dataclass
 class _Batch:
-    """Index of the real tokens of the batch being run (``None``: no padding, run as usual)."""
+    """Index of the real tokens of the batch being run (``None``: little or no padding, run as usual)."""
 
     index: torch.Tensor | None = None
     residuals: list = field(default_factory=list)
@@ -95,7 +98,7 @@ def enable_unpadding(model: nn.Module, min_padding: float = 0.1) -> bool:
             return None
         return _scatter(batch, batch.residuals.pop(), output)
 
-    def gather_one(module, args):
+    def gather_keep_shape(module, args):  # remember the padded input to scatter the projection back into its shape
         if batch.index is None:
             return None
         batch.residuals.append(args[0])
@@ -115,10 +118,10 @@ def enable_unpadding(model: nn.Module, min_padding: float = 0.1) -> bool:
     base.register_forward_pre_hook(begin, with_kwargs=True)
     base.register_forward_hook(end, with_kwargs=True, always_call=True)
     for layer, (self_output, intermediate, output) in zip(layers, parts):
-        projections = [getattr(layer.attention.self, n, None) for n in ("query", "key", "value")]
+        projections = [getattr(getattr(layer.attention, "self", None), n, None) for n in ("query", "key", "value")]
         for projection in projections if all(isinstance(p, nn.Linear) for p in projections) else ():
             # padded positions get zero queries, keys and values: masked as keys, and their outputs are dropped
-            projection.register_forward_pre_hook(gather_one)
+            projection.register_forward_pre_hook(gather_keep_shape)
             projection.register_forward_hook(scatter_zeros)
         self_output.register_forward_pre_hook(gather_pair)
         self_output.register_forward_hook(scatter_back)
