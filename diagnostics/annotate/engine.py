@@ -1,8 +1,8 @@
 """The annotation engine: run a backend pipeline over sentence pairs and detect diagnostic features.
 
-Evidence per sentence comes from one spaCy ``Matcher`` holding every word list and token pattern of a rules
-file (one pass per sentence), from named entities, and, for derivational features, from the other sentence
-of the pair. Per feature, the evidence of premise and hypothesis combines as the rules file says:
+Evidence per sentence comes from one spaCy ``Matcher`` holding every token pattern of a rules file and two
+``PhraseMatcher`` objects holding its word lists (on lower-cased forms and on lemmas; one pass each per
+sentence), from named entities, and, for derivational features, from the other sentence of the pair. Per feature, the evidence of premise and hypothesis combines as the rules file says:
 
 * ``pair: either``: the pair has the feature when either sentence shows it;
 * ``pair: differ``: the pair has it when the evidence differs between the sentences (negation present in one
@@ -48,13 +48,15 @@ class Annotator:
     """
 
     def __init__(self, rules: RuleSet):
-        from spacy.matcher import Matcher
+        from spacy.matcher import Matcher, PhraseMatcher
 
         from .backends import get_pipeline
 
         self.rules = rules
         self.nlp = get_pipeline(rules.backend, rules.language, rules.model, rules.exclude)
         self.matcher = Matcher(self.nlp.vocab, validate=True)
+        # word lists go to phrase matchers (one hash lookup per token instead of one pattern per word)
+        self.word_matchers = {attr: PhraseMatcher(self.nlp.vocab, attr=attr) for attr in ("LOWER", "LEMMA")}
         self._info: dict[int, tuple[str, str]] = {}
         self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
         has_ner = "ner" in self.nlp.pipe_names
@@ -63,13 +65,24 @@ class Annotator:
                 raise RulesError(rules.path, rule.line, f"feature {rule.name!r} uses entities but backend "
                                  f"{rules.backend!r} has no 'ner' component; use patterns instead")
             if rule.words:
-                attr = "LOWER" if rule.match == "lower" else "LEMMA"
-                word_patterns = [[{attr: w.lower()} for w in word.split()] for word in rule.words]
-                self._add(rule, "#words", word_patterns)
+                self._add_words(rule)
             for name, pattern in rule.patterns.items():
                 self._add(rule, name, [pattern])
             for name, pattern in rule.exceptions.items():
                 self._add(rule, EXCEPT + name, [pattern])
+
+    def _add_words(self, rule: FeatureRule) -> None:
+        """A feature's word list as phrases of lower-cased forms or lemmas (``match``), split on spaces."""
+        from spacy.tokens import Doc
+
+        key = f"{rule.name}\t#words"
+        phrases = []
+        for word in rule.words:
+            parts = word.lower().split()
+            phrases.append(Doc(self.nlp.vocab, words=parts, lemmas=parts) if rule.match == "lemma"
+                           else Doc(self.nlp.vocab, words=parts))
+        self.word_matchers["LEMMA" if rule.match == "lemma" else "LOWER"].add(key, phrases)
+        self._info[self.nlp.vocab.strings[key]] = (rule.name, "#words")
 
     def _add(self, rule: FeatureRule, name: str, patterns: list) -> None:
         key = f"{rule.name}\t{name}"
@@ -87,7 +100,11 @@ class Annotator:
     def analyse(self, doc) -> Analysis:
         """Evidence of one analysed sentence (a spaCy ``Doc`` from :attr:`nlp`)."""
         spans: dict[str, list] = {}
-        for match_id, start, end in self.matcher(doc):
+        matches = []
+        for matcher in (self.matcher, *self.word_matchers.values()):
+            if len(matcher):  # an empty matcher warns when called
+                matches += matcher(doc)
+        for match_id, start, end in matches:
             feature, name = self._info[match_id]
             spans.setdefault(feature, []).append((start, end, name))
         hits = {}
