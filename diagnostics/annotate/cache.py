@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..hashing import text_hash
+
 COLUMNS = ("auto_coarse", "auto_features")
 
 
@@ -48,12 +50,9 @@ def annotate_cached(frame: pd.DataFrame, lang: str | Path, cache_dir: str | Path
 
     path = None
     if cache_dir is not None:
-        h = hashlib.sha256(json.dumps([str(lang), bool(presence), rules_digest(lang)]).encode())
-        for column in ("premise", "hypothesis"):
-            for text in frame[column].fillna("").astype(str):
-                raw = text.encode("utf-8")
-                h.update(len(raw).to_bytes(8, "little") + raw)
-        path = Path(cache_dir) / f"annotations-{Path(str(lang)).stem}-{h.hexdigest()[:24]}.json"
+        texts = [text for column in ("premise", "hypothesis") for text in frame[column].fillna("").astype(str)]
+        key = text_hash([str(lang), str(bool(presence)), rules_digest(lang), *texts])[:24]
+        path = Path(cache_dir) / f"annotations-{Path(str(lang)).stem}-{key}.json"
         if path.is_file():
             cached = json.loads(path.read_text(encoding="utf-8"))
             if all(len(cached.get(c, ())) == len(frame) for c in COLUMNS):

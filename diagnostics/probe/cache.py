@@ -15,29 +15,11 @@ from typing import Callable
 
 import numpy as np
 
+from diagnostics.hashing import text_hash  # noqa: F401  (part of this module's API)
+
 CACHE_VERSION = 1
 _DTYPES = {"float16": np.float16, "float32": np.float32}
 _FINGERPRINTS: dict[tuple, str] = {}
-
-
-def text_hash(texts: list[str]) -> str:
-    """sha256 of an ordered list of texts (length-prefixed UTF-8, so no two lists collide by concatenation).
-
-    Parameters
-    ----------
-    texts : list of str
-
-    Returns
-    -------
-    str
-        Hex digest.
-    """
-    h = hashlib.sha256()
-    for text in texts:
-        raw = str(text).encode("utf-8")
-        h.update(len(raw).to_bytes(8, "little"))
-        h.update(raw)
-    return h.hexdigest()
 
 
 def _local_fingerprint(folder: Path) -> str:
