@@ -20,6 +20,9 @@ from collections.abc import Callable
 from functools import lru_cache
 
 BACKEND_FACTORIES: dict[str, Callable] = {}
+#: backends that analyse each word on its own: every token attribute (but the sentence start) is a function of
+#: the token text, so pattern tests can be cached per word
+CONTEXT_FREE_BACKENDS = frozenset({"pymorphy3", "simplemma", "blank"})
 
 
 def register_backend(name: str):

@@ -18,7 +18,7 @@ sentence), from named entities, and, for derivational features, from the other s
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..taxonomy import COARSE, COARSE_OF
 from .rules import Derivation, FeatureRule, RulesError, RuleSet, load_rules, rules_path
+from .token_matcher import TokenMatcher
 
 SIDES = {(True, False): "premise", (False, True): "hypothesis", (True, True): "both"}
 
@@ -35,7 +36,13 @@ class Analysis:
     """What the engine keeps of one analysed sentence: feature -> evidence keys, and light token data."""
 
     hits: dict
+    #: (lower-case form, lemma, POS) of the alphabetic tokens, for derivations and lemma overlap
     tokens: tuple = ()
+    lemmas: frozenset = frozenset()
+    #: lemmas and lower-case forms
+    forms: frozenset = frozenset()
+    #: feature -> the tokens that carry one of its derivational affixes (see :func:`_affixed`)
+    affixed: dict = field(default_factory=dict)
 
 
 class Annotator:
@@ -50,14 +57,17 @@ class Annotator:
     def __init__(self, rules: RuleSet):
         from spacy.matcher import Matcher, PhraseMatcher
 
-        from .backends import get_pipeline
+        from .backends import CONTEXT_FREE_BACKENDS, get_pipeline
 
         self.rules = rules
         self.nlp = get_pipeline(rules.backend, rules.language, rules.model, rules.exclude)
+        # token patterns go to the fast matcher; spaCy's Matcher validates every pattern and keeps the few
+        # the fast one does not support
         self.matcher = Matcher(self.nlp.vocab, validate=True)
+        self.token_matcher = TokenMatcher(context_free=rules.backend in CONTEXT_FREE_BACKENDS)
         # word lists go to phrase matchers (one hash lookup per token instead of one pattern per word)
         self.word_matchers = {attr: PhraseMatcher(self.nlp.vocab, attr=attr) for attr in ("LOWER", "LEMMA")}
-        self._info: dict[int, tuple[str, str]] = {}
+        self._info: dict[int, tuple[str, str, int]] = {}  # match id -> feature, pattern name, order in the file
         self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
         has_ner = "ner" in self.nlp.pipe_names
         for rule in rules.features.values():
@@ -67,9 +77,9 @@ class Annotator:
             if rule.words:
                 self._add_words(rule)
             for name, pattern in rule.patterns.items():
-                self._add(rule, name, [pattern])
+                self._add(rule, name, pattern)
             for name, pattern in rule.exceptions.items():
-                self._add(rule, EXCEPT + name, [pattern])
+                self._add(rule, EXCEPT + name, pattern)
 
     def _add_words(self, rule: FeatureRule) -> None:
         """A feature's word list as phrases of lower-cased forms or lemmas (``match``), split on spaces."""
@@ -82,15 +92,18 @@ class Annotator:
             phrases.append(Doc(self.nlp.vocab, words=parts, lemmas=parts) if rule.match == "lemma"
                            else Doc(self.nlp.vocab, words=parts))
         self.word_matchers["LEMMA" if rule.match == "lemma" else "LOWER"].add(key, phrases)
-        self._info[self.nlp.vocab.strings[key]] = (rule.name, "#words")
+        self._info[self.nlp.vocab.strings[key]] = (rule.name, "#words", len(self._info))
 
-    def _add(self, rule: FeatureRule, name: str, patterns: list) -> None:
+    def _add(self, rule: FeatureRule, name: str, pattern: list) -> None:
         key = f"{rule.name}\t{name}"
         try:
-            self.matcher.add(key, patterns)
+            self.matcher.add(key, [pattern])
         except Exception as err:  # spaCy raises ValueError / MatchPatternError with its own wording
             raise RulesError(self.rules.path, rule.line, f"feature {rule.name!r}, pattern {name!r}: {err}") from None
-        self._info[self.nlp.vocab.strings[key]] = (rule.name, name)
+        match_id = self.nlp.vocab.strings[key]
+        if self.token_matcher.add(match_id, pattern):
+            self.matcher.remove(key)
+        self._info[match_id] = (rule.name, name, len(self._info))
 
     @property
     def features(self) -> list[str]:
@@ -100,34 +113,40 @@ class Annotator:
     def analyse(self, doc) -> Analysis:
         """Evidence of one analysed sentence (a spaCy ``Doc`` from :attr:`nlp`)."""
         spans: dict[str, list] = {}
-        matches = []
+        matches = self.token_matcher(doc)
         for matcher in (self.matcher, *self.word_matchers.values()):
             if len(matcher):  # an empty matcher warns when called
                 matches += matcher(doc)
         for match_id, start, end in matches:
-            feature, name = self._info[match_id]
-            spans.setdefault(feature, []).append((start, end, name))
+            feature, name, order = self._info[match_id]
+            spans.setdefault(feature, []).append((start, end, name, order))
         hits = {}
         for feature, found in spans.items():
             rule = self.rules.features[feature]
             taken, keys = set(), Counter()
-            for start, end, name in found:
+            for start, end, name, _ in found:
                 if name.startswith(EXCEPT):
                     taken.update(range(start, end))
-            for start, end, name in sorted(found, key=lambda s: (s[0] - s[1], s[0])):
+            # longest span first; of equal spans, the pattern listed first in the rules file
+            for start, end, name, _ in sorted(found, key=lambda s: (s[0] - s[1], s[0], s[3])):
                 if not name.startswith(EXCEPT) and taken.isdisjoint(range(start, end)):
                     taken.update(range(start, end))
-                    keys[_key(rule, doc[start:end], name)] += 1
+                    keys[_key(rule, doc, start, end, name)] += 1
             hits[feature] = keys
         for rule in self.rules.features.values():
             if rule.entities is not None:
                 ents = Counter(e.text.lower() for e in doc.ents if not rule.entities or e.label_ in rule.entities)
                 if ents:
                     hits[rule.name] = hits.get(rule.name, Counter()) + ents
-        hits = {f: keys for f, keys in hits.items() if sum(keys.values()) >= self.rules.features[f].min_count}
-        tokens = tuple((t.lower_, t.lemma_.lower() or t.lower_, t.pos_) for t in doc if t.is_alpha) \
-            if self._needs_tokens else ()
-        return Analysis(hits, tokens)
+        hits = {f: keys for f, keys in hits.items()
+                if self.rules.features[f].min_count == 1 or keys.total() >= self.rules.features[f].min_count}
+        if not self._needs_tokens:
+            return Analysis(hits)
+        tokens = tuple((t.lower_, t.lemma_.lower() or t.lower_, t.pos_) for t in doc if t.is_alpha)
+        lemmas = frozenset(lemma for _, lemma, _ in tokens)
+        affixed = {rule.name: _affixed(rule.derivation, tokens) for rule in self.rules.features.values()
+                   if rule.derivation is not None}
+        return Analysis(hits, tokens, lemmas, lemmas.union(lower for lower, _, _ in tokens), affixed)
 
     def combine(self, premise: Analysis, hypothesis: Analysis, presence: bool = False,
                 modes: dict | None = None) -> dict[str, str]:
@@ -143,25 +162,28 @@ class Annotator:
             pair = (modes or {}).get(feature, rule.pair)
             p = premise.hits.get(feature, _NONE)
             h = hypothesis.hits.get(feature, _NONE)
-            if not p and not h and rule.derivation is None:
-                continue
+            # (dict equality: Counter's own __eq__ is a slow Python loop, and hits hold positive counts only)
+            if rule.derivation is None and (dict.__eq__(p, h) if pair in ("differ", "swap") and not presence
+                                            else not p and not h):
+                continue  # no evidence, or the same on both sides where only a difference counts
             if rule.min_overlap and not presence:
                 if overlap is None:
-                    overlap = _overlap(premise.tokens, hypothesis.tokens)
+                    overlap = _overlap(premise.lemmas, hypothesis.lemmas)
                 if overlap < rule.min_overlap:
                     continue
             if rule.unless_swapped and not presence and _swapped(premise, hypothesis, rule.unless_swapped):
                 continue
             derived_p = derived_h = _NONE
             if rule.derivation is not None:
-                derived_p = _derived(rule.derivation, premise.tokens, hypothesis.tokens)
-                derived_h = _derived(rule.derivation, hypothesis.tokens, premise.tokens)
+                derived_p = _derived(rule, premise, hypothesis)
+                derived_h = _derived(rule, hypothesis, premise)
             if pair in ("differ", "swap") and not presence:
                 p, h = p - h, h - p
                 # a derived form is already a relation across the pair (слоновью ~ слона): no swap needed
                 if pair == "swap" and not (p and h) and not (derived_p or derived_h):
                     continue
-            p, h = p + derived_p, h + derived_h
+            if derived_p or derived_h:
+                p, h = p + derived_p, h + derived_h
             side = SIDES.get((bool(p), bool(h)))
             if side:
                 out[feature] = side
@@ -178,47 +200,60 @@ def _swapped(premise: Analysis, hypothesis: Analysis, feature: str) -> bool:
     return bool(p - h) and bool(h - p)
 
 
-def _overlap(side: tuple, other: tuple) -> float:
+def _overlap(a: frozenset, b: frozenset) -> float:
     """Jaccard overlap of the lemma sets of two analysed sentences (0 when either is empty)."""
-    a, b = {lemma for _, lemma, _ in side}, {lemma for _, lemma, _ in other}
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-def _key(rule: FeatureRule, span, name: str) -> str:
-    if rule.key == "pattern":
-        return name if name != "#words" else span.text.lower()
-    if rule.key == "lower":
-        return span.text.lower()
-    return " ".join(t.lemma_.lower() or t.lower_ for t in span)
+def _key(rule: FeatureRule, doc, start: int, end: int, name: str) -> str:
+    """How a hit on ``doc[start:end]`` is compared across the pair (``key`` of the rule)."""
+    if rule.key == "pattern" and name != "#words":
+        return name
+    if rule.key != "lemma":
+        return doc[start].lower_ if end - start == 1 else doc[start:end].text.lower()
+    return " ".join(t.lemma_.lower() or t.lower_ for t in (doc[i] for i in range(start, end)))
 
 
-def _derived(rule: Derivation, side: tuple, other: tuple) -> Counter:
-    """Words of ``side`` that are affix + a word of ``other`` (and whose base is absent from ``side``)."""
-    hits = Counter()
-    if not side or not other:
-        return hits
-    own = {lemma for _, lemma, _ in side} | {lower for lower, _, _ in side}
-    other_forms = {lemma for _, lemma, _ in other} | {lower for lower, _, _ in other}
-    for lower, lemma, pos in side:
+def _affixed(rule: Derivation, tokens: tuple) -> tuple:
+    """Tokens of one sentence that could be derived forms under ``rule``, computed once per sentence:
+    ``(lower, lemma, prefixed, suffixed)`` with ``prefixed`` = ``(prefix, base)`` pairs and ``suffixed`` =
+    ``(form, stem)`` pairs of the lemma and the lower-case form (only tokens with at least one of them)."""
+    out = []
+    for lower, lemma, pos in tokens:
         if rule.pos and pos not in rule.pos:
             continue
+        prefixed, suffixed = [], []
+        for form in {lemma, lower}:
+            if rule.prefixes and form.startswith(rule.prefixes):
+                prefixed += [(prefix, form[len(prefix):]) for prefix in rule.prefixes
+                             if form.startswith(prefix) and len(form) - len(prefix) >= rule.min_length]
+            if rule.suffixes and form.endswith(rule.suffixes):
+                suffixed += [(form, form[: -len(suffix)][: rule.stem]) for suffix in rule.suffixes
+                             if form.endswith(suffix) and len(form) - len(suffix) >= rule.min_length]
+        if prefixed or suffixed:
+            out.append((lower, lemma, tuple(prefixed), tuple(suffixed)))
+    return tuple(out)
+
+
+def _derived(rule: FeatureRule, side: Analysis, other: Analysis) -> Counter:
+    """Words of ``side`` that are affix + a word of ``other`` (and whose base is absent from ``side``)."""
+    hits = Counter()
+    candidates = side.affixed.get(rule.name, ())
+    if not candidates or not other.tokens:
+        return hits
+    own, other_forms, other_pos = side.forms, other.forms, rule.derivation.other_pos
+    for lower, lemma, prefixed, suffixed in candidates:
         if lemma in other_forms or lower in other_forms:
             continue
-        for form in {lemma, lower}:
-            for prefix in rule.prefixes:
-                base = form[len(prefix):]
-                if form.startswith(prefix) and len(base) >= rule.min_length and base in other_forms and base not in own:
-                    hits[f"{prefix}-{base}"] += 1
-            for suffix in rule.suffixes:
-                stripped = form[: -len(suffix)]
-                if not form.endswith(suffix) or len(stripped) < rule.min_length:
-                    continue
-                stem = stripped[: rule.stem]
-                for o_lower, o_lemma, o_pos in other:
-                    if (not rule.other_pos or o_pos in rule.other_pos) and o_lemma.startswith(stem) \
-                            and o_lemma not in own and o_lemma != form:
-                        hits[f"{form}~{o_lemma}"] += 1
-                        break
+        for prefix, base in prefixed:
+            if base in other_forms and base not in own:
+                hits[f"{prefix}-{base}"] += 1
+        for form, stem in suffixed:
+            for _, o_lemma, o_pos in other.tokens:
+                if (not other_pos or o_pos in other_pos) and o_lemma.startswith(stem) \
+                        and o_lemma not in own and o_lemma != form:
+                    hits[f"{form}~{o_lemma}"] += 1
+                    break
     return hits
 
 

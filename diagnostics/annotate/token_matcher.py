@@ -1,0 +1,357 @@
+"""A fast matcher for the common subset of spaCy ``Matcher`` token patterns.
+
+spaCy's ``Matcher`` runs every Python-level predicate (``IN``, ``REGEX``, ``IS_SUPERSET`` on ``MORPH``, extension
+attributes) once per token and pattern state. On a dictionary backend (Russian: a blank tokeniser plus cached
+pymorphy3 lookups) that costs several times the analysis itself. This matcher gives the same matches for the
+pattern syntax the rules files use, but decides every token spec once per distinct *token reading* (text, lemma,
+POS, tag, morphology, ... only the attributes the specs ask about) and caches the answer as a bit mask; a
+sentence then costs one dictionary lookup per token plus the pattern walk over bit masks.
+
+Patterns it does not support (operator ``!``, fuzzy matching, unusual attributes) are refused by
+:meth:`TokenMatcher.add`, which returns ``False``; the caller keeps those in a spaCy ``Matcher``. Matches are
+the same set of ``(key, start, end)`` spaCy returns: every span some path through the pattern covers
+(``tests/test_annotate_token_matcher.py`` compares both matchers on the bundled diagnostic sets).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+import re
+from collections.abc import Callable
+
+#: boolean lexical flags of the Matcher -> the Token attribute
+_FLAGS = {"IS_ALPHA": "is_alpha", "IS_ASCII": "is_ascii", "IS_DIGIT": "is_digit", "IS_LOWER": "is_lower",
+          "IS_UPPER": "is_upper", "IS_TITLE": "is_title", "IS_PUNCT": "is_punct", "IS_SPACE": "is_space",
+          "IS_STOP": "is_stop", "LIKE_NUM": "like_num", "LIKE_URL": "like_url", "LIKE_EMAIL": "like_email",
+          "IS_BRACKET": "is_bracket", "IS_QUOTE": "is_quote", "IS_CURRENCY": "is_currency"}
+#: Matcher attribute -> the spaCy ``Token`` attribute it reads
+_TOKEN_ATTRS = {"ORTH": "text", "TEXT": "text", "LOWER": "lower_", "NORM": "norm_", "LEMMA": "lemma_", "POS": "pos_",
+                "TAG": "tag_", "DEP": "dep_", "ENT_TYPE": "ent_type_", "SHAPE": "shape_", "MORPH": "morph",
+                "LENGTH": "text", "IS_SENT_START": "is_sent_start", **_FLAGS}
+#: raw Token values that the tests compare in another form (spaCy's reading of them)
+_CONVERT = {"LENGTH": len, "IS_SENT_START": lambda value: value is True,
+            "MORPH": lambda morph: frozenset(str(morph).split("|")) if len(morph) else frozenset()}
+_COMPARE = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
+            "<": operator.lt}
+_SET_OPS = ("IS_SUPERSET", "IS_SUBSET", "INTERSECTS")
+_OP = re.compile(r"^\{(\d*)(,?)(\d*)\}$")
+
+
+class Unsupported(Exception):
+    """A pattern uses syntax this matcher leaves to spaCy."""
+
+
+class TokenMatcher:
+    """Token patterns compiled to per-reading bit masks.
+
+    Parameters
+    ----------
+    context_free : bool
+        The backend analyses each word on its own (pymorphy3, simplemma, blank): every token attribute except
+        ``IS_SENT_START`` is a function of the token text, so the text (and sentence-start flag) is the whole
+        reading. Otherwise (trained pipelines, taggers) the reading is every attribute the specs ask about.
+    max_cache : int
+        Readings kept before the cache is emptied (bounded memory on large corpora).
+    """
+
+    def __init__(self, context_free: bool = False, max_cache: int = 200_000):
+        self.context_free = context_free
+        self._specs: list[tuple] = []          # distinct compiled token specs (tuples of conditions)
+        self._spec_index: dict[tuple, int] = {}
+        self._patterns: list[tuple[int, tuple]] = []  # (key, elements); element = (spec bit, min, max)
+        self._attrs: list[str] = []            # attributes the specs read, besides the text
+        self._extensions: list[str] = []
+        self._compiled = None                  # built on first use after an add
+        self._cache: dict = {}
+        self._max_cache = max_cache
+
+    def __len__(self) -> int:
+        return len(self._patterns)
+
+    def add(self, key: int, pattern: list[dict]) -> bool:
+        """Compile one spaCy token pattern under ``key`` (a string id); ``False`` when it is not supported."""
+        try:
+            elements = tuple(self._element(spec) for spec in pattern)
+        except Unsupported:
+            return False
+        if not elements or all(low == 0 for _, low, _ in elements):
+            return False  # spaCy's handling of patterns that can match nothing is left to spaCy
+        self._patterns.append((key, elements))
+        self._cache.clear()
+        self._compiled = None
+        return True
+
+    def clear_cache(self) -> None:
+        """Forget the cached readings (what a new corpus costs is then measured from scratch)."""
+        self._cache.clear()
+
+
+    def __call__(self, doc) -> list[tuple[int, int, int]]:
+        """``(key, start, end)`` of every span of ``doc`` some pattern matches (spaCy ``Matcher`` semantics)."""
+        if not self._patterns:
+            return []
+        if self._compiled is None:
+            self._compiled = _Compiled(self)
+        compiled = self._compiled
+        masks = self._masks(doc, compiled)
+        n = len(masks)
+        matches = []
+        anchored = compiled.anchored
+        for position, mask in enumerate(masks):
+            mask &= compiled.anchor_bits
+            while mask:  # each spec bit of this token that anchors some pattern
+                lowest = mask & -mask
+                mask ^= lowest
+                for key, elements, offset, fixed in anchored[lowest]:
+                    start = position - offset
+                    if start < 0:
+                        continue
+                    if fixed:  # every element exactly once: one candidate span
+                        end = start + len(elements)
+                        if end <= n and all(masks[start + i] >> bit & 1 for i, (bit, _, _) in enumerate(elements)):
+                            matches.append((key, start, end))
+                    else:
+                        matches.extend((key, start, end) for end in _ends(elements, 0, start, masks, n)
+                                       if end > start)
+        for key, elements in compiled.unanchored:
+            for start in range(n):
+                matches.extend((key, start, end) for end in _ends(elements, 0, start, masks, n) if end > start)
+        return matches
+
+    # --- compilation --------------------------------------------------------------------------------------
+
+    def _element(self, spec: dict) -> tuple[int, int, float]:
+        spec = dict(spec)
+        low, high = _quantifier(spec.pop("OP", None))
+        conditions = []
+        for attr, value in spec.items():
+            conditions.extend(self._conditions(attr, value))
+        conditions = tuple(sorted(conditions, key=_cost))
+        if conditions not in self._spec_index:
+            self._spec_index[conditions] = len(self._specs)
+            self._specs.append(conditions)
+        return self._spec_index[conditions], low, high
+
+    def _conditions(self, attr: str, value) -> list[tuple]:
+        if attr == "_":
+            if not isinstance(value, dict):
+                raise Unsupported
+            out = []
+            for name, ext_value in value.items():
+                if not isinstance(ext_value, dict) or set(ext_value) - set(_SET_OPS):
+                    raise Unsupported  # plain extension values and IN on extensions: left to spaCy
+                if name not in self._extensions:
+                    self._extensions.append(name)
+                for op, wanted in ext_value.items():
+                    out.append(("_" + name, op, _frozen(wanted)))
+            return out
+        if attr not in _TOKEN_ATTRS or attr in _FLAGS and not isinstance(value, bool):
+            raise Unsupported
+        if attr not in self._attrs:
+            self._attrs.append(attr)
+        if not isinstance(value, dict):
+            if attr == "MORPH" or isinstance(value, list) \
+                    or isinstance(value, bool) != (attr in _FLAGS or attr == "IS_SENT_START"):
+                raise Unsupported  # MORPH equality is a whole-analysis match: left to spaCy
+            return [(attr, "==", value)]
+        out = []
+        for op, wanted in value.items():
+            if op in ("IN", "NOT_IN"):
+                if not isinstance(wanted, list) or not all(isinstance(w, str) for w in wanted) or attr == "MORPH":
+                    raise Unsupported
+                out.append((attr, op, frozenset(wanted)))
+            elif op == "REGEX" and isinstance(wanted, str) and attr != "MORPH":
+                out.append((attr, op, re.compile(wanted)))
+            elif op in _SET_OPS and attr == "MORPH" and isinstance(wanted, list) \
+                    and all(isinstance(w, str) and "|" not in w for w in wanted):
+                out.append((attr, op, frozenset(wanted)))
+            elif op in _COMPARE and attr == "LENGTH" and isinstance(wanted, int):
+                out.append((attr, op, wanted))
+            else:
+                raise Unsupported
+        return out
+
+    # --- matching -----------------------------------------------------------------------------------------
+
+    def _masks(self, doc, compiled: _Compiled) -> list[int]:
+        if len(self._cache) > self._max_cache:
+            self._cache.clear()
+        read, cache = compiled.read, self._cache
+        masks = []
+        for token in doc:
+            reading = read(token)
+            mask = cache.get(reading)
+            if mask is None:
+                mask = cache[reading] = compiled.mask(token)
+            masks.append(mask)
+        return masks
+
+
+class _Compiled:
+    """What matching needs, derived from the added patterns: the reading function, spec tests indexed by a
+    gate value (a spec asking ``LOWER IN [...]`` is only tested on tokens whose lower-case form is listed),
+    and the patterns grouped by the spec bit of an anchor token."""
+
+    GATES = ("LOWER", "ORTH", "TEXT", "LEMMA", "POS")
+
+    def __init__(self, matcher: TokenMatcher):
+        self.attrs, self.extensions = list(matcher._attrs), list(matcher._extensions)
+        getter = operator.attrgetter(*(_TOKEN_ATTRS[a] for a in self.attrs)) if self.attrs else lambda t: ()
+        self.raw = getter if len(self.attrs) != 1 else lambda t: (getter(t),)
+        self.convert = [(i, _CONVERT[a]) for i, a in enumerate(self.attrs) if a in _CONVERT]
+        if matcher.context_free:
+            self.read = (lambda t: (t.text, t.is_sent_start is True)) if "IS_SENT_START" in self.attrs \
+                else (lambda t: t.text)
+        elif self.extensions:
+            extensions = self.extensions
+            self.read = lambda t: (t.text, self.raw(t), *(_ext_set(t._.get(e)) for e in extensions))
+        else:
+            self.read = lambda t: (t.text, self.raw(t))
+        self.gated: dict[str, dict[str, list]] = {gate: {} for gate in self.GATES}
+        self.ungated: list = []
+        for bit, conditions in enumerate(matcher._specs):
+            test = (1 << bit, _spec_test(conditions))
+            gate = next((c for c in conditions if c[0] in self.GATES and c[1] in ("==", "IN")), None)
+            if gate is None:
+                self.ungated.append(test)
+                continue
+            for value in (gate[2] if gate[1] == "IN" else (gate[2],)):
+                self.gated[gate[0]].setdefault(value, []).append(test)
+        self.gated = {gate: index for gate, index in self.gated.items() if index}
+        # each pattern is looked up from one "anchor" element in its fixed-width head (the elements before the
+        # first quantifier), the most selective by the kind of its conditions: a listed word rather than a
+        # part of speech, a part of speech rather than a morphological or shape condition
+        self.anchored: dict[int, list] = {}
+        self.unanchored: list = []
+        self.anchor_bits = 0
+        for key, elements in matcher._patterns:
+            head = list(itertools.takewhile(lambda e: e[1] == e[2] == 1, elements))
+            if not head:  # an optional or repeated first element: every start position is tried
+                self.unanchored.append((key, elements))
+                continue
+            offset = min(range(len(head)), key=lambda i: _selectivity(matcher._specs[head[i][0]]))
+            fixed = len(head) == len(elements)
+            self.anchored.setdefault(1 << head[offset][0], []).append((key, elements, offset, fixed))
+            self.anchor_bits |= 1 << head[offset][0]
+
+    def values(self, token) -> dict:
+        """The attribute values of a token that the tests read (``MORPH`` and extension values as frozensets,
+        or ``None`` where spaCy's set predicates fail)."""
+        raw = list(self.raw(token))
+        for i, convert in self.convert:
+            raw[i] = convert(raw[i])
+        values = dict(zip(self.attrs, raw))
+        for name in self.extensions:
+            values["_" + name] = _ext_set(token._.get(name))
+        return values
+
+    def mask(self, token) -> int:
+        """Bit mask of the specs a token satisfies."""
+        values = self.values(token)
+        mask = 0
+        for bit, test in self.ungated:
+            if test(values):
+                mask |= bit
+        for gate, index in self.gated.items():  # a gate attribute is one the specs read: it is in values
+            for bit, test in index.get(values[gate], ()):
+                if test(values):
+                    mask |= bit
+        return mask
+
+
+def _spec_test(conditions: tuple) -> Callable[[dict], bool]:
+    """One test ``values -> bool`` for all conditions of a token spec (cheapest first, stopping at a failure)."""
+    tests = [_condition_test(c) for c in conditions]
+    if not tests:
+        return lambda v: True
+    test = tests[-1]
+    for earlier in reversed(tests[:-1]):
+        test = (lambda first, rest: lambda v: first(v) and rest(v))(earlier, test)
+    return test
+
+
+def _condition_test(condition: tuple) -> Callable[[dict], bool]:
+    """A test ``values -> bool`` of one ``(attribute, operator, wanted)`` condition (``MORPH`` and extension
+    values arrive as frozensets, or ``None`` where spaCy's set predicates fail)."""
+    attr, op, wanted = condition
+    if op == "==":
+        return lambda v: v[attr] == wanted
+    if op == "IN":
+        return lambda v: v[attr] in wanted
+    if op == "NOT_IN":
+        return lambda v: v[attr] not in wanted
+    if op == "REGEX":
+        return lambda v: wanted.search(v[attr]) is not None
+    if op in _COMPARE:
+        compare = _COMPARE[op]
+        return lambda v: compare(v[attr], wanted)
+    if op == "IS_SUPERSET":
+        return lambda v: v[attr] is not None and wanted <= v[attr]
+    if op == "IS_SUBSET":
+        return lambda v: v[attr] is not None and v[attr] <= wanted
+    return lambda v: v[attr] is not None and not v[attr].isdisjoint(wanted)  # INTERSECTS
+
+
+def _ext_set(value):
+    """An extension value as spaCy's set predicates see it: a set of strings, or ``None`` when they fail."""
+    if isinstance(value, str):
+        return frozenset((value,))
+    try:
+        return frozenset(value) if all(isinstance(v, str) for v in value) else None
+    except TypeError:
+        return None
+
+
+def _selectivity(conditions: tuple) -> int:
+    """Rank of a spec as a pattern anchor: 0 = a listed word (rare), 1 = a part of speech, 2 = anything else."""
+    kinds = {(attr, op in ("==", "IN")) for attr, op, _ in conditions}
+    if any(ok for attr, ok in kinds if attr in ("LOWER", "ORTH", "TEXT", "LEMMA", "NORM")):
+        return 0
+    if ("POS", True) in kinds or ("TAG", True) in kinds:
+        return 1
+    return 2
+
+
+def _cost(condition: tuple) -> int:
+    """Cheap, selective conditions first (evaluation stops at the first failing one)."""
+    return {"==": 0, "IN": 1, "NOT_IN": 2}.get(condition[1], 3)
+
+
+def _frozen(wanted) -> frozenset:
+    if not isinstance(wanted, list) or not all(isinstance(w, str) for w in wanted):
+        raise Unsupported
+    return frozenset(wanted)
+
+
+def _quantifier(op) -> tuple[int, float]:
+    """``(min, max)`` repetitions of a spaCy ``OP`` value."""
+    if op is None:
+        return 1, 1
+    fixed = {"?": (0, 1), "*": (0, math.inf), "+": (1, math.inf)}
+    if op in fixed:
+        return fixed[op]
+    found = _OP.match(op) if isinstance(op, str) else None
+    if not found:
+        raise Unsupported  # "!" and anything else
+    low, comma, high = found.groups()
+    if not comma:
+        return int(low), int(low)
+    return int(low or 0), int(high) if high else math.inf
+
+
+def _ends(elements: tuple, index: int, position: int, masks: list[int], n: int) -> set[int]:
+    """End positions of every way ``elements[index:]`` can match from ``position``."""
+    if index == len(elements):
+        return {position}
+    bit, low, high = elements[index]
+    ends: set[int] = set()
+    count = 0
+    while True:
+        if count >= low:
+            ends |= _ends(elements, index + 1, position, masks, n)
+        if count == high or position >= n or not masks[position] >> bit & 1:
+            return ends
+        position += 1
+        count += 1
