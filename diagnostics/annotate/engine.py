@@ -69,6 +69,8 @@ class Annotator:
         self.word_matchers = {attr: PhraseMatcher(self.nlp.vocab, attr=attr) for attr in ("LOWER", "LEMMA")}
         self._info: dict[int, tuple[str, str, int]] = {}  # match id -> feature, pattern name, order in the file
         self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
+        self._derived_features = frozenset(r.name for r in rules.features.values() if r.derivation is not None)
+        self._entity_rules = [r for r in rules.features.values() if r.entities is not None]
         has_ner = "ner" in self.nlp.pipe_names
         for rule in rules.features.values():
             if rule.entities is not None and not has_ner:
@@ -133,11 +135,10 @@ class Annotator:
                     taken.update(range(start, end))
                     keys[_key(rule, doc, start, end, name)] += 1
             hits[feature] = keys
-        for rule in self.rules.features.values():
-            if rule.entities is not None:
-                ents = Counter(e.text.lower() for e in doc.ents if not rule.entities or e.label_ in rule.entities)
-                if ents:
-                    hits[rule.name] = hits.get(rule.name, Counter()) + ents
+        for rule in self._entity_rules:
+            ents = Counter(e.text.lower() for e in doc.ents if not rule.entities or e.label_ in rule.entities)
+            if ents:
+                hits[rule.name] = hits.get(rule.name, Counter()) + ents
         hits = {f: keys for f, keys in hits.items()
                 if self.rules.features[f].min_count == 1 or keys.total() >= self.rules.features[f].min_count}
         if not self._needs_tokens:
@@ -157,7 +158,10 @@ class Annotator:
         """
         out = {}
         overlap = None
+        evidence = premise.hits.keys() | hypothesis.hits.keys() | self._derived_features
         for feature in self.features:
+            if feature not in evidence:
+                continue
             rule = self.rules.features[feature]
             pair = (modes or {}).get(feature, rule.pair)
             p = premise.hits.get(feature, _NONE)

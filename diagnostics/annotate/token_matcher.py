@@ -26,13 +26,12 @@ _FLAGS = {"IS_ALPHA": "is_alpha", "IS_ASCII": "is_ascii", "IS_DIGIT": "is_digit"
           "IS_UPPER": "is_upper", "IS_TITLE": "is_title", "IS_PUNCT": "is_punct", "IS_SPACE": "is_space",
           "IS_STOP": "is_stop", "LIKE_NUM": "like_num", "LIKE_URL": "like_url", "LIKE_EMAIL": "like_email",
           "IS_BRACKET": "is_bracket", "IS_QUOTE": "is_quote", "IS_CURRENCY": "is_currency"}
-#: Matcher attribute -> the spaCy ``Token`` attribute it reads
-_TOKEN_ATTRS = {"ORTH": "text", "TEXT": "text", "LOWER": "lower_", "NORM": "norm_", "LEMMA": "lemma_", "POS": "pos_",
-                "TAG": "tag_", "DEP": "dep_", "ENT_TYPE": "ent_type_", "SHAPE": "shape_", "MORPH": "morph",
-                "LENGTH": "text", "IS_SENT_START": "is_sent_start", **_FLAGS}
-#: raw Token values that the tests compare in another form (spaCy's reading of them)
-_CONVERT = {"LENGTH": len, "IS_SENT_START": lambda value: value is True,
-            "MORPH": lambda morph: frozenset(str(morph).split("|")) if len(morph) else frozenset()}
+#: Matcher attributes this matcher reads (with ``Doc.to_array``, one C call per sentence) -> the array column
+_ARRAY_ATTRS = {"ORTH": "ORTH", "TEXT": "ORTH", "LOWER": "LOWER", "NORM": "NORM", "LEMMA": "LEMMA", "POS": "POS",
+                "TAG": "TAG", "DEP": "DEP", "ENT_TYPE": "ENT_TYPE", "SHAPE": "SHAPE", "MORPH": "MORPH",
+                "LENGTH": "LENGTH", "IS_SENT_START": "SENT_START", **{flag: flag for flag in _FLAGS}}
+#: array values that are not string ids -> what the tests compare (spaCy's reading of them)
+_CONVERT = {"LENGTH": int, "IS_SENT_START": lambda value: value == 1, **{flag: bool for flag in _FLAGS}}
 _COMPARE = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
             "<": operator.lt}
 _SET_OPS = ("IS_SUPERSET", "IS_SUBSET", "INTERSECTS")
@@ -110,8 +109,12 @@ class TokenMatcher:
                         continue
                     if fixed:  # every element exactly once: one candidate span
                         end = start + len(elements)
-                        if end <= n and all(masks[start + i] >> bit & 1 for i, (bit, _, _) in enumerate(elements)):
-                            matches.append((key, start, end))
+                        if end <= n:
+                            for i, (bit, _, _) in enumerate(elements, start):
+                                if not masks[i] >> bit & 1:
+                                    break
+                            else:
+                                matches.append((key, start, end))
                     else:
                         matches.extend((key, start, end) for end in _ends(elements, 0, start, masks, n)
                                        if end > start)
@@ -147,7 +150,7 @@ class TokenMatcher:
                 for op, wanted in ext_value.items():
                     out.append(("_" + name, op, _frozen(wanted)))
             return out
-        if attr not in _TOKEN_ATTRS or attr in _FLAGS and not isinstance(value, bool):
+        if attr not in _ARRAY_ATTRS or attr in _FLAGS and not isinstance(value, bool):
             raise Unsupported
         if attr not in self._attrs:
             self._attrs.append(attr)
@@ -178,13 +181,13 @@ class TokenMatcher:
     def _masks(self, doc, compiled: _Compiled) -> list[int]:
         if len(self._cache) > self._max_cache:
             self._cache.clear()
-        read, cache = compiled.read, self._cache
+        cache = self._cache
+        rows = compiled.rows(doc)
         masks = []
-        for token in doc:
-            reading = read(token)
+        for i, reading in enumerate(compiled.readings(doc, rows)):
             mask = cache.get(reading)
             if mask is None:
-                mask = cache[reading] = compiled.mask(token)
+                mask = cache[reading] = compiled.mask(compiled.values(doc, i, rows[i]))
             masks.append(mask)
         return masks
 
@@ -198,17 +201,10 @@ class _Compiled:
 
     def __init__(self, matcher: TokenMatcher):
         self.attrs, self.extensions = list(matcher._attrs), list(matcher._extensions)
-        getter = operator.attrgetter(*(_TOKEN_ATTRS[a] for a in self.attrs)) if self.attrs else lambda t: ()
-        self.raw = getter if len(self.attrs) != 1 else lambda t: (getter(t),)
-        self.convert = [(i, _CONVERT[a]) for i, a in enumerate(self.attrs) if a in _CONVERT]
-        if matcher.context_free:
-            self.read = (lambda t: (t.text, t.is_sent_start is True)) if "IS_SENT_START" in self.attrs \
-                else (lambda t: t.text)
-        elif self.extensions:
-            extensions = self.extensions
-            self.read = lambda t: (t.text, self.raw(t), *(_ext_set(t._.get(e)) for e in extensions))
-        else:
-            self.read = lambda t: (t.text, self.raw(t))
+        self.columns = ["ORTH", *(_ARRAY_ATTRS[a] for a in self.attrs)]  # ORTH first: the context-free reading
+        self.convert = [_CONVERT.get(a) for a in self.attrs]
+        self.context_free = matcher.context_free
+        self.sent_start = self.attrs.index("IS_SENT_START") + 1 if "IS_SENT_START" in self.attrs else None
         self.gated: dict[str, dict[str, list]] = {gate: {} for gate in self.GATES}
         self.ungated: list = []
         for bit, conditions in enumerate(matcher._specs):
@@ -236,20 +232,35 @@ class _Compiled:
             self.anchored.setdefault(1 << head[offset][0], []).append((key, elements, offset, fixed))
             self.anchor_bits |= 1 << head[offset][0]
 
-    def values(self, token) -> dict:
-        """The attribute values of a token that the tests read (``MORPH`` and extension values as frozensets,
-        or ``None`` where spaCy's set predicates fail)."""
-        raw = list(self.raw(token))
-        for i, convert in self.convert:
-            raw[i] = convert(raw[i])
-        values = dict(zip(self.attrs, raw))
+    def rows(self, doc) -> list[list[int]]:
+        """The attribute columns of every token (string ids, flags, lengths), read in one call."""
+        return doc.to_array(self.columns).tolist() if len(doc) else []
+
+    def readings(self, doc, rows: list) -> list:
+        """Per token, what determines its mask: the text (and sentence-start flag) for a context-free backend,
+        otherwise every attribute the specs read (and the extension values)."""
+        if self.context_free:
+            column = self.sent_start
+            return [row[0] for row in rows] if column is None else [(row[0], row[column] == 1) for row in rows]
+        if self.extensions:
+            return [(tuple(row), *(_ext_set(token._.get(e)) for e in self.extensions))
+                    for row, token in zip(rows, doc)]
+        return [tuple(row) for row in rows]
+
+    def values(self, doc, i: int, row: list) -> dict:
+        """The attribute values of token ``i`` as the tests read them (strings, bools, ints; ``MORPH`` and
+        extension values as frozensets, or ``None`` where spaCy's set predicates fail)."""
+        strings = doc.vocab.strings
+        values = {attr: strings[value] if convert is None else convert(value)
+                  for attr, convert, value in zip(self.attrs, self.convert, row[1:])}
+        if "MORPH" in values:
+            values["MORPH"] = frozenset(values["MORPH"].split("|")) if values["MORPH"] else frozenset()
         for name in self.extensions:
-            values["_" + name] = _ext_set(token._.get(name))
+            values["_" + name] = _ext_set(doc[i]._.get(name))
         return values
 
-    def mask(self, token) -> int:
-        """Bit mask of the specs a token satisfies."""
-        values = self.values(token)
+    def mask(self, values: dict) -> int:
+        """Bit mask of the specs a token with these attribute values satisfies."""
         mask = 0
         for bit, test in self.ungated:
             if test(values):
