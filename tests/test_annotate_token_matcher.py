@@ -83,3 +83,13 @@ def test_unsupported_syntax_is_refused_and_the_engine_keeps_it_in_spacy(tmp_path
     out = annotate(pd.DataFrame({"premise": ["Ann does not sing .", "x not", "Ann never sings ."],
                                  "hypothesis": ["Ann sings .", "y", "Ann sings ."]}), path)
     assert out["auto_features"].tolist() == [["Negation"], [], ["Negation"]]
+
+
+def test_a_refused_pattern_leaves_no_trace():
+    nlp = spacy.blank("en")
+    fast = TokenMatcher()
+    assert fast.add(1, [{"LOWER": "a"}])
+    assert not fast.add(2, [{"POS": "NOUN", "MORPH": {"IS_SUPERSET": ["Case=Dat"]}}, {"LOWER": "x", "OP": "!"}])
+    assert not fast.add(3, [{"LENGTH": {"IN": ["3"]}}])  # IN on a number: spaCy's business
+    assert fast._attrs == ["LOWER"] and len(fast._specs) == 1
+    assert fast(nlp("b a c")) == [(1, 1, 2)]

@@ -1,8 +1,11 @@
 """The annotation engine: run a backend pipeline over sentence pairs and detect diagnostic features.
 
-Evidence per sentence comes from one spaCy ``Matcher`` holding every token pattern of a rules file and two
+Evidence per sentence comes from the token patterns of a rules file (spaCy ``Matcher`` syntax, run by
+:class:`~diagnostics.annotate.token_matcher.TokenMatcher`, which gives spaCy's matches at a fraction of the cost;
+spaCy's ``Matcher`` validates every pattern and runs the few the fast one does not support), from two
 ``PhraseMatcher`` objects holding its word lists (on lower-cased forms and on lemmas; one pass each per
-sentence), from named entities, and, for derivational features, from the other sentence of the pair. Per feature, the evidence of premise and hypothesis combines as the rules file says:
+sentence), from named entities, and, for derivational features, from the other sentence of the pair. Per
+feature, the evidence of premise and hypothesis combines as the rules file says:
 
 * ``pair: either``: the pair has the feature when either sentence shows it;
 * ``pair: differ``: the pair has it when the evidence differs between the sentences (negation present in one

@@ -60,7 +60,7 @@ class TokenMatcher:
         self._specs: list[tuple] = []          # distinct compiled token specs (tuples of conditions)
         self._spec_index: dict[tuple, int] = {}
         self._patterns: list[tuple[int, tuple]] = []  # (key, elements); element = (spec bit, min, max)
-        self._attrs: list[str] = []            # attributes the specs read, besides the text
+        self._attrs: list[str] = []            # token attributes the specs read
         self._extensions: list[str] = []
         self._compiled = None                  # built on first use after an add
         self._cache: dict = {}
@@ -71,12 +71,16 @@ class TokenMatcher:
 
     def add(self, key: int, pattern: list[dict]) -> bool:
         """Compile one spaCy token pattern under ``key`` (a string id); ``False`` when it is not supported."""
+        sizes = len(self._specs), len(self._attrs), len(self._extensions)
         try:
             elements = tuple(self._element(spec) for spec in pattern)
-        except Unsupported:
+            if not elements or all(low == 0 for _, low, _ in elements):
+                raise Unsupported  # spaCy's handling of patterns that can match nothing is left to spaCy
+        except Unsupported:  # forget the specs and attributes of the refused pattern's other tokens
+            for spec in self._specs[sizes[0]:]:
+                del self._spec_index[spec]
+            del self._specs[sizes[0]:], self._attrs[sizes[1]:], self._extensions[sizes[2]:]
             return False
-        if not elements or all(low == 0 for _, low, _ in elements):
-            return False  # spaCy's handling of patterns that can match nothing is left to spaCy
         self._patterns.append((key, elements))
         self._cache.clear()
         self._compiled = None
@@ -85,7 +89,6 @@ class TokenMatcher:
     def clear_cache(self) -> None:
         """Forget the cached readings (what a new corpus costs is then measured from scratch)."""
         self._cache.clear()
-
 
     def __call__(self, doc) -> list[tuple[int, int, int]]:
         """``(key, start, end)`` of every span of ``doc`` some pattern matches (spaCy ``Matcher`` semantics)."""
@@ -160,12 +163,11 @@ class TokenMatcher:
                 raise Unsupported  # MORPH equality is a whole-analysis match: left to spaCy
             return [(attr, "==", value)]
         out = []
+        is_string = attr not in _CONVERT and attr != "MORPH"
         for op, wanted in value.items():
-            if op in ("IN", "NOT_IN"):
-                if not isinstance(wanted, list) or not all(isinstance(w, str) for w in wanted) or attr == "MORPH":
-                    raise Unsupported
-                out.append((attr, op, frozenset(wanted)))
-            elif op == "REGEX" and isinstance(wanted, str) and attr != "MORPH":
+            if op in ("IN", "NOT_IN") and is_string:
+                out.append((attr, op, _frozen(wanted)))
+            elif op == "REGEX" and isinstance(wanted, str) and is_string:
                 out.append((attr, op, re.compile(wanted)))
             elif op in _SET_OPS and attr == "MORPH" and isinstance(wanted, list) \
                     and all(isinstance(w, str) and "|" not in w for w in wanted):
@@ -331,6 +333,7 @@ def _cost(condition: tuple) -> int:
 
 
 def _frozen(wanted) -> frozenset:
+    """A list of strings from a pattern as a frozenset (anything else is left to spaCy)."""
     if not isinstance(wanted, list) or not all(isinstance(w, str) for w in wanted):
         raise Unsupported
     return frozenset(wanted)
