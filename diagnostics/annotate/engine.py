@@ -72,7 +72,8 @@ class Annotator:
         self.word_matchers = {attr: PhraseMatcher(self.nlp.vocab, attr=attr) for attr in ("LOWER", "LEMMA")}
         self._info: dict[int, tuple[str, str, int]] = {}  # match id -> feature, pattern name, order in the file
         self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
-        self._derived_features = frozenset(r.name for r in rules.features.values() if r.derivation is not None)
+        self._derivation_rules = [r for r in rules.features.values() if r.derivation is not None]
+        self._derived_features = frozenset(r.name for r in self._derivation_rules)
         self._entity_rules = [r for r in rules.features.values() if r.entities is not None]
         has_ner = "ner" in self.nlp.pipe_names
         for rule in rules.features.values():
@@ -148,8 +149,7 @@ class Annotator:
             return Analysis(hits)
         tokens = tuple((t.lower_, t.lemma_.lower() or t.lower_, t.pos_) for t in doc if t.is_alpha)
         lemmas = frozenset(lemma for _, lemma, _ in tokens)
-        affixed = {rule.name: _affixed(rule.derivation, tokens) for rule in self.rules.features.values()
-                   if rule.derivation is not None}
+        affixed = {rule.name: _affixed(rule.derivation, tokens) for rule in self._derivation_rules}
         return Analysis(hits, tokens, lemmas, lemmas.union(lower for lower, _, _ in tokens), affixed)
 
     def combine(self, premise: Analysis, hypothesis: Analysis, presence: bool = False,
