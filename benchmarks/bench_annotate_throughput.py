@@ -106,7 +106,7 @@ def clear_word_caches(annotator) -> None:
 
     for name in ("_pymorphy_analysis", "_simplemma_lemma"):
         getattr(backends, name).cache_clear()
-    annotator.token_matcher.clear_cache()
+    annotator.clear_cache()
 
 
 if __name__ == "__main__":

@@ -20,10 +20,9 @@ feature, the evidence of premise and hypothesis combines as the rules file says:
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -34,18 +33,19 @@ from .token_matcher import TokenMatcher
 SIDES = {(True, False): "premise", (False, True): "hypothesis", (True, True): "both"}
 
 
-@dataclass(frozen=True)
-class Analysis:
-    """What the engine keeps of one analysed sentence: feature -> evidence keys, and light token data."""
+class Analysis(NamedTuple):
+    """What the engine keeps of one analysed sentence: its evidence and light token data."""
 
+    #: feature -> evidence key (a lemma, a form or a pattern name, see ``key`` in the rules) -> count
     hits: dict
     #: (lower-case form, lemma, POS) of the alphabetic tokens, for derivations and lemma overlap
     tokens: tuple = ()
     lemmas: frozenset = frozenset()
     #: lemmas and lower-case forms
     forms: frozenset = frozenset()
-    #: feature -> the tokens that carry one of its derivational affixes (see :func:`_affixed`)
-    affixed: dict = field(default_factory=dict)
+    #: feature -> the tokens that carry one of its derivational affixes (see :func:`_affixed`); only features
+    #: with such tokens
+    affixed: dict = {}
 
 
 class Annotator:
@@ -70,11 +70,12 @@ class Annotator:
         self.token_matcher = TokenMatcher(context_free=rules.backend in CONTEXT_FREE_BACKENDS)
         # word lists go to phrase matchers (one hash lookup per token instead of one pattern per word)
         self.word_matchers = {attr: PhraseMatcher(self.nlp.vocab, attr=attr) for attr in ("LOWER", "LEMMA")}
-        self._info: dict[int, tuple[str, str, int]] = {}  # match id -> feature, pattern name, order in the file
+        self._info: dict[int, _PatternInfo] = {}  # match id -> what a match of it means
         self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
         self._derivation_rules = [r for r in rules.features.values() if r.derivation is not None]
-        self._derived_features = frozenset(r.name for r in self._derivation_rules)
         self._entity_rules = [r for r in rules.features.values() if r.entities is not None]
+        self._word_cache: dict = {}  # word reading -> _Word (see _words)
+        self._max_cache = 200_000
         has_ner = "ner" in self.nlp.pipe_names
         for rule in rules.features.values():
             if rule.entities is not None and not has_ner:
@@ -86,6 +87,10 @@ class Annotator:
                 self._add(rule, name, pattern)
             for name, pattern in rule.exceptions.items():
                 self._add(rule, EXCEPT + name, pattern)
+        # the spaCy matchers that hold anything (an empty one warns when called)
+        self._spacy_matchers = [m for m in (self.matcher, *self.word_matchers.values()) if len(m)]
+        self._counted = {r.name: r.min_count for r in rules.features.values() if r.min_count > 1}
+        self._rank = {feature: i for i, feature in enumerate(self.features)}
 
     def _add_words(self, rule: FeatureRule) -> None:
         """A feature's word list as phrases of lower-cased forms or lemmas (``match``), split on spaces."""
@@ -98,7 +103,7 @@ class Annotator:
             phrases.append(Doc(self.nlp.vocab, words=parts, lemmas=parts) if rule.match == "lemma"
                            else Doc(self.nlp.vocab, words=parts))
         self.word_matchers["LEMMA" if rule.match == "lemma" else "LOWER"].add(key, phrases)
-        self._info[self.nlp.vocab.strings[key]] = (rule.name, "#words", len(self._info))
+        self._info[self.nlp.vocab.strings[key]] = _PatternInfo(rule, "#words", len(self._info), False)
 
     def _add(self, rule: FeatureRule, name: str, pattern: list) -> None:
         key = f"{rule.name}\t{name}"
@@ -109,7 +114,7 @@ class Annotator:
         match_id = self.nlp.vocab.strings[key]
         if self.token_matcher.add(match_id, pattern):
             self.matcher.remove(key)
-        self._info[match_id] = (rule.name, name, len(self._info))
+        self._info[match_id] = _PatternInfo(rule, name, len(self._info), name.startswith(EXCEPT))
 
     @property
     def features(self) -> list[str]:
@@ -118,39 +123,87 @@ class Annotator:
 
     def analyse(self, doc) -> Analysis:
         """Evidence of one analysed sentence (a spaCy ``Doc`` from :attr:`nlp`)."""
-        spans: dict[str, list] = {}
         matches = self.token_matcher(doc)
-        for matcher in (self.matcher, *self.word_matchers.values()):
-            if len(matcher):  # an empty matcher warns when called
-                matches += matcher(doc)
+        for matcher in self._spacy_matchers:
+            matches += matcher(doc)
+        words = self._words(doc)
+        spans: dict[str, list] = {}
         for match_id, start, end in matches:
-            feature, name, order = self._info[match_id]
-            spans.setdefault(feature, []).append((start, end, name, order))
+            info = self._info[match_id]
+            spans.setdefault(info.rule.name, []).append((start, end, info))
         hits = {}
         for feature, found in spans.items():
-            rule = self.rules.features[feature]
-            taken, keys = set(), Counter()
-            for start, end, name, _ in found:
-                if name.startswith(EXCEPT):
+            if len(found) == 1:  # the common case: one span, nothing to resolve
+                start, end, info = found[0]
+                if not info.excepted:
+                    hits[feature] = {_key(info, words, doc, start, end): 1}
+                continue
+            taken, keys = set(), {}
+            for start, end, info in found:
+                if info.excepted:
                     taken.update(range(start, end))
             # longest span first; of equal spans, the pattern listed first in the rules file
-            for start, end, name, _ in sorted(found, key=lambda s: (s[0] - s[1], s[0], s[3])):
-                if not name.startswith(EXCEPT) and taken.isdisjoint(range(start, end)):
+            for start, end, info in sorted(found, key=lambda s: (s[0] - s[1], s[0], s[2].order)):
+                if not info.excepted and taken.isdisjoint(range(start, end)):
                     taken.update(range(start, end))
-                    keys[_key(rule, doc, start, end, name)] += 1
-            hits[feature] = keys
+                    key = _key(info, words, doc, start, end)
+                    keys[key] = keys.get(key, 0) + 1
+            if keys:
+                hits[feature] = keys
         for rule in self._entity_rules:
-            ents = Counter(e.text.lower() for e in doc.ents if not rule.entities or e.label_ in rule.entities)
-            if ents:
-                hits[rule.name] = hits.get(rule.name, Counter()) + ents
-        hits = {f: keys for f, keys in hits.items()
-                if self.rules.features[f].min_count == 1 or keys.total() >= self.rules.features[f].min_count}
+            for entity in doc.ents:
+                if not rule.entities or entity.label_ in rule.entities:
+                    keys = hits.setdefault(rule.name, {})
+                    key = entity.text.lower()
+                    keys[key] = keys.get(key, 0) + 1
+        if self._counted:
+            hits = {f: keys for f, keys in hits.items()
+                    if f not in self._counted or sum(keys.values()) >= self._counted[f]}
         if not self._needs_tokens:
             return Analysis(hits)
-        tokens = tuple((t.lower_, t.lemma_.lower() or t.lower_, t.pos_) for t in doc if t.is_alpha)
-        lemmas = frozenset(lemma for _, lemma, _ in tokens)
-        affixed = {rule.name: _affixed(rule.derivation, tokens) for rule in self._derivation_rules}
-        return Analysis(hits, tokens, lemmas, lemmas.union(lower for lower, _, _ in tokens), affixed)
+        alphabetic = [word for word in words if word.token]
+        lemmas = frozenset([word.lemma for word in alphabetic])
+        affixed: dict[str, list] = {}
+        for word in alphabetic:
+            for feature, candidate in word.affixed:
+                affixed.setdefault(feature, []).append(candidate)
+        return Analysis(hits, tuple([word.token for word in alphabetic]), lemmas,
+                        lemmas.union([word.lower for word in alphabetic]), affixed)
+
+    def _words(self, doc) -> list[_Word]:
+        """What the engine reads of each token of ``doc`` (see :class:`_Word`), cached per word: by its text
+        for a context-free backend, by text, lemma and part of speech otherwise."""
+        if not len(doc):
+            return []
+        if self.token_matcher.context_free:
+            readings = doc.to_array("ORTH").tolist()
+        else:
+            readings = list(map(tuple, doc.to_array(_WORD_COLUMNS).tolist()))
+        cache = self._word_cache
+        if len(cache) > self._max_cache:
+            cache.clear()
+        words = []
+        for i, reading in enumerate(readings):
+            word = cache.get(reading)
+            if word is None:
+                word = cache[reading] = self._word(doc[i])
+            words.append(word)
+        return words
+
+    def _word(self, token) -> _Word:
+        lower = token.lower_
+        lemma = token.lemma_.lower() or lower
+        if not token.is_alpha:
+            return _Word(None, lower, lemma, ())
+        pos = token.pos_
+        affixed = ((rule.name, _affixed(rule.derivation, lower, lemma, pos)) for rule in self._derivation_rules)
+        return _Word((lower, lemma, pos), lower, lemma, tuple((f, found) for f, found in affixed if found))
+
+    def clear_cache(self) -> None:
+        """Forget every per-word result (the token matcher's and the engine's); what annotating a new corpus
+        costs is then measured from scratch."""
+        self._word_cache.clear()
+        self.token_matcher.clear_cache()
 
     def combine(self, premise: Analysis, hypothesis: Analysis, presence: bool = False,
                 modes: dict | None = None) -> dict[str, str]:
@@ -161,17 +214,16 @@ class Annotator:
         """
         out = {}
         overlap = None
-        evidence = premise.hits.keys() | hypothesis.hits.keys() | self._derived_features
-        for feature in self.features:
-            if feature not in evidence:
-                continue
+        evidence = premise.hits.keys() | hypothesis.hits.keys()
+        if premise.affixed or hypothesis.affixed:  # derived forms need affixed tokens on one side
+            evidence |= premise.affixed.keys() | hypothesis.affixed.keys()
+        for feature in sorted(evidence, key=self._rank.__getitem__):
             rule = self.rules.features[feature]
             pair = (modes or {}).get(feature, rule.pair)
             p = premise.hits.get(feature, _NONE)
             h = hypothesis.hits.get(feature, _NONE)
-            # (dict equality: Counter's own __eq__ is a slow Python loop, and hits hold positive counts only)
-            if rule.derivation is None and (dict.__eq__(p, h) if pair in ("differ", "swap") and not presence
-                                            else not p and not h):
+            contrast = pair in ("differ", "swap") and not presence
+            if rule.derivation is None and (p == h if contrast else not p and not h):
                 continue  # no evidence, or the same on both sides where only a difference counts
             if rule.min_overlap and not presence:
                 if overlap is None:
@@ -180,31 +232,62 @@ class Annotator:
                     continue
             if rule.unless_swapped and not presence and _swapped(premise, hypothesis, rule.unless_swapped):
                 continue
-            derived_p = derived_h = _NONE
+            derived_p = derived_h = False
             if rule.derivation is not None:
                 derived_p = _derived(rule, premise, hypothesis)
                 derived_h = _derived(rule, hypothesis, premise)
-            if pair in ("differ", "swap") and not presence:
-                p, h = p - h, h - p
+            if contrast:
+                # only the evidence one side has beyond the other counts
+                p, h = _exceeds(p, h), _exceeds(h, p)
                 # a derived form is already a relation across the pair (слоновью ~ слона): no swap needed
                 if pair == "swap" and not (p and h) and not (derived_p or derived_h):
                     continue
-            if derived_p or derived_h:
-                p, h = p + derived_p, h + derived_h
-            side = SIDES.get((bool(p), bool(h)))
+            side = SIDES.get((bool(p) or derived_p, bool(h) or derived_h))
             if side:
                 out[feature] = side
         return out
 
 
+class _PatternInfo(NamedTuple):
+    """A token pattern or word list of a feature, as its matches are read."""
+
+    rule: FeatureRule
+    name: str
+    #: position in the rules file (the earlier pattern wins among equal spans)
+    order: int
+    #: an ``except`` pattern: its tokens are not evidence
+    excepted: bool
+
+
+class _Word(NamedTuple):
+    """What the engine reads of one token, computed once per word (see :meth:`Annotator._words`)."""
+
+    #: (lower-case form, lemma, POS) of an alphabetic token, ``None`` for the others
+    token: tuple | None
+    lower: str
+    #: lower-cased lemma (the lower-case form where the backend gives none)
+    lemma: str
+    #: ``(feature, candidate)`` for each derivation rule under which the token could be a derived form
+    #: (see :func:`_affixed`)
+    affixed: tuple
+
+
 EXCEPT = "#except:"
-_NONE: Counter = Counter()  # shared empty evidence; never modified (Counter arithmetic returns new objects)
+_NONE: dict = {}  # shared empty evidence; never modified
+_WORD_COLUMNS = ("ORTH", "LEMMA", "POS")
+
+
+def _exceeds(a: dict, b: dict) -> bool:
+    """Whether evidence ``a`` has a key more often than ``b`` (``a - b`` is not empty, as multisets)."""
+    if not b or not a:
+        return bool(a)
+    return any(count > b.get(key, 0) for key, count in a.items())
 
 
 def _swapped(premise: Analysis, hypothesis: Analysis, feature: str) -> bool:
     """Whether each side has evidence of ``feature`` that the other lacks (one quantifier replaced by another)."""
     p, h = premise.hits.get(feature, _NONE), hypothesis.hits.get(feature, _NONE)
-    return bool(p - h) and bool(h - p)
+    return _exceeds(p, h) and _exceeds(h, p)
 
 
 def _overlap(a: frozenset, b: frozenset) -> float:
@@ -212,56 +295,51 @@ def _overlap(a: frozenset, b: frozenset) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-def _key(rule: FeatureRule, doc, start: int, end: int, name: str) -> str:
+def _key(info: _PatternInfo, words: list[_Word], doc, start: int, end: int) -> str:
     """How a hit on ``doc[start:end]`` is compared across the pair (``key`` of the rule)."""
-    if rule.key == "pattern" and name != "#words":
-        return name
-    if rule.key != "lemma":
-        return doc[start].lower_ if end - start == 1 else doc[start:end].text.lower()
-    return " ".join(t.lemma_.lower() or t.lower_ for t in (doc[i] for i in range(start, end)))
+    key = info.rule.key
+    if key == "pattern" and info.name != "#words":
+        return info.name
+    if key != "lemma":
+        return words[start].lower if end - start == 1 else doc[start:end].text.lower()
+    return words[start].lemma if end - start == 1 else " ".join(words[i].lemma for i in range(start, end))
 
 
-def _affixed(rule: Derivation, tokens: tuple) -> tuple:
-    """Tokens of one sentence that could be derived forms under ``rule``, computed once per sentence:
-    ``(lower, lemma, prefixed, suffixed)`` with ``prefixed`` = ``(prefix, base)`` pairs and ``suffixed`` =
-    ``(form, stem)`` pairs of the lemma and the lower-case form (only tokens with at least one of them)."""
-    out = []
-    for lower, lemma, pos in tokens:
-        if rule.pos and pos not in rule.pos:
-            continue
-        prefixed, suffixed = [], []
-        for form in {lemma, lower}:
-            if rule.prefixes and form.startswith(rule.prefixes):
-                prefixed += [(prefix, form[len(prefix):]) for prefix in rule.prefixes
-                             if form.startswith(prefix) and len(form) - len(prefix) >= rule.min_length]
-            if rule.suffixes and form.endswith(rule.suffixes):
-                suffixed += [(form, form[: -len(suffix)][: rule.stem]) for suffix in rule.suffixes
-                             if form.endswith(suffix) and len(form) - len(suffix) >= rule.min_length]
-        if prefixed or suffixed:
-            out.append((lower, lemma, tuple(prefixed), tuple(suffixed)))
-    return tuple(out)
+def _affixed(rule: Derivation, lower: str, lemma: str, pos: str) -> tuple | None:
+    """A token that could be a derived form under ``rule``: ``(lower, lemma, prefixed, suffixed)`` with
+    ``prefixed`` = ``(prefix, base)`` pairs and ``suffixed`` = ``(form, stem)`` pairs of the lemma and the
+    lower-case form; ``None`` when it has neither."""
+    if rule.pos and pos not in rule.pos:
+        return None
+    prefixed, suffixed = [], []
+    for form in {lemma, lower}:
+        if rule.prefixes and form.startswith(rule.prefixes):
+            prefixed += [(prefix, form[len(prefix):]) for prefix in rule.prefixes
+                         if form.startswith(prefix) and len(form) - len(prefix) >= rule.min_length]
+        if rule.suffixes and form.endswith(rule.suffixes):
+            suffixed += [(form, form[: -len(suffix)][: rule.stem]) for suffix in rule.suffixes
+                         if form.endswith(suffix) and len(form) - len(suffix) >= rule.min_length]
+    return (lower, lemma, tuple(prefixed), tuple(suffixed)) if prefixed or suffixed else None
 
 
-def _derived(rule: FeatureRule, side: Analysis, other: Analysis) -> Counter:
-    """Words of ``side`` that are affix + a word of ``other`` (and whose base is absent from ``side``)."""
-    hits = Counter()
+def _derived(rule: FeatureRule, side: Analysis, other: Analysis) -> bool:
+    """Whether a word of ``side`` is affix + a word of ``other`` (and its base is absent from ``side``)."""
     candidates = side.affixed.get(rule.name, ())
     if not candidates or not other.tokens:
-        return hits
+        return False
     own, other_forms, other_pos = side.forms, other.forms, rule.derivation.other_pos
     for lower, lemma, prefixed, suffixed in candidates:
         if lemma in other_forms or lower in other_forms:
             continue
         for prefix, base in prefixed:
             if base in other_forms and base not in own:
-                hits[f"{prefix}-{base}"] += 1
+                return True
         for form, stem in suffixed:
             for _, o_lemma, o_pos in other.tokens:
                 if (not other_pos or o_pos in other_pos) and o_lemma.startswith(stem) \
                         and o_lemma not in own and o_lemma != form:
-                    hits[f"{form}~{o_lemma}"] += 1
-                    break
-    return hits
+                    return True
+    return False
 
 
 @lru_cache(maxsize=16)

@@ -30,8 +30,8 @@ _FLAGS = {"IS_ALPHA": "is_alpha", "IS_ASCII": "is_ascii", "IS_DIGIT": "is_digit"
 _ARRAY_ATTRS = {"ORTH": "ORTH", "TEXT": "ORTH", "LOWER": "LOWER", "NORM": "NORM", "LEMMA": "LEMMA", "POS": "POS",
                 "TAG": "TAG", "DEP": "DEP", "ENT_TYPE": "ENT_TYPE", "SHAPE": "SHAPE", "MORPH": "MORPH",
                 "LENGTH": "LENGTH", "IS_SENT_START": "SENT_START", **{flag: flag for flag in _FLAGS}}
-#: array values that are not string ids -> what the tests compare (spaCy's reading of them)
-_CONVERT = {"LENGTH": int, "IS_SENT_START": lambda value: value == 1, **{flag: bool for flag in _FLAGS}}
+#: attributes whose values are not strings
+_NOT_STRINGS = frozenset({"LENGTH", "IS_SENT_START", *_FLAGS})
 _COMPARE = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
             "<": operator.lt}
 _SET_OPS = ("IS_SUPERSET", "IS_SUBSET", "INTERSECTS")
@@ -163,7 +163,7 @@ class TokenMatcher:
                 raise Unsupported  # MORPH equality is a whole-analysis match: left to spaCy
             return [(attr, "==", value)]
         out = []
-        is_string = attr not in _CONVERT and attr != "MORPH"
+        is_string = attr not in _NOT_STRINGS and attr != "MORPH"
         for op, wanted in value.items():
             if op in ("IN", "NOT_IN") and is_string:
                 out.append((attr, op, _frozen(wanted)))
@@ -184,13 +184,16 @@ class TokenMatcher:
         if len(self._cache) > self._max_cache:
             self._cache.clear()
         cache = self._cache
-        rows = compiled.rows(doc)
-        masks = []
-        for i, reading in enumerate(compiled.readings(doc, rows)):
-            mask = cache.get(reading)
-            if mask is None:
-                mask = cache[reading] = compiled.mask(compiled.values(doc, i, rows[i]))
-            masks.append(mask)
+        readings = compiled.readings(doc)
+        masks = list(map(cache.get, readings))
+        if None in masks:  # words not seen before
+            for i, mask in enumerate(masks):
+                if mask is None:
+                    reading = readings[i]
+                    mask = cache.get(reading)  # the same new word twice in one sentence
+                    if mask is None:
+                        mask = cache[reading] = compiled.mask(_Values(doc[i], compiled.plain, compiled.read))
+                    masks[i] = mask
         return masks
 
 
@@ -203,10 +206,13 @@ class _Compiled:
 
     def __init__(self, matcher: TokenMatcher):
         self.attrs, self.extensions = list(matcher._attrs), list(matcher._extensions)
-        self.columns = ["ORTH", *(_ARRAY_ATTRS[a] for a in self.attrs)]  # ORTH first: the context-free reading
-        self.convert = [_CONVERT.get(a) for a in self.attrs]
         self.context_free = matcher.context_free
-        self.sent_start = self.attrs.index("IS_SENT_START") + 1 if "IS_SENT_START" in self.attrs else None
+        if self.context_free:  # the text is the reading, with the sentence-start flag where a spec reads it
+            self.columns = ["ORTH", "SENT_START"] if "IS_SENT_START" in self.attrs else ["ORTH"]
+        else:
+            self.columns = [_ARRAY_ATTRS[a] for a in self.attrs] or ["ORTH"]
+        self.plain = tuple(a for a in self.attrs if a in _TOKEN_ATTRS)
+        self.read = _getter([_TOKEN_ATTRS[a] for a in self.plain])
         self.gated: dict[str, dict[str, list]] = {gate: {} for gate in self.GATES}
         self.ungated: list = []
         for bit, conditions in enumerate(matcher._specs):
@@ -234,32 +240,18 @@ class _Compiled:
             self.anchored.setdefault(1 << head[offset][0], []).append((key, elements, offset, fixed))
             self.anchor_bits |= 1 << head[offset][0]
 
-    def rows(self, doc) -> list[list[int]]:
-        """The attribute columns of every token (string ids, flags, lengths), read in one call."""
-        return doc.to_array(self.columns).tolist() if len(doc) else []
-
-    def readings(self, doc, rows: list) -> list:
+    def readings(self, doc) -> list:
         """Per token, what determines its mask: the text (and sentence-start flag) for a context-free backend,
-        otherwise every attribute the specs read (and the extension values)."""
-        if self.context_free:
-            column = self.sent_start
-            return [row[0] for row in rows] if column is None else [(row[0], row[column] == 1) for row in rows]
-        if self.extensions:
-            return [(tuple(row), *(_ext_set(token._.get(e)) for e in self.extensions))
-                    for row, token in zip(rows, doc)]
-        return [tuple(row) for row in rows]
-
-    def values(self, doc, i: int, row: list) -> dict:
-        """The attribute values of token ``i`` as the tests read them (strings, bools, ints; ``MORPH`` and
-        extension values as frozensets, or ``None`` where spaCy's set predicates fail)."""
-        strings = doc.vocab.strings
-        values = {attr: strings[value] if convert is None else convert(value)
-                  for attr, convert, value in zip(self.attrs, self.convert, row[1:])}
-        if "MORPH" in values:
-            values["MORPH"] = frozenset(values["MORPH"].split("|")) if values["MORPH"] else frozenset()
-        for name in self.extensions:
-            values["_" + name] = _ext_set(doc[i]._.get(name))
-        return values
+        otherwise every attribute the specs read (and the extension values); columns read in one call."""
+        if not len(doc):
+            return []
+        rows = doc.to_array(self.columns)
+        # one column: a flat list of values; more: a tuple per token (the sentence start of a context-free
+        # reading as spaCy stores it: 1 = starts a sentence, anything else = does not)
+        rows = list(zip(*rows.T.tolist())) if len(self.columns) > 1 else rows.tolist()
+        if self.extensions and not self.context_free:
+            return [(row, *(_ext_set(token._.get(e)) for e in self.extensions)) for row, token in zip(rows, doc)]
+        return rows
 
     def mask(self, values: dict) -> int:
         """Bit mask of the specs a token with these attribute values satisfies."""
@@ -272,6 +264,38 @@ class _Compiled:
                 if test(values):
                     mask |= bit
         return mask
+
+
+class _Values(dict):
+    """The attribute values of one token as the tests read them (strings, bools, ints; ``MORPH`` and extension
+    values as frozensets, or ``None`` where spaCy's set predicates fail). The plain attributes are filled at
+    once; ``MORPH``, ``LENGTH``, the sentence start and extension values are read when a test first asks."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token, plain: tuple, read: Callable):
+        super().__init__(zip(plain, read(token)))
+        self.token = token
+
+    def __missing__(self, attr: str):
+        token = self.token
+        value = self[attr] = _ext_set(token._.get(attr[1:])) if attr[0] == "_" else _COMPUTED[attr](token)
+        return value
+
+
+#: Matcher attributes that are plain Token attributes (read together with one ``attrgetter``)
+_TOKEN_ATTRS = {"ORTH": "orth_", "TEXT": "orth_", "LOWER": "lower_", "NORM": "norm_", "LEMMA": "lemma_",
+                "POS": "pos_", "TAG": "tag_", "DEP": "dep_", "ENT_TYPE": "ent_type_", "SHAPE": "shape_", **_FLAGS}
+#: the other Matcher attributes, as spaCy's Matcher reads them
+_COMPUTED = {"MORPH": lambda t: frozenset(str(t.morph).split("|")) if len(t.morph) else frozenset(),
+             "LENGTH": len, "IS_SENT_START": lambda t: t.is_sent_start is True}
+
+
+def _getter(names: list[str]) -> Callable:
+    """``token -> tuple`` of the named Token attributes (one C-level call for two or more)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    return (lambda t: (getattr(t, names[0]),)) if names else (lambda t: ())
 
 
 def _spec_test(conditions: tuple) -> Callable[[dict], bool]:
