@@ -186,7 +186,7 @@ def split_half(lang: str, path: str | Path | None = None, *, rules: str | Path |
     premises = frame["premise"].fillna("").astype(str).tolist()
     hypotheses = frame["hypothesis"].fillna("").astype(str).tolist()
     unique = list(dict.fromkeys(premises + hypotheses))
-    analyses = {t: annotator.analyse(d) for t, d in zip(unique, annotator.nlp.pipe(unique, batch_size=64))}
+    analyses = annotator.analyse_texts(unique)
     features = annotator.features
     predicted = {mode: pd.Series([list(annotator.combine(analyses[p], analyses[h], modes=dict.fromkeys(features, mode)))
                                   for p, h in zip(premises, hypotheses)]) for mode in PAIR_MODES}

@@ -89,6 +89,8 @@ class TokenMatcher:
     def clear_cache(self) -> None:
         """Forget the cached readings (what a new corpus costs is then measured from scratch)."""
         self._cache.clear()
+        if self._compiled is not None:
+            self._compiled.clear()
 
     def __call__(self, doc) -> list[tuple[int, int, int]]:
         """``(key, start, end)`` of every span of ``doc`` some pattern matches (spaCy ``Matcher`` semantics)."""
@@ -134,7 +136,7 @@ class TokenMatcher:
         conditions = []
         for attr, value in spec.items():
             conditions.extend(self._conditions(attr, value))
-        conditions = tuple(sorted(conditions, key=_cost))
+        conditions = tuple(sorted(conditions, key=lambda c: c[:2]))  # the same spec in any key order
         if conditions not in self._spec_index:
             self._spec_index[conditions] = len(self._specs)
             self._specs.append(conditions)
@@ -182,7 +184,7 @@ class TokenMatcher:
 
     def _masks(self, doc, compiled: _Compiled) -> list[int]:
         if len(self._cache) > self._max_cache:
-            self._cache.clear()
+            self.clear_cache()
         cache = self._cache
         readings = compiled.readings(doc)
         masks = list(map(cache.get, readings))
@@ -192,17 +194,14 @@ class TokenMatcher:
                     reading = readings[i]
                     mask = cache.get(reading)  # the same new word twice in one sentence
                     if mask is None:
-                        mask = cache[reading] = compiled.mask(_Values(doc[i], compiled.plain, compiled.read))
+                        mask = cache[reading] = compiled.mask(doc[i])
                     masks[i] = mask
         return masks
 
 
 class _Compiled:
-    """What matching needs, derived from the added patterns: the reading function, spec tests indexed by a
-    gate value (a spec asking ``LOWER IN [...]`` is only tested on tokens whose lower-case form is listed),
-    and the patterns grouped by the spec bit of an anchor token."""
-
-    GATES = ("LOWER", "ORTH", "TEXT", "LEMMA", "POS")
+    """What matching needs, derived from the added patterns: the reading function, the spec tests as one
+    column per attribute, and the patterns grouped by the spec bit of an anchor token."""
 
     def __init__(self, matcher: TokenMatcher):
         self.attrs, self.extensions = list(matcher._attrs), list(matcher._extensions)
@@ -211,19 +210,20 @@ class _Compiled:
             self.columns = ["ORTH", "SENT_START"] if "IS_SENT_START" in self.attrs else ["ORTH"]
         else:
             self.columns = [_ARRAY_ATTRS[a] for a in self.attrs] or ["ORTH"]
-        self.plain = tuple(a for a in self.attrs if a in _TOKEN_ATTRS)
-        self.read = _getter([_TOKEN_ATTRS[a] for a in self.plain])
-        self.gated: dict[str, dict[str, list]] = {gate: {} for gate in self.GATES}
-        self.ungated: list = []
-        for bit, conditions in enumerate(matcher._specs):
-            test = (1 << bit, _spec_test(conditions))
-            gate = next((c for c in conditions if c[0] in self.GATES and c[1] in ("==", "IN")), None)
-            if gate is None:
-                self.ungated.append(test)
-                continue
-            for value in (gate[2] if gate[1] == "IN" else (gate[2],)):
-                self.gated[gate[0]].setdefault(value, []).append(test)
-        self.gated = {gate: index for gate, index in self.gated.items() if index}
+        # the spec tests, one column per attribute (see _Column): plain Token attributes read together with
+        # one attrgetter, the others (MORPH, LENGTH, sentence start, extensions) only while a spec that asks
+        # about them can still match
+        everything = (1 << len(matcher._specs)) - 1
+        columns = {attr: _Column(attr, matcher._specs, everything)
+                   for attr in [*self.attrs, *("_" + name for name in self.extensions)]}
+        plain = [attr for attr in self.attrs if attr in _TOKEN_ATTRS]
+        self.read = _getter([_TOKEN_ATTRS[attr] for attr in plain])
+        self.plain = [columns[attr] for attr in plain]
+        # (the same as tuples: ==/IN-only columns are one lookup, without a method call)
+        self.plain_index = [(c.constrained, c.base, c.index, c if c.tested else None) for c in self.plain]
+        self.lazy = [(columns[attr], _READ_LATER.get(attr) or _extension_reader(attr[1:]))
+                     for attr in sorted(set(columns) - set(plain), key=lambda attr: attr.startswith("_"))]
+        self.everything = everything
         # each pattern is looked up from one "anchor" element in its fixed-width head (the elements before the
         # first quantifier), the most selective by the kind of its conditions: a listed word rather than a
         # part of speech, a part of speech rather than a morphological or shape condition
@@ -253,42 +253,82 @@ class _Compiled:
             return [(row, *(_ext_set(token._.get(e)) for e in self.extensions)) for row, token in zip(rows, doc)]
         return rows
 
-    def mask(self, values: dict) -> int:
-        """Bit mask of the specs a token with these attribute values satisfies."""
-        mask = 0
-        for bit, test in self.ungated:
-            if test(values):
-                mask |= bit
-        for gate, index in self.gated.items():  # a gate attribute is one the specs read: it is in values
-            for bit, test in index.get(values[gate], ()):
-                if test(values):
-                    mask |= bit
+    def mask(self, token) -> int:
+        """Bit mask of the specs ``token`` satisfies: the AND over the attributes of the specs each value meets."""
+        mask = self.everything
+        for (constrained, base, index, tested), value in zip(self.plain_index, self.read(token)):
+            if mask & constrained:  # some spec still alive asks about this attribute
+                mask &= tested.mask(value, mask) if tested else base | index.get(value, 0)
+        for column, read in self.lazy:
+            if mask & column.constrained:
+                mask &= column.mask(read(token), mask)
         return mask
 
+    def clear(self) -> None:
+        """Forget the cached value masks."""
+        for column in [*self.plain, *(column for column, _ in self.lazy)]:
+            column.cache.clear()
 
-class _Values(dict):
-    """The attribute values of one token as the tests read them (strings, bools, ints; ``MORPH`` and extension
-    values as frozensets, or ``None`` where spaCy's set predicates fail). The plain attributes are filled at
-    once; ``MORPH``, ``LENGTH``, the sentence start and extension values are read when a test first asks."""
 
-    __slots__ = ("token",)
+class _Column:
+    """The conditions of every spec on one attribute: per value, the bits of the specs whose conditions on it
+    the value meets (specs without a condition on it included). ``==``/``IN`` conditions are one dictionary
+    lookup; the others (``NOT_IN``, ``REGEX``, comparisons, set predicates) are tested, and their result is
+    cached per value, except for the word's own text, lemma and forms, which hardly ever repeat."""
 
-    def __init__(self, token, plain: tuple, read: Callable):
-        super().__init__(zip(plain, read(token)))
-        self.token = token
+    def __init__(self, attr: str, specs: list[tuple], everything: int):
+        self.constrained = 0
+        self.index: dict = {}     # value -> bits of the specs whose ==/IN conditions allow it
+        self.tested: list = []    # (bit, test) of the specs with other conditions on this attribute
+        for bit, conditions in enumerate(specs):
+            own = [c for c in conditions if c[0] == attr]
+            if not own:
+                continue
+            self.constrained |= 1 << bit
+            if all(op in ("==", "IN") for _, op, _ in own):
+                allowed = frozenset.intersection(*(frozenset(w if op == "IN" else (w,)) for _, op, w in own))
+                for value in allowed:
+                    self.index[value] = self.index.get(value, 0) | 1 << bit
+            else:
+                self.tested.append((1 << bit, _all_of([_condition_test(c) for c in own])))
+        self.base = everything & ~self.constrained
+        self.convert = _CONVERT.get(attr)
+        self.cache: dict = {}
+        self.cached = bool(self.tested) and attr not in _WORD_ATTRS
 
-    def __missing__(self, attr: str):
-        token = self.token
-        value = self[attr] = _ext_set(token._.get(attr[1:])) if attr[0] == "_" else _COMPUTED[attr](token)
-        return value
+    def mask(self, value, alive: int) -> int:
+        """Bits of the specs ``value`` is allowed by; of the tested ones, only those in ``alive`` where the
+        result is not cached."""
+        mask = self.base | self.index.get(value, 0)
+        if not self.tested:
+            return mask
+        if self.cached:
+            found = self.cache.get(value)
+            if found is not None:
+                return found
+            alive = -1
+        converted = value if self.convert is None else self.convert(value)
+        for bit, test in self.tested:
+            if alive & bit and test(converted):
+                mask |= bit
+        if self.cached:
+            self.cache[value] = mask
+        return mask
 
 
 #: Matcher attributes that are plain Token attributes (read together with one ``attrgetter``)
 _TOKEN_ATTRS = {"ORTH": "orth_", "TEXT": "orth_", "LOWER": "lower_", "NORM": "norm_", "LEMMA": "lemma_",
                 "POS": "pos_", "TAG": "tag_", "DEP": "dep_", "ENT_TYPE": "ent_type_", "SHAPE": "shape_", **_FLAGS}
-#: the other Matcher attributes, as spaCy's Matcher reads them
-_COMPUTED = {"MORPH": lambda t: frozenset(str(t.morph).split("|")) if len(t.morph) else frozenset(),
-             "LENGTH": len, "IS_SENT_START": lambda t: t.is_sent_start is True}
+#: the other Matcher attributes (read only while a spec that asks about them can still match)
+_READ_LATER = {"MORPH": lambda t: str(t.morph), "LENGTH": len, "IS_SENT_START": lambda t: t.is_sent_start is True}
+#: attributes whose values identify the word (their test results are not worth caching)
+_WORD_ATTRS = frozenset({"ORTH", "TEXT", "LOWER", "NORM", "LEMMA"})
+#: a value as the tests compare it, where that differs from its cache key
+_CONVERT = {"MORPH": lambda morph: frozenset(morph.split("|")) if morph else frozenset()}
+
+
+def _extension_reader(name: str) -> Callable:
+    return lambda token: _ext_set(token._.get(name))
 
 
 def _getter(names: list[str]) -> Callable:
@@ -298,37 +338,32 @@ def _getter(names: list[str]) -> Callable:
     return (lambda t: (getattr(t, names[0]),)) if names else (lambda t: ())
 
 
-def _spec_test(conditions: tuple) -> Callable[[dict], bool]:
-    """One test ``values -> bool`` for all conditions of a token spec (cheapest first, stopping at a failure)."""
-    tests = [_condition_test(c) for c in conditions]
-    if not tests:
-        return lambda v: True
-    test = tests[-1]
-    for earlier in reversed(tests[:-1]):
-        test = (lambda first, rest: lambda v: first(v) and rest(v))(earlier, test)
-    return test
+def _all_of(tests: list[Callable]) -> Callable[[object], bool]:
+    if len(tests) == 1:
+        return tests[0]
+    return lambda value: all(test(value) for test in tests)
 
 
-def _condition_test(condition: tuple) -> Callable[[dict], bool]:
-    """A test ``values -> bool`` of one ``(attribute, operator, wanted)`` condition (``MORPH`` and extension
+def _condition_test(condition: tuple) -> Callable[[object], bool]:
+    """A test ``value -> bool`` of one ``(attribute, operator, wanted)`` condition (``MORPH`` and extension
     values arrive as frozensets, or ``None`` where spaCy's set predicates fail)."""
-    attr, op, wanted = condition
+    _, op, wanted = condition
     if op == "==":
-        return lambda v: v[attr] == wanted
+        return lambda v: v == wanted
     if op == "IN":
-        return lambda v: v[attr] in wanted
+        return lambda v: v in wanted
     if op == "NOT_IN":
-        return lambda v: v[attr] not in wanted
+        return lambda v: v not in wanted
     if op == "REGEX":
-        return lambda v: wanted.search(v[attr]) is not None
+        return lambda v: wanted.search(v) is not None
     if op in _COMPARE:
         compare = _COMPARE[op]
-        return lambda v: compare(v[attr], wanted)
+        return lambda v: compare(v, wanted)
     if op == "IS_SUPERSET":
-        return lambda v: v[attr] is not None and wanted <= v[attr]
+        return lambda v: v is not None and wanted <= v
     if op == "IS_SUBSET":
-        return lambda v: v[attr] is not None and v[attr] <= wanted
-    return lambda v: v[attr] is not None and not v[attr].isdisjoint(wanted)  # INTERSECTS
+        return lambda v: v is not None and v <= wanted
+    return lambda v: v is not None and not v.isdisjoint(wanted)  # INTERSECTS
 
 
 def _ext_set(value):
@@ -349,11 +384,6 @@ def _selectivity(conditions: tuple) -> int:
     if ("POS", True) in kinds or ("TAG", True) in kinds:
         return 1
     return 2
-
-
-def _cost(condition: tuple) -> int:
-    """Cheap, selective conditions first (evaluation stops at the first failing one)."""
-    return {"==": 0, "IN": 1, "NOT_IN": 2}.get(condition[1], 3)
 
 
 def _frozen(wanted) -> frozenset:
