@@ -200,12 +200,14 @@ class Annotator:
         cache = self._word_cache
         if len(cache) > self._max_cache:
             cache.clear()
-        words = []
-        for i, reading in enumerate(readings):
-            word = cache.get(reading)
-            if word is None:
-                word = cache[reading] = self._word(doc[i])
-            words.append(word)
+        words = list(map(cache.get, readings))
+        if None in words:  # words not seen before
+            for i, word in enumerate(words):
+                if word is None:
+                    reading = readings[i]
+                    if reading not in cache:  # (not when the same new word came earlier in the sentence)
+                        cache[reading] = self._word(doc[i])
+                    words[i] = cache[reading]
         return words
 
     def _word(self, token) -> _Word:
@@ -214,8 +216,12 @@ class Annotator:
         if not token.is_alpha:
             return _Word(None, lower, lemma, ())
         pos = token.pos_
-        affixed = ((rule.name, _affixed(rule.derivation, lower, lemma, pos)) for rule in self._derivation_rules)
-        return _Word((lower, lemma, pos), lower, lemma, tuple((f, found) for f, found in affixed if found))
+        affixed = []
+        for rule in self._derivation_rules:
+            found = _affixed(rule.derivation, lower, lemma, pos)
+            if found:
+                affixed.append((rule.name, found))
+        return _Word((lower, lemma, pos), lower, lemma, tuple(affixed))
 
     def clear_cache(self) -> None:
         """Forget every per-word result (the token matcher's and the engine's); what annotating a new corpus
@@ -327,10 +333,11 @@ def _affixed(rule: Derivation, lower: str, lemma: str, pos: str) -> tuple | None
     """A token that could be a derived form under ``rule``: ``(lower, lemma, prefixed, suffixed)`` with
     ``prefixed`` = ``(prefix, base)`` pairs and ``suffixed`` = ``(form, stem)`` pairs of the lemma and the
     lower-case form; ``None`` when it has neither."""
-    if rule.pos and pos not in rule.pos:
+    if rule.pos and pos not in rule.pos or not (lemma.startswith(rule.prefixes) or lower.startswith(rule.prefixes)
+                                                or lemma.endswith(rule.suffixes) or lower.endswith(rule.suffixes)):
         return None
     prefixed, suffixed = [], []
-    for form in {lemma, lower}:
+    for form in (lemma,) if lemma == lower else (lemma, lower):
         if rule.prefixes and form.startswith(rule.prefixes):
             prefixed += [(prefix, form[len(prefix):]) for prefix in rule.prefixes
                          if form.startswith(prefix) and len(form) - len(prefix) >= rule.min_length]

@@ -192,10 +192,9 @@ class TokenMatcher:
             for i, mask in enumerate(masks):
                 if mask is None:
                     reading = readings[i]
-                    mask = cache.get(reading)  # the same new word twice in one sentence
-                    if mask is None:
-                        mask = cache[reading] = compiled.mask(doc[i])
-                    masks[i] = mask
+                    if reading not in cache:  # (not when the same new word came earlier in the sentence)
+                        cache[reading] = compiled.mask(doc[i])
+                    masks[i] = cache[reading]
         return masks
 
 
