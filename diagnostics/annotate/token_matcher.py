@@ -53,10 +53,18 @@ class TokenMatcher:
         reading. Otherwise (trained pipelines, taggers) the reading is every attribute the specs ask about.
     max_cache : int
         Readings kept before the cache is emptied (bounded memory on large corpora).
+    word_data : callable, optional
+        ``token -> anything`` the caller needs of each word, computed once per reading and cached with its mask
+        (:meth:`match` returns it per token): one pass over the tokens serves both.
+    word_attrs : tuple of str
+        The Matcher attributes ``word_data`` reads; they join the reading of a backend that is not context-free.
     """
 
-    def __init__(self, context_free: bool = False, max_cache: int = 200_000):
+    def __init__(self, context_free: bool = False, max_cache: int = 200_000, word_data: Callable | None = None,
+                 word_attrs: tuple[str, ...] = ()):
         self.context_free = context_free
+        self.word_data = word_data
+        self.word_attrs = tuple(word_attrs)
         self._specs: list[tuple] = []          # distinct compiled token specs (tuples of conditions)
         self._spec_index: dict[tuple, int] = {}
         self._patterns: list[tuple[int, tuple]] = []  # (key, elements); element = (spec bit, min, max)
@@ -94,12 +102,20 @@ class TokenMatcher:
 
     def __call__(self, doc) -> list[tuple[int, int, int]]:
         """``(key, start, end)`` of every span of ``doc`` some pattern matches (spaCy ``Matcher`` semantics)."""
-        if not self._patterns:
-            return []
+        return self.match(doc)[0]
+
+    def match(self, doc) -> tuple[list[tuple[int, int, int]], list | None]:
+        """The matches of :meth:`__call__` and the ``word_data`` of every token (``None`` without it)."""
+        if not self._patterns and self.word_data is None:
+            return [], None
         if self._compiled is None:
             self._compiled = _Compiled(self)
         compiled = self._compiled
-        masks = self._masks(doc, compiled)
+        entries = self._entries(doc, compiled)
+        if self.word_data is None:
+            masks, data = entries, None
+        else:
+            masks, data = [entry[0] for entry in entries], [entry[1] for entry in entries]
         n = len(masks)
         matches = []
         anchored = compiled.anchored
@@ -126,7 +142,7 @@ class TokenMatcher:
         for key, elements in compiled.unanchored:
             for start in range(n):
                 matches.extend((key, start, end) for end in _ends(elements, 0, start, masks, n) if end > start)
-        return matches
+        return matches, data
 
     # --- compilation --------------------------------------------------------------------------------------
 
@@ -182,20 +198,23 @@ class TokenMatcher:
 
     # --- matching -----------------------------------------------------------------------------------------
 
-    def _masks(self, doc, compiled: _Compiled) -> list[int]:
+    def _entries(self, doc, compiled: _Compiled) -> list:
+        """Per token, the cached entry of its reading: the mask, or ``(mask, word data)`` with ``word_data``."""
         if len(self._cache) > self._max_cache:
             self.clear_cache()
         cache = self._cache
         readings = compiled.readings(doc)
-        masks = list(map(cache.get, readings))
-        if None in masks:  # words not seen before
-            for i, mask in enumerate(masks):
-                if mask is None:
+        entries = list(map(cache.get, readings))
+        if None in entries:  # words not seen before
+            for i, entry in enumerate(entries):
+                if entry is None:
                     reading = readings[i]
                     if reading not in cache:  # (not when the same new word came earlier in the sentence)
-                        cache[reading] = compiled.mask(doc[i])
-                    masks[i] = cache[reading]
-        return masks
+                        token = doc[i]
+                        mask = compiled.mask(token)
+                        cache[reading] = mask if self.word_data is None else (mask, self.word_data(token))
+                    entries[i] = cache[reading]
+        return entries
 
 
 class _Compiled:
@@ -208,7 +227,7 @@ class _Compiled:
         if self.context_free:  # the text is the reading, with the sentence-start flag where a spec reads it
             self.columns = ["ORTH", "SENT_START"] if "IS_SENT_START" in self.attrs else ["ORTH"]
         else:
-            self.columns = [_ARRAY_ATTRS[a] for a in self.attrs] or ["ORTH"]
+            self.columns = list(dict.fromkeys(_ARRAY_ATTRS[a] for a in [*self.attrs, *matcher.word_attrs])) or ["ORTH"]
         # the spec tests, one column per attribute (see _Column): plain Token attributes read together with
         # one attrgetter, the others (MORPH, LENGTH, sentence start, extensions) only while a spec that asks
         # about them can still match
