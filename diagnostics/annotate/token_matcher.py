@@ -106,12 +106,37 @@ class TokenMatcher:
 
     def match(self, doc) -> tuple[list[tuple[int, int, int]], list | None]:
         """The matches of :meth:`__call__` and the ``word_data`` of every token (``None`` without it)."""
+        return self.pipe([doc])[0]
+
+    def pipe(self, docs: list) -> list[tuple[list[tuple[int, int, int]], list | None]]:
+        """:meth:`match` of every doc of ``docs``; the words new to the cache are tested together, one attribute
+        at a time (cheaper than word by word)."""
         if not self._patterns and self.word_data is None:
-            return [], None
+            return [([], None) for _ in docs]
         if self._compiled is None:
             self._compiled = _Compiled(self)
         compiled = self._compiled
-        entries = self._entries(doc, compiled)
+        if len(self._cache) > self._max_cache:
+            self.clear_cache()
+        cache = self._cache
+        readings = [compiled.readings(doc) for doc in docs]
+        new: dict = {}  # reading -> a token with it, for the words not seen before
+        for doc, doc_readings in zip(docs, readings):
+            entries = list(map(cache.get, doc_readings))
+            if None in entries:
+                for i, entry in enumerate(entries):
+                    if entry is None and doc_readings[i] not in new:
+                        new[doc_readings[i]] = doc[i]
+        if new:
+            tokens = list(new.values())
+            masks = compiled.masks(tokens)
+            if self.word_data is not None:
+                masks = zip(masks, map(self.word_data, tokens))
+            cache.update(zip(new, masks))
+        return [self._match(compiled, list(map(cache.get, doc_readings))) for doc_readings in readings]
+
+    def _match(self, compiled: _Compiled, entries: list) -> tuple[list, list | None]:
+        """Matches of a doc from the cache entries of its tokens: each pattern walked from its anchor tokens."""
         if self.word_data is None:
             masks, data = entries, None
         else:
@@ -198,25 +223,6 @@ class TokenMatcher:
 
     # --- matching -----------------------------------------------------------------------------------------
 
-    def _entries(self, doc, compiled: _Compiled) -> list:
-        """Per token, the cached entry of its reading: the mask, or ``(mask, word data)`` with ``word_data``."""
-        if len(self._cache) > self._max_cache:
-            self.clear_cache()
-        cache = self._cache
-        readings = compiled.readings(doc)
-        entries = list(map(cache.get, readings))
-        if None in entries:  # words not seen before
-            for i, entry in enumerate(entries):
-                if entry is None:
-                    reading = readings[i]
-                    if reading not in cache:  # (not when the same new word came earlier in the sentence)
-                        token = doc[i]
-                        mask = compiled.mask(token)
-                        cache[reading] = mask if self.word_data is None else (mask, self.word_data(token))
-                    entries[i] = cache[reading]
-        return entries
-
-
 class _Compiled:
     """What matching needs, derived from the added patterns: the reading function, the spec tests as one
     column per attribute, and the patterns grouped by the spec bit of an anchor token."""
@@ -237,8 +243,6 @@ class _Compiled:
         plain = [attr for attr in self.attrs if attr in _TOKEN_ATTRS]
         self.read = _getter([_TOKEN_ATTRS[attr] for attr in plain])
         self.plain = [columns[attr] for attr in plain]
-        # (the same as tuples: ==/IN-only columns are one lookup, without a method call)
-        self.plain_index = [(c.constrained, c.base, c.index, c if c.tested else None) for c in self.plain]
         self.lazy = [(columns[attr], _READ_LATER.get(attr) or _extension_reader(attr[1:]))
                      for attr in sorted(set(columns) - set(plain), key=lambda attr: attr.startswith("_"))]
         self.everything = everything
@@ -271,16 +275,18 @@ class _Compiled:
             return [(row, *(_ext_set(token._.get(e)) for e in self.extensions)) for row, token in zip(rows, doc)]
         return rows
 
-    def mask(self, token) -> int:
-        """Bit mask of the specs ``token`` satisfies: the AND over the attributes of the specs each value meets."""
-        mask = self.everything
-        for (constrained, base, index, tested), value in zip(self.plain_index, self.read(token)):
-            if mask & constrained:  # some spec still alive asks about this attribute
-                mask &= tested.mask(value, mask) if tested else base | index.get(value, 0)
-        for column, read in self.lazy:
-            if mask & column.constrained:
-                mask &= column.mask(read(token), mask)
-        return mask
+    def masks(self, tokens: list) -> list[int]:
+        """Bit masks of the specs each token satisfies: the AND over the attributes of the specs each value
+        meets, one attribute at a time over all tokens."""
+        masks = [self.everything] * len(tokens)
+        values = zip(*map(self.read, tokens)) if self.plain else ()
+        for column, column_values in zip(self.plain, values):
+            masks = column.apply(masks, column_values)
+        for column, read in self.lazy:  # read only while a spec still alive asks about the attribute
+            constrained = column.constrained
+            masks = column.apply(masks, [read(token) if mask & constrained else None
+                                         for mask, token in zip(masks, tokens)])
+        return masks
 
     def clear(self) -> None:
         """Forget the cached value masks."""
@@ -314,23 +320,28 @@ class _Column:
         self.cache: dict = {}
         self.cached = bool(self.tested) and attr not in _WORD_ATTRS
 
-    def mask(self, value, alive: int) -> int:
-        """Bits of the specs ``value`` is allowed by; of the tested ones, only those in ``alive`` where the
-        result is not cached."""
-        mask = self.base | self.index.get(value, 0)
-        if not self.tested:
-            return mask
+    def apply(self, masks: list[int], values) -> list[int]:
+        """``masks`` ANDed with the bits each value allows (a token whose mask has no spec asking about this
+        attribute keeps its mask; its value is not looked at)."""
+        constrained, base, index = self.constrained, self.base, self.index
         if self.cached:
-            found = self.cache.get(value)
-            if found is not None:
-                return found
-            alive = -1
+            cache, compute = self.cache, self._compute
+            return [mask & (cache[value] if value in cache else compute(value)) if mask & constrained else mask
+                    for mask, value in zip(masks, values)]
+        out = [mask & (base | index.get(value, 0)) if mask & constrained else mask
+               for mask, value in zip(masks, values)]
+        for bit, test in self.tested:  # only where the spec is still alive
+            out = [new | bit if mask & bit and test(value) else new for new, mask, value in zip(out, masks, values)]
+        return out
+
+    def _compute(self, value) -> int:
+        """Bits of the specs ``value`` allows (and caches them)."""
+        mask = self.base | self.index.get(value, 0)
         converted = value if self.convert is None else self.convert(value)
         for bit, test in self.tested:
-            if alive & bit and test(converted):
+            if test(converted):
                 mask |= bit
-        if self.cached:
-            self.cache[value] = mask
+        self.cache[value] = mask
         return mask
 
 
