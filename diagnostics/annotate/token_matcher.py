@@ -71,7 +71,8 @@ class TokenMatcher:
         self._attrs: list[str] = []            # token attributes the specs read
         self._extensions: list[str] = []
         self._compiled = None                  # built on first use after an add
-        self._cache: dict = {}
+        self._cache: dict = {}                 # reading -> mask
+        self._word_cache: dict = {}            # reading -> word_data
         self._max_cache = max_cache
 
     def __len__(self) -> int:
@@ -90,13 +91,15 @@ class TokenMatcher:
             del self._specs[sizes[0]:], self._attrs[sizes[1]:], self._extensions[sizes[2]:]
             return False
         self._patterns.append((key, elements))
-        self._cache.clear()
+        self._cache.clear()  # the readings change with the attributes the specs read
+        self._word_cache.clear()
         self._compiled = None
         return True
 
     def clear_cache(self) -> None:
         """Forget the cached readings (what a new corpus costs is then measured from scratch)."""
         self._cache.clear()
+        self._word_cache.clear()
         if self._compiled is not None:
             self._compiled.clear()
 
@@ -122,25 +125,24 @@ class TokenMatcher:
         readings = [compiled.readings(doc) for doc in docs]
         new: dict = {}  # reading -> a token with it, for the words not seen before
         for doc, doc_readings in zip(docs, readings):
-            entries = list(map(cache.get, doc_readings))
-            if None in entries:
-                for i, entry in enumerate(entries):
-                    if entry is None and doc_readings[i] not in new:
+            masks = list(map(cache.get, doc_readings))
+            if None in masks:
+                for i, mask in enumerate(masks):
+                    if mask is None and doc_readings[i] not in new:
                         new[doc_readings[i]] = doc[i]
         if new:
             tokens = list(new.values())
-            masks = compiled.masks(tokens)
+            cache.update(zip(new, compiled.masks(tokens)))
             if self.word_data is not None:
-                masks = zip(masks, map(self.word_data, tokens))
-            cache.update(zip(new, masks))
-        return [self._match(compiled, list(map(cache.get, doc_readings))) for doc_readings in readings]
+                self._word_cache.update(zip(new, map(self.word_data, tokens)))
+        data = [None] * len(docs) if self.word_data is None else \
+            [list(map(self._word_cache.get, doc_readings)) for doc_readings in readings]
+        return [(self._match(compiled, list(map(cache.get, doc_readings))), doc_data)
+                for doc_readings, doc_data in zip(readings, data)]
 
-    def _match(self, compiled: _Compiled, entries: list) -> tuple[list, list | None]:
-        """Matches of a doc from the cache entries of its tokens: each pattern walked from its anchor tokens."""
-        if self.word_data is None:
-            masks, data = entries, None
-        else:
-            masks, data = [entry[0] for entry in entries], [entry[1] for entry in entries]
+    @staticmethod
+    def _match(compiled: _Compiled, masks: list[int]) -> list[tuple[int, int, int]]:
+        """Matches of a doc from the masks of its tokens: each pattern walked from its anchor tokens."""
         n = len(masks)
         matches = []
         anchored = compiled.anchored
@@ -149,15 +151,15 @@ class TokenMatcher:
             while mask:  # each spec bit of this token that anchors some pattern
                 lowest = mask & -mask
                 mask ^= lowest
-                for key, elements, offset, fixed in anchored[lowest]:
+                for key, elements, offset, checks in anchored[lowest]:
                     start = position - offset
                     if start < 0:
                         continue
-                    if fixed:  # every element exactly once: one candidate span
+                    if checks is not None:  # every element exactly once: one candidate span
                         end = start + len(elements)
                         if end <= n:
-                            for i, (bit, _, _) in enumerate(elements, start):
-                                if not masks[i] >> bit & 1:
+                            for relative, bit in checks:  # the elements other than the anchor
+                                if not masks[start + relative] >> bit & 1:
                                     break
                             else:
                                 matches.append((key, start, end))
@@ -167,7 +169,7 @@ class TokenMatcher:
         for key, elements in compiled.unanchored:
             for start in range(n):
                 matches.extend((key, start, end) for end in _ends(elements, 0, start, masks, n) if end > start)
-        return matches, data
+        return matches
 
     # --- compilation --------------------------------------------------------------------------------------
 
@@ -258,8 +260,10 @@ class _Compiled:
                 self.unanchored.append((key, elements))
                 continue
             offset = min(range(len(head)), key=lambda i: _selectivity(matcher._specs[head[i][0]]))
-            fixed = len(head) == len(elements)
-            self.anchored.setdefault(1 << head[offset][0], []).append((key, elements, offset, fixed))
+            # a fixed-width pattern: (position, bit) of the elements besides the anchor; otherwise None
+            checks = tuple((i, bit) for i, (bit, _, _) in enumerate(elements) if i != offset) \
+                if len(head) == len(elements) else None
+            self.anchored.setdefault(1 << head[offset][0], []).append((key, elements, offset, checks))
             self.anchor_bits |= 1 << head[offset][0]
 
     def readings(self, doc) -> list:
