@@ -13,8 +13,8 @@ annotating a new corpus costs).
 
 Also times the rules' token patterns alone: spaCy's ``Matcher`` against our ``TokenMatcher`` (same matches).
 
-Run: ``python benchmarks/bench_annotate_throughput.py [--lang en] [--pairs 400]``; writes
-``benchmarks/results/annotate_throughput_<lang>.json``.
+Run: ``python benchmarks/bench_annotate_throughput.py [--lang en] [--pairs 400] [--dataset terra]``; writes
+``benchmarks/results/annotate_throughput_<lang>[_<dataset>].json``.
 """
 
 from __future__ import annotations
@@ -36,8 +36,11 @@ def main() -> None:
     parser.add_argument("--lang", default="en")
     parser.add_argument("--pairs", type=int, default=400)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--dataset", default=None,
+                        help="registered dataset to annotate (default: the diagnostic set of --lang)")
     args = parser.parse_args()
-    frame = data.load(DIAGNOSTIC_SETS[args.lang]).head(args.pairs)
+    dataset = args.dataset or DIAGNOSTIC_SETS[args.lang]
+    frame = data.load(dataset).head(args.pairs)
     annotator = get_annotator(args.lang)  # load once, outside the timings
     texts = list(dict.fromkeys(frame.premise.tolist() + frame.hypothesis.tolist()))
     annotate(frame, args.lang)  # warm-up: lazy imports, and every word cache filled for the first warm repeat
@@ -54,7 +57,7 @@ def main() -> None:
                 else:
                     annotate(frame, args.lang, batch_size=64)
                 times[side].append(time.perf_counter() - start)
-    result = {"lang": args.lang, "pairs": len(frame), "distinct_texts": len(texts), "pipeline": annotator.nlp.pipe_names,
+    result = {"lang": args.lang, "dataset": dataset, "pairs": len(frame), "distinct_texts": len(texts), "pipeline": annotator.nlp.pipe_names,
               "target_ratio": 1.3, "python": platform.python_version(), "machine": platform.machine()}
     for state, times in timings.items():
         bare, full = min(times["bare"]), min(times["full"])
@@ -65,7 +68,8 @@ def main() -> None:
                          "bare_pairs_per_s": len(frame) / bare, "overhead_ratio": statistics.median(ratios),
                          "overhead_ratios": ratios}
     result["token_patterns"] = time_token_matchers(annotator, texts, args.repeats)
-    out = Path(__file__).parent / "results" / f"annotate_throughput_{args.lang}.json"
+    suffix = "" if args.dataset is None else f"_{args.dataset}"
+    out = Path(__file__).parent / "results" / f"annotate_throughput_{args.lang}{suffix}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2), encoding="utf-8")
     for state in timings:
