@@ -5,7 +5,11 @@ attributes) once per token and pattern state. On a dictionary backend (Russian: 
 pymorphy3 lookups) that costs several times the analysis itself. This matcher gives the same matches for the
 pattern syntax the rules files use, but decides every token spec once per distinct *token reading* (text, lemma,
 POS, tag, morphology, ... only the attributes the specs ask about) and caches the answer as a bit mask; a
-sentence then costs one dictionary lookup per token plus the pattern walk over bit masks.
+sentence then costs one dictionary lookup per token plus the pattern walk over bit masks. The words new to the
+cache in a batch of docs are tested together, one attribute at a time: a listed value (``==``, ``IN``) is one
+dictionary lookup for all specs, other tests run only for the specs the word can still satisfy, and ``MORPH`` and
+extension values are read only for those words. The caller may cache its own per-word data with the masks
+(``word_data``), so that one pass over the tokens serves both.
 
 Patterns it does not support (operator ``!``, fuzzy matching, unusual attributes) are refused by
 :meth:`TokenMatcher.add`, which returns ``False``; the caller keeps those in a spaCy ``Matcher``. Matches are
@@ -322,6 +326,7 @@ class _Column:
         self.base = everything & ~self.constrained
         self.convert = _CONVERT.get(attr)
         self.cache: dict = {}
+        # (MORPH, the one value with a conversion, is never a word attribute: only cached values are converted)
         self.cached = bool(self.tested) and attr not in _WORD_ATTRS
 
     def apply(self, masks: list[int], values) -> list[int]:
@@ -361,6 +366,7 @@ _CONVERT = {"MORPH": lambda morph: frozenset(morph.split("|")) if morph else fro
 
 
 def _extension_reader(name: str) -> Callable:
+    """``token -> `` the extension value as spaCy's set predicates see it (see :func:`_ext_set`)."""
     return lambda token: _ext_set(token._.get(name))
 
 
@@ -372,6 +378,7 @@ def _getter(names: list[str]) -> Callable:
 
 
 def _all_of(tests: list[Callable]) -> Callable[[object], bool]:
+    """One test that passes when all ``tests`` pass."""
     if len(tests) == 1:
         return tests[0]
     return lambda value: all(test(value) for test in tests)
