@@ -76,6 +76,8 @@ class Annotator:
         self._info: dict[int, _PatternInfo] = {}  # match id -> what a match of it means
         self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
         self._derivation_rules = [r for r in rules.features.values() if r.derivation is not None]
+        self._affixes = (tuple(dict.fromkeys(a for r in self._derivation_rules for a in r.derivation.prefixes)),
+                         tuple(dict.fromkeys(a for r in self._derivation_rules for a in r.derivation.suffixes)))
         self._entity_rules = [r for r in rules.features.values() if r.entities is not None]
         has_ner = "ner" in self.nlp.pipe_names
         for rule in rules.features.values():
@@ -200,10 +202,12 @@ class Annotator:
             return _Word(None, lower, lemma, ())
         pos = token.pos_
         affixed = []
-        for rule in self._derivation_rules:
-            found = _affixed(rule.derivation, lower, lemma, pos)
-            if found:
-                affixed.append((rule.name, found))
+        starts, ends = self._affixes  # most words carry no affix of any rule: one test for all of them
+        if lemma.startswith(starts) or lower.startswith(starts) or lemma.endswith(ends) or lower.endswith(ends):
+            for rule in self._derivation_rules:
+                found = _affixed(rule.derivation, lower, lemma, pos)
+                if found:
+                    affixed.append((rule.name, found))
         return _Word((lower, lemma, pos), lower, lemma, tuple(affixed))
 
     def clear_cache(self) -> None:
