@@ -21,6 +21,7 @@ feature, the evidence of premise and hypothesis combines as the rules file says:
 from __future__ import annotations
 
 import itertools
+import operator
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -166,14 +167,14 @@ class Annotator:
                     if f not in self._counted or sum(keys.values()) >= self._counted[f]}
         if not self._needs_tokens:
             return Analysis(hits)
-        alphabetic = [word for word in words if word.token]
-        lemmas = frozenset([word.lemma for word in alphabetic])
+        # (map/filter with item getters: no Python step per token)
+        tokens = tuple(filter(None, map(_TOKEN, words)))
+        lemmas = frozenset(map(_LEMMA, tokens))
         affixed: dict[str, list] = {}
-        for word in alphabetic:
-            for feature, candidate in word.affixed:
+        for word_affixed in filter(None, map(_AFFIXED, words)):
+            for feature, candidate in word_affixed:
                 affixed.setdefault(feature, []).append(candidate)
-        return Analysis(hits, tuple([word.token for word in alphabetic]), lemmas,
-                        lemmas.union([word.lower for word in alphabetic]), affixed)
+        return Analysis(hits, tokens, lemmas, lemmas.union(map(_LOWER, tokens)), affixed)
 
     def analyse_texts(self, texts: list[str], batch_size: int = 64, progress: bool = False) -> dict[str, Analysis]:
         """:meth:`analyse` of every text, through ``nlp.pipe`` in batches of ``batch_size`` (a tqdm progress bar
@@ -284,6 +285,8 @@ class _Word(NamedTuple):
 EXCEPT = "#except:"
 _NONE: dict = {}  # shared empty evidence; never modified
 _WORD_ATTRS = ("ORTH", "LEMMA", "POS")
+_TOKEN, _AFFIXED = operator.attrgetter("token"), operator.attrgetter("affixed")  # of a _Word
+_LOWER, _LEMMA = operator.itemgetter(0), operator.itemgetter(1)    # of its token tuple
 
 
 def _exceeds(a: dict, b: dict) -> bool:

@@ -149,9 +149,10 @@ class TokenMatcher:
         """Matches of a doc from the masks of its tokens: each pattern walked from its anchor tokens."""
         n = len(masks)
         matches = []
-        anchored = compiled.anchored
-        for position, mask in enumerate(masks):
-            mask &= compiled.anchor_bits
+        anchored, anchor_bits = compiled.anchored, compiled.anchor_bits
+        # (the tokens with an anchor bit, found without a Python step per token)
+        for position in itertools.compress(range(n), map(operator.and_, masks, itertools.repeat(anchor_bits))):
+            mask = masks[position] & anchor_bits
             while mask:  # each spec bit of this token that anchors some pattern
                 lowest = mask & -mask
                 mask ^= lowest
