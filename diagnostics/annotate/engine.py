@@ -21,6 +21,7 @@ feature, the evidence of premise and hypothesis combines as the rules file says:
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 import operator
 from functools import lru_cache
 from pathlib import Path
@@ -177,22 +178,24 @@ class Annotator:
         return Analysis(hits, tokens, lemmas, lemmas.union(map(_LOWER, tokens)), affixed)
 
     def analyse_texts(self, texts: list[str], batch_size: int = 64, progress: bool = False) -> dict[str, Analysis]:
-        """:meth:`analyse` of every text, through ``nlp.pipe`` in batches of ``batch_size`` (a tqdm progress bar
-        over the texts with ``progress``); text -> its analysis."""
+        """:meth:`analyse` of every text (see :meth:`iter_analyses`); text -> its analysis."""
+        return dict(self.iter_analyses(texts, batch_size, progress))
+
+    def iter_analyses(self, texts: list[str], batch_size: int = 64, progress: bool = False):
+        """``(text, analysis)`` of every text in order, through ``nlp.pipe`` in batches of ``batch_size`` (a tqdm
+        progress bar over the texts with ``progress``)."""
         from tqdm.auto import tqdm
 
-        analyses = {}
         docs = self.nlp.pipe(texts, batch_size=batch_size)
         with tqdm(total=len(texts), disable=not progress, desc=f"annotate {self.rules.language}", unit="text") as bar:
             # the rules run on a batch of analysed docs at a time: interleaved doc by doc with the backend's
             # dictionary lookups (each evicting the other's data from the CPU caches) they took ~1/6 longer
             for start in range(0, len(texts), batch_size):
                 batch = list(itertools.islice(docs, batch_size))
-                for text, doc, (matches, words) in zip(texts[start:start + batch_size], batch,
-                                                       self.token_matcher.pipe(batch)):
-                    analyses[text] = self._analyse(doc, matches, words)
+                analysed = [(text, self._analyse(doc, matches, words)) for text, doc, (matches, words)
+                            in zip(texts[start:start + batch_size], batch, self.token_matcher.pipe(batch))]
                 bar.update(len(batch))
-        return analyses
+                yield from analysed
 
     def _word(self, token) -> _Word:
         """What the engine reads of a token (a function of its text, lemma and part of speech: ``_WORD_ATTRS``),
@@ -200,7 +203,7 @@ class Annotator:
         lower = token.lower_
         lemma = token.lemma_.lower() or lower
         if not token.is_alpha:
-            return _Word(None, lower, lemma, ())
+            return None, lower, lemma, ()
         pos = token.pos_
         affixed = []
         starts, ends = self._affixes  # most words carry no affix of any rule: one test for all of them
@@ -209,7 +212,7 @@ class Annotator:
                 found = _affixed(rule.derivation, lower, lemma, pos)
                 if found:
                     affixed.append((rule.name, found))
-        return _Word((lower, lemma, pos), lower, lemma, tuple(affixed))
+        return (lower, lemma, pos), lower, lemma, tuple(affixed)
 
     def clear_cache(self) -> None:
         """Forget every per-word result; what annotating a new corpus costs is then measured from scratch."""
@@ -269,24 +272,44 @@ class _PatternInfo(NamedTuple):
     excepted: bool
 
 
-class _Word(NamedTuple):
-    """What the engine reads of one token, computed once per word (see :meth:`Annotator._word`)."""
-
-    #: (lower-case form, lemma, POS) of an alphabetic token, ``None`` for the others
-    token: tuple | None
-    lower: str
-    #: lower-cased lemma (the lower-case form where the backend gives none)
-    lemma: str
-    #: ``(feature, candidate)`` for each derivation rule under which the token could be a derived form
-    #: (see :func:`_affixed`)
-    affixed: tuple
+#: What the engine reads of one token, computed once per word (see :meth:`Annotator._word`): a plain tuple
+#: ``(token, lower, lemma, affixed)``, which the garbage collector stops tracking (a NamedTuple per word stays
+#: tracked, and tens of thousands of them trigger extra full collections, ~0.2 s each on TERRa):
+#:
+#: * ``token``: (lower-case form, lemma, POS) of an alphabetic token, ``None`` for the others;
+#: * ``lower``, ``lemma``: the lower-case form and lower-cased lemma (the form where the backend gives none);
+#: * ``affixed``: ``(feature, candidate)`` for each derivation rule under which the token could be a derived
+#:   form (see :func:`_affixed`).
+_Word = tuple
+_TOKEN, _AFFIXED = operator.itemgetter(0), operator.itemgetter(3)  # of a _Word
+_WORD_LOWER, _WORD_LEMMA = 1, 2                                     # of a _Word
+_LOWER, _LEMMA = operator.itemgetter(0), operator.itemgetter(1)    # of its token tuple
 
 
 EXCEPT = "#except:"
 _NONE: dict = {}  # shared empty evidence; never modified
 _WORD_ATTRS = ("ORTH", "LEMMA", "POS")
-_TOKEN, _AFFIXED = operator.attrgetter("token"), operator.attrgetter("affixed")  # of a _Word
-_LOWER, _LEMMA = operator.itemgetter(0), operator.itemgetter(1)    # of its token tuple
+
+
+def _combine_in_order(annotator: Annotator, premises: list[str], hypotheses: list[str], batch_size: int,
+                      progress: bool, presence: bool) -> list[dict[str, str]]:
+    """:meth:`Annotator.combine` of every pair, each as soon as both its texts are analysed; an analysis is kept
+    only while a later pair still needs it (bounded memory on a large corpus, and far fewer long-lived objects
+    for the garbage collector to walk: on TERRa that saved full collections of ~0.2 s each)."""
+    pairs = list(zip(premises, hypotheses))
+    texts = list(dict.fromkeys(itertools.chain.from_iterable(pairs)))  # each pair's texts next to each other
+    uses = Counter(premises) + Counter(hypotheses)
+    analyses, sides = {}, []
+    for text, analysis in annotator.iter_analyses(texts, batch_size, progress):
+        analyses[text] = analysis
+        while len(sides) < len(pairs) and pairs[len(sides)][0] in analyses and pairs[len(sides)][1] in analyses:
+            premise, hypothesis = pairs[len(sides)]
+            sides.append(annotator.combine(analyses[premise], analyses[hypothesis], presence))
+            for used in (premise, hypothesis):
+                uses[used] -= 1
+                if not uses[used]:
+                    del analyses[used]
+    return sides
 
 
 def _exceeds(a: dict, b: dict) -> bool:
@@ -313,8 +336,9 @@ def _key(info: _PatternInfo, words: list[_Word], doc, start: int, end: int) -> s
     if key == "pattern" and info.name != "#words":
         return info.name
     if key != "lemma":
-        return words[start].lower if end - start == 1 else doc[start:end].text.lower()
-    return words[start].lemma if end - start == 1 else " ".join(words[i].lemma for i in range(start, end))
+        return words[start][_WORD_LOWER] if end - start == 1 else doc[start:end].text.lower()
+    lemmas = [words[i][_WORD_LEMMA] for i in range(start, end)]
+    return lemmas[0] if end - start == 1 else " ".join(lemmas)
 
 
 def _affixed(rule: Derivation, lower: str, lemma: str, pos: str) -> tuple | None:
@@ -415,9 +439,7 @@ def annotate(frame: pd.DataFrame, lang: str | Path, *, batch_size: int = 64, pro
     annotator = get_annotator(lang)
     premises = frame["premise"].fillna("").astype(str).tolist()
     hypotheses = frame["hypothesis"].fillna("").astype(str).tolist()
-    unique = list(dict.fromkeys(premises + hypotheses))
-    analyses = annotator.analyse_texts(unique, batch_size=batch_size, progress=progress)
-    sides = [annotator.combine(analyses[p], analyses[h], presence) for p, h in zip(premises, hypotheses)]
+    sides = _combine_in_order(annotator, premises, hypotheses, batch_size, progress, presence)
     out = frame.copy()
     out["auto_features"] = [list(s) for s in sides]
     coarse = [{COARSE_OF[f] for f in s} for s in sides]
