@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from diagnostics import data
-from diagnostics.annotate import RulesError, annotate, evaluate, feature_distribution, load_rules, score
+from diagnostics.annotate import RulesError, annotate, evaluate, feature_distribution, get_annotator, load_rules, score
 from diagnostics.annotate.rules import available_languages
 from diagnostics.cli import app
 from diagnostics.taxonomy import COARSE_OF, FINE
@@ -104,6 +104,23 @@ def test_presence_mode_is_a_superset_of_pair_rules():
     presence = annotate(frame, "en", presence=True)
     assert all(set(r) <= set(p) for r, p in zip(rules_mode.auto_features, presence.auto_features))
     assert sum(map(len, presence.auto_features)) > sum(map(len, rules_mode.auto_features))
+
+
+def test_pairs_are_combined_in_order_with_repeated_and_shared_texts():
+    """annotate() combines each pair as soon as its texts are analysed and forgets analyses no later pair needs:
+    the result must equal analysing every distinct text first and combining afterwards."""
+    frame = data.load("lidirus").head(120)
+    # repeated premises, a pair repeated later, a text on both sides of one pair, a hypothesis reused as premise
+    extra = pd.DataFrame({"premise": [frame.premise[0], frame.premise[5], frame.hypothesis[3], frame.premise[7]],
+                          "hypothesis": [frame.hypothesis[9], frame.hypothesis[5], frame.premise[40], frame.premise[7]]})
+    frame = pd.concat([frame[["premise", "hypothesis"]], extra, frame[["premise", "hypothesis"]].head(30)],
+                      ignore_index=True)
+    annotator = get_annotator("ru")
+    for batch_size in (1, 7, 64):
+        analyses = annotator.analyse_texts(list(dict.fromkeys(frame.premise.tolist() + frame.hypothesis.tolist())))
+        expected = [annotator.combine(analyses[p], analyses[h]) for p, h in zip(frame.premise, frame.hypothesis)]
+        assert annotate(frame, "ru", batch_size=batch_size)["feature_sides"].tolist() == expected
+    assert sum(map(len, expected)) > 50  # the comparison is not between empty results
 
 
 def test_annotate_rejects_frames_without_texts():
