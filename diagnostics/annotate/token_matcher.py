@@ -277,10 +277,15 @@ class _Compiled:
         if not len(doc):
             return []
         rows = doc.to_array(self.columns)
-        # one column: a flat list of values; more: a tuple per token (the sentence start of a context-free
-        # reading as spaCy stores it: 1 = starts a sentence, anything else = does not)
-        rows = list(zip(*rows.T.tolist())) if len(self.columns) > 1 else rows.tolist()
-        if self.extensions and not self.context_free:
+        if len(self.columns) == 1:
+            return rows.tolist()
+        if self.context_free:  # the text, as a pair with True where the token starts a sentence (spaCy: 1)
+            readings = rows[:, 0].tolist()
+            for i in (rows[:, 1] == 1).nonzero()[0].tolist():
+                readings[i] = (readings[i], True)
+            return readings
+        rows = list(zip(*rows.T.tolist()))  # a tuple per token
+        if self.extensions:
             return [(row, *(_ext_set(token._.get(e)) for e in self.extensions)) for row, token in zip(rows, doc)]
         return rows
 
