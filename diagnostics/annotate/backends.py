@@ -121,7 +121,7 @@ def _register_components() -> None:
     from spacy.tokens import Token
 
     if not Token.has_extension("cases"):
-        Token.set_extension("cases", default=[])
+        Token.set_extension("cases", default=())  # a tuple: immutable, and untracked by the garbage collector
 
     @Language.component("diagnostics_pymorphy3")
     def pymorphy3_component(doc):
@@ -129,7 +129,7 @@ def _register_components() -> None:
         for token in doc:
             lemma, pos, tag, feats, cases = _pymorphy_analysis(token.text)
             token.lemma_, token.pos_, token.tag_ = lemma, pos, tag
-            token._.cases = list(cases)
+            token._.cases = cases
             if feats:
                 token.set_morph(feats)
         return doc
