@@ -57,8 +57,8 @@ def main() -> None:
                 else:
                     annotate(frame, args.lang, batch_size=64)
                 times[side].append(time.perf_counter() - start)
-    result = {"lang": args.lang, "dataset": dataset, "pairs": len(frame), "distinct_texts": len(texts), "pipeline": annotator.nlp.pipe_names,
-              "target_ratio": 1.3, "python": platform.python_version(), "machine": platform.machine()}
+    result = {"lang": args.lang, "dataset": dataset, "pairs": len(frame), "distinct_texts": len(texts),
+              "pipeline": annotator.nlp.pipe_names, "target_ratio": 1.3, "python": platform.python_version(), "machine": platform.machine()}
     for state, times in timings.items():
         bare, full = min(times["bare"]), min(times["full"])
         # each repeat times the bare pipeline and then the annotation back to back: the median of those paired
