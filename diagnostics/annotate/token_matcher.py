@@ -95,9 +95,8 @@ class TokenMatcher:
             del self._specs[sizes[0]:], self._attrs[sizes[1]:], self._extensions[sizes[2]:]
             return False
         self._patterns.append((key, elements))
-        self._cache.clear()  # the readings change with the attributes the specs read
-        self._word_cache.clear()
         self._compiled = None
+        self.clear_cache()  # the readings change with the attributes the specs read
         return True
 
     def clear_cache(self) -> None:
@@ -127,11 +126,11 @@ class TokenMatcher:
             self.clear_cache()
         cache = self._cache
         readings = [compiled.readings(doc) for doc in docs]
+        masks = [list(map(cache.get, doc_readings)) for doc_readings in readings]
         new: dict = {}  # reading -> a token with it, for the words not seen before
-        for doc, doc_readings in zip(docs, readings):
-            masks = list(map(cache.get, doc_readings))
-            if None in masks:
-                for i, mask in enumerate(masks):
+        for doc, doc_readings, doc_masks in zip(docs, readings, masks):
+            if None in doc_masks:
+                for i, mask in enumerate(doc_masks):
                     if mask is None and doc_readings[i] not in new:
                         new[doc_readings[i]] = doc[i]
         if new:
@@ -139,10 +138,11 @@ class TokenMatcher:
             cache.update(zip(new, compiled.masks(tokens)))
             if self.word_data is not None:
                 self._word_cache.update(zip(new, map(self.word_data, tokens)))
+            masks = [list(map(cache.get, doc_readings)) if None in doc_masks else doc_masks
+                     for doc_readings, doc_masks in zip(readings, masks)]
         data = [None] * len(docs) if self.word_data is None else \
             [list(map(self._word_cache.get, doc_readings)) for doc_readings in readings]
-        return [(self._match(compiled, list(map(cache.get, doc_readings))), doc_data)
-                for doc_readings, doc_data in zip(readings, data)]
+        return [(self._match(compiled, doc_masks), doc_data) for doc_masks, doc_data in zip(masks, data)]
 
     @staticmethod
     def _match(compiled: _Compiled, masks: list[int]) -> list[tuple[int, int, int]]:
@@ -228,8 +228,6 @@ class TokenMatcher:
                 raise Unsupported
         return out
 
-    # --- matching -----------------------------------------------------------------------------------------
-
 class _Compiled:
     """What matching needs, derived from the added patterns: the reading function, the spec tests as one
     column per attribute, and the patterns grouped by the spec bit of an anchor token."""
@@ -250,6 +248,7 @@ class _Compiled:
         plain = [attr for attr in self.attrs if attr in _TOKEN_ATTRS]
         self.read = _getter([_TOKEN_ATTRS[attr] for attr in plain])
         self.plain = [columns[attr] for attr in plain]
+        self.ext_readers = [_extension_reader(name) for name in self.extensions]
         self.lazy = [(columns[attr], _READ_LATER.get(attr) or _extension_reader(attr[1:]))
                      for attr in sorted(set(columns) - set(plain), key=lambda attr: attr.startswith("_"))]
         self.everything = everything
@@ -285,8 +284,8 @@ class _Compiled:
                 readings[i] = (readings[i], True)
             return readings
         rows = list(zip(*rows.T.tolist()))  # a tuple per token
-        if self.extensions:
-            return [(row, *(_ext_set(token._.get(e)) for e in self.extensions)) for row, token in zip(rows, doc)]
+        if self.ext_readers:
+            return [(row, *(read(token) for read in self.ext_readers)) for row, token in zip(rows, doc)]
         return rows
 
     def masks(self, tokens: list) -> list[int]:
