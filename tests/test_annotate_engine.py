@@ -1,6 +1,7 @@
 """Engine, rules-file validation, evaluation and CLI of the annotate stage on real bundled data."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -183,6 +184,26 @@ def test_cli_run_and_evaluate_user_file(tmp_path):
     assert scores.loc["Negation", "f1"] == 1.0
     bad = runner.invoke(app, ["annotate", "run", "--lang", "fr", str(tmp_path / "missing.jsonl"), str(out)])
     assert bad.exit_code == 1 and "no such file" in bad.output
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
+def test_write_output_replaces_the_file_whole(tmp_path, monkeypatch, suffix):
+    from diagnostics.annotate.io import write_output
+
+    frame = annotate(pd.DataFrame({"premise": ["Il ne pleut pas."], "hypothesis": ["Il pleut."]}), "fr")
+    out = write_output(frame, tmp_path / f"out{suffix}")
+    first = out.read_bytes()
+
+    def killed_half_way(self, target, *args, **kwargs):  # a writer interrupted after its first bytes
+        Path(target).write_bytes(b"partial")
+        raise KeyboardInterrupt
+
+    for method in ("to_json", "to_parquet", "to_csv"):
+        monkeypatch.setattr(pd.DataFrame, method, killed_half_way)
+    with pytest.raises(KeyboardInterrupt):
+        write_output(frame, out)
+    assert out.read_bytes() == first  # the earlier table is intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]  # and no temporary file is left behind
 
 
 def test_split_half_chooses_modes_on_one_half_and_scores_the_other():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -64,24 +65,38 @@ def read_input(source: str | Path, lang: str, kind: str = "auto") -> pd.DataFram
 
 
 def write_output(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as ``.jsonl``, ``.parquet`` or ``.csv`` (lists and dicts JSON-encoded in CSV)."""
+    """Write a table as ``.jsonl``, ``.parquet`` or ``.csv`` (lists and dicts JSON-encoded in CSV).
+
+    The table goes to a temporary file beside ``path`` that then replaces it, so a run killed while writing
+    leaves the previous file (or none), never a truncated one.
+
+    Raises
+    ------
+    ValueError
+        The extension is not one of :data:`WRITERS`.
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in WRITERS:
         raise ValueError(f"{path}: output extension must be one of {', '.join(WRITERS)}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".jsonl":
-        frame.to_json(path, orient="records", lines=True, force_ascii=False)
-    elif suffix == ".parquet":
-        out = frame.copy()
-        if "feature_sides" in out:  # parquet wants one struct type; a JSON string keeps any set of keys
-            out["feature_sides"] = out["feature_sides"].map(lambda d: json.dumps(d, ensure_ascii=False))
-        out.to_parquet(path, index=False)
-    else:
-        out = frame.copy()
-        for column in out.columns:
-            if out[column].map(lambda v: isinstance(v, (list, dict))).any():
-                out[column] = out[column].map(lambda v: json.dumps(v, ensure_ascii=False)
-                                              if isinstance(v, (list, dict)) else v)
-        out.to_csv(path, index=False)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        if suffix == ".jsonl":
+            frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
+        elif suffix == ".parquet":
+            out = frame.copy()
+            if "feature_sides" in out:  # parquet wants one struct type; a JSON string keeps any set of keys
+                out["feature_sides"] = out["feature_sides"].map(lambda d: json.dumps(d, ensure_ascii=False))
+            out.to_parquet(tmp, index=False)
+        else:
+            out = frame.copy()
+            for column in out.columns:
+                if out[column].map(lambda v: isinstance(v, (list, dict))).any():
+                    out[column] = out[column].map(lambda v: json.dumps(v, ensure_ascii=False)
+                                                  if isinstance(v, (list, dict)) else v)
+            out.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
