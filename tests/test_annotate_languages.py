@@ -102,6 +102,9 @@ CASES = {
         ("Intervals/Numbers", "Hon har tre barn.", "Hon har två barn.", "Hon har barn.", "Hon har många barn."),
         ("Active/Passive", "Fönstret krossades av pojken.", "Pojken krossade fönstret.", "Boken handlar om av krig.", "Boken handlar om krig."),
         ("Active/Passive", "Huset byggdes förra året.", "De byggde huset förra året.", "De byggde huset förra året.", "De byggde garaget förra året."),
+        # a deponent s-verb (hoppas, lyckas, finnas) is active: no passive on either side; "blev mycket" is no bli-passive
+        ("Active/Passive", "Dörren öppnades av Anna.", "Anna öppnade dörren.", "Anna hoppades att det skulle regna.", "Anna trodde att det skulle regna."),
+        ("Active/Passive", "Han blev skadad av bollen.", "Bollen skadade honom.", "Det blev mycket bättre.", "Det var bättre."),
         ("Conditionals", "Om det regnar stannar Anna hemma.", "Anna stannar hemma.", "Boken handlar om regn.", "Boken handlar om snö."),
         ("Datives", "Anna gav honom en bok.", "Anna köpte en bok.", "Anna gav honom en bok.", "Anna gav honom ett brev."),
         ("Datives", "Hon skickade brevet till Erik.", "Hon skrev brevet.", "Hon skrev brevet.", "Hon läste brevet."),
