@@ -15,9 +15,10 @@
 
 # %% [markdown]
 # # 02 · Seed stability (study §5.2, Tables 3 and 6)
-# Same data, same hyperparameters, only the random seed changes. Per category: the MCC of every seed, the
-# standard deviation over seeds (sample std, ddof=1), and RS corr — the mean pairwise Pearson correlation between
-# seeds' per-feature MCC vectors (1 = the seeds agree on which categories are easy).
+# Same data, same hyperparameters, only the random seed changes. Per category: the MCC of every seed and the
+# standard deviation σ over seeds (sample std, ddof=1; the study's Table 6). Per language: RS corr — the mean
+# pairwise Pearson correlation between seeds' per-feature MCC vectors (1 = the seeds agree on which categories are
+# easy; the study's Table 3).
 
 # %% tags=["parameters"]
 scale = "tiny"
@@ -49,10 +50,12 @@ for language in languages:
     display(fig)
 
 # %% [markdown]
-# ## σ over seeds per category (Table 3)
+# ## σ over seeds per category and language (Table 6)
+# The sample standard deviation of each category's MCC over the seeds, per language, and its average over the
+# languages (the `Average` column).
 
 # %%
-sigma = stab[stab["level"] == "fine"].pivot_table(index=["coarse", "category"], columns="language", values="std")
+sigma = stats.sigma_table(stab)
 sigma.round(3)
 
 # %%
@@ -69,7 +72,7 @@ display(fine_stab.groupby("language").head(5)[["language", "category", "n", "mea
 fine_stab.groupby("language").tail(3)[["language", "category", "n", "mean", "std"]].round(3)
 
 # %% [markdown]
-# ## RS corr per language (Table 6) and the seed × seed correlation matrix
+# ## RS corr per language (Table 3) and the seed × seed correlation matrix
 
 # %%
 rs = stats.rs_corr(scores)

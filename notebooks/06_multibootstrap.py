@@ -37,7 +37,7 @@ from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
 runs_dir = runs_dir or f"runs/{scale}"
-spec = scale_spec(scale)
+spec = scale_spec(scale, runs_dir)
 predictions = ensure_runs(scale, runs_dir, only=("base", "extra"))
 base = predictions[predictions["experiment"] == "base"]
 languages = sorted(base["language"].unique())
@@ -74,7 +74,7 @@ if {"en", "ru"} <= set(languages):
 # %%
 sizes = {name: extra_size(cfg) for name, cfg in experiment_configs(scale, runs_dir, ("base", "extra")).items()}
 smallest, largest = min(sizes, key=sizes.get), max(sizes, key=sizes.get)
-for lang in spec.extra_languages:
+for lang in sorted(predictions.loc[predictions["experiment"] == largest, "language"].unique()):
     if smallest == largest or lang not in languages:
         continue
     diff = stats.compare_settings(predictions, {"experiment": smallest, "language": lang},

@@ -62,7 +62,7 @@ frames = []
 for language in sorted(predictions["language"].unique()):
     run_dirs = sorted(p for p in (runs_dir / "base" / language).glob("*/seed=*") if (p / "DONE").exists())
     frames.append(behave.run_sweep([c for c in suite if c.language == language], run_dirs,
-                                   precision=scale_spec(scale).precision))
+                                   precision=scale_spec(scale, runs_dir).inference_precision))
 results = pd.concat(frames, ignore_index=True)
 fig = failure_heatmap(results, title="Fine-tuned seeds: mean failure rate")
 fig.savefig(Path(output_dir) / "08_behave_runs_heatmap.png", dpi=110)

@@ -2,11 +2,12 @@
 
 import re
 
+import pandas as pd
 import pytest
 
 from diagnostics import data
 from diagnostics.data.consistency import compare_diagnostics
-from diagnostics.data.summary import category_counts
+from diagnostics.data.summary import category_counts, dataset_statistics, words
 from diagnostics.taxonomy import COARSE, FINE
 
 ROOT = data.datasets_root()
@@ -176,3 +177,24 @@ def test_mnli_formats(tmp_path):
     assert data.load("mnli", path=tsv)["label"].tolist() == ["not_entailment"]
     with pytest.raises(FileNotFoundError, match="path="):
         data.load("mnli")
+
+
+def test_words_are_lower_cased_runs_of_unicode_word_characters():
+    assert words("Don't stop-gap, Кошка СИДЕЛА; på 3_rd") == ["don", "t", "stop", "gap", "кошка", "сидела", "på",
+                                                               "3_rd"]
+
+
+def test_dataset_statistics_equal_direct_counts():
+    frames = {"rte validation": data.load("rte", "validation"), "lidirus": data.load("lidirus"),
+              "swediagnostics": data.load("swediagnostics")}
+    table = dataset_statistics(frames)
+    assert list(table.index) == list(frames)
+    for name, frame in frames.items():
+        premise, hypothesis = frame["premise"].str.lower(), frame["hypothesis"].str.lower()
+        vocabulary = pd.concat([premise, hypothesis]).str.findall(r"\w+").explode().dropna().nunique()
+        mean_words = (premise.str.count(r"\w+") + hypothesis.str.count(r"\w+")).mean()
+        row = table.loc[name]
+        assert row["size"] == len(frame)
+        assert row["vocabulary"] == vocabulary
+        assert row["mean_words"] == pytest.approx(mean_words)
+        assert row["language"] == frame["language"].iloc[0]

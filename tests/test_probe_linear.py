@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diagnostics.probe.linear import ALPHAS, control_labels, fit_probe, held_out_split, majority_accuracy, standardise
+from diagnostics.probe.linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split,
+                                      majority_accuracy, probe_metrics, standardise)
 from diagnostics.probe.runner import layer_summary, probe_layers
 
 
@@ -48,7 +49,7 @@ def test_control_labels_keep_the_label_distribution_and_are_seeded():
     assert not np.array_equal(shuffled, control_labels(labels, seed=6))
 
 
-def test_alpha_is_chosen_on_held_out_data():
+def test_alpha_is_chosen_on_held_out_data_with_the_holdout_protocol():
     rng = np.random.default_rng(2)
     n, d = 150, 40
     y = (rng.random(n + 300) < 0.5).astype(int)
@@ -57,12 +58,12 @@ def test_alpha_is_chosen_on_held_out_data():
     x_train, x_test = standardise(x[:n], x[n:])
     fit = fit_probe(x_train, y[:n], x_test, y[n:], seed=0)
     singles = {a: fit_probe(x_train, y[:n], x_test, y[n:], seed=0, alphas=(a,)) for a in ALPHAS}
-    best_held = max(s.held_out_accuracy for s in singles.values())
-    assert fit.held_out_accuracy == pytest.approx(best_held)
+    best_held = max(s.selection_accuracy for s in singles.values())
+    assert fit.selection_accuracy == pytest.approx(best_held)
     # the strongest alpha among the best held-out scores wins
-    assert fit.alpha == max(a for a, s in singles.items() if s.held_out_accuracy == pytest.approx(best_held))
+    assert fit.alpha == max(a for a, s in singles.items() if s.selection_accuracy == pytest.approx(best_held))
     assert fit.accuracy == pytest.approx(singles[fit.alpha].accuracy)
-    assert len({round(s.held_out_accuracy, 6) for s in singles.values()}) > 1  # the grid matters here
+    assert len({round(s.selection_accuracy, 6) for s in singles.values()}) > 1  # the grid matters here
     assert fit.accuracy > 0.7
 
 
@@ -93,6 +94,7 @@ def test_layer_summary_mean_and_std_across_seeds():
     assert summary.loc[0, "std"] == pytest.approx(np.std([0.6, 0.7], ddof=1))
     assert summary.loc[1, "pretrained"] == pytest.approx(0.6)
     assert (summary["n_seeds"] == 2).all()
+    assert (summary["chance"] == summary["majority"]).all()  # the chance level of accuracy is the majority share
     with pytest.raises(KeyError):
         layer_summary(table, "nope")
 
@@ -106,9 +108,12 @@ def test_balanced_class_weight_removes_the_training_prior():
     x = rng.standard_normal((800, 10))
     x[:, 0] += 0.6 * (2 * y - 1)
     x_train, x_test = standardise(x[:400], x[400:])
-    balanced = fit_probe(x_train, y_train, x_test, y_test)
-    prior = fit_probe(x_train, y_train, x_test, y_test, class_weight=None)
+    balanced = fit_probe(x_train, y_train, x_test, y_test, class_weight="balanced")
+    prior = fit_probe(x_train, y_train, x_test, y_test)  # the study's default: no class weighting
     assert balanced.accuracy > prior.accuracy + 0.1
+    # balanced accuracy does not reward the inherited prior: the unweighted probe mostly predicts the positive
+    # class, which is the minority of the test set
+    assert prior.predictions.mean() > 0.5 and prior.balanced_accuracy < balanced.balanced_accuracy
 
 
 def test_memo_reuses_layers_identical_across_models_and_refits_the_others(monkeypatch):
@@ -130,3 +135,41 @@ def test_memo_reuses_layers_identical_across_models_and_refits_the_others(monkey
     pd.testing.assert_frame_equal(first[first.layer < 3], second[second.layer < 3])
     fresh = probe_layers(tuned[:, :200], {"t": y_train}, tuned[:, 200:], {"t": y_test})
     pd.testing.assert_frame_equal(second, fresh)
+
+
+def test_a_selection_set_chooses_alpha_and_the_probe_is_fit_on_all_training_pairs():
+    rng = np.random.default_rng(5)
+    y = (rng.random(900) < 0.4).astype(int)
+    both = planted(900, 3, 16, signal_layer=2, labels=y, seed=6)
+    train, select, test = slice(0, 300), slice(300, 500), slice(500, 900)
+    table = probe_layers(both[:, train], {"t": y[train]}, both[:, test], {"t": y[test]},
+                         select_vectors=both[:, select], select_labels={"t": y[select]}).set_index("layer")
+    assert (table["selection"] == "test").all()
+    assert (table["n_train"] == 300).all() and (table["n_selection"] == 200).all()
+    assert table["balanced_accuracy"].idxmax() == 2 and table.loc[2, "balanced_accuracy"] > 0.9
+    x_train, x_select, x_test = standardise(both[2, train], both[2, select], both[2, test])
+    fit = fit_probe(x_train, y[train], x_test, y[test], x_select=x_select, y_select=y[select])
+    assert table.loc[2, "alpha"] == fit.alpha and table.loc[2, "accuracy"] == pytest.approx(fit.accuracy)
+    with pytest.raises(ValueError, match="both"):
+        fit_probe(x_train, y[train], x_test, y[test], x_select=x_select)
+    with pytest.raises(ValueError, match="class_weight"):
+        fit_probe(x_train, y[train], x_test, y[test], class_weight="auto")
+
+
+def test_probe_metrics_and_chance_levels_agree_with_sklearn():
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
+
+    rng = np.random.default_rng(7)
+    y_true = (rng.random(200) < 0.3).astype(int)
+    for y_pred in [(rng.random(200) < 0.5).astype(int), np.zeros(200, int)]:
+        metrics = probe_metrics(y_true, y_pred)
+        assert metrics["accuracy"] == pytest.approx(accuracy_score(y_true, y_pred))
+        assert metrics["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(y_true, y_pred))
+        assert metrics["macro_f1"] == pytest.approx(f1_score(y_true, y_pred, average="macro", zero_division=0))
+    # the chance levels are what predicting the majority class scores
+    constant = probe_metrics(y_true, np.zeros(200, int))
+    majority = majority_accuracy(y_true)
+    for metric in ("accuracy", "balanced_accuracy", "macro_f1"):
+        assert chance_level(metric, majority) == pytest.approx(constant[metric])
+    assert chance_level("selectivity", majority) == 0.0 and np.isnan(chance_level("alpha", majority))
+    assert np.isnan(probe_metrics(np.array([], int), np.array([], int))["balanced_accuracy"])

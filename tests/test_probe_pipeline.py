@@ -92,8 +92,9 @@ def test_probe_models_table_on_gold_frames(tiny, encoder, axb, tmp_path):
     (run / "DONE").write_text("{}")
     models = {"pretrained": tiny, **discover_runs(run.parent)}
     assert list(models) == ["pretrained", "seed=4"]
+    # L2 chosen on pairs held out of the (gold-labelled) training frame: no annotator involved
     kwargs = dict(tasks="logic,Lexical Semantics,negation", cache_dir=tmp_path / "cache", train=train, test=test,
-                  train_column=None, encoder=encoder, max_train=120)
+                  train_column=None, encoder=encoder, max_train=120, selection="holdout")
     # training labels: gold lists under the annotator's column names
     train = train.assign(auto_coarse=train["coarse"], auto_features=train["features"])
     kwargs["train"] = train
@@ -105,7 +106,8 @@ def test_probe_models_table_on_gold_frames(tiny, encoder, axb, tmp_path):
     assert set(table["task"]) == {"logic", "lexical_semantics", "negation"}
     assert table.loc[table["model"] == "pretrained", "seed"].isna().all()
     assert (table.loc[table["model"] == "seed=4", "seed"] == 4).all()
-    assert (table["n_train"] == 120).all() and (table["n_test"] == 100).all()
+    assert (table["n_train"] == 96).all() and (table["n_selection"] == 24).all() and (table["n_test"] == 100).all()
+    assert (table["selection"] == "holdout").all()
     np.testing.assert_allclose(table["selectivity"], table["accuracy"] - table["control"])
     logic = test["coarse"].map(lambda c: "Logic" in c).mean()
     np.testing.assert_allclose(table.loc[table["task"] == "logic", "majority"], max(logic, 1 - logic))

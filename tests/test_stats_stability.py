@@ -9,8 +9,8 @@ from scipy.stats import pearsonr
 
 from _stats_fixtures import synthetic_table
 from diagnostics.stats import (agreement, binary_agreement, category_scores, cross_language_corr, delta_summary,
-                               deltas, fleiss_kappa, fleiss_kappa_from_counts, pairwise_agreement, rs_corr,
-                               seed_correlations, stability)
+                               deltas, fleiss_kappa, fleiss_kappa_from_counts, mean_cross_language_corr,
+                               pairwise_agreement, rs_corr, seed_correlations, stability)
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +87,47 @@ def test_deltas_and_threshold_shares(scores):
     assert summary["share_sigma_down"].item() == pytest.approx((fine["sigma_delta"] < -0.05).mean())
     strict = delta_summary(deltas(scores, {"experiment": "rte"}, {"experiment": "rte+sick"}, mcc_threshold=0.5))
     assert strict["share_mcc_up"].item() <= summary["share_mcc_up"].item()
+
+
+@pytest.fixture(scope="module")
+def multilingual():
+    """Two experiments in three languages, each on its own bundled diagnostic set."""
+    sets = [("axb", "en"), ("lidirus", "ru"), ("swediagnostics", "sv")]
+    return category_scores(pd.concat([synthetic_table(name, experiments=(("rte", 0.6), ("rte+sick", 0.75)),
+                                                      seeds=range(4), language=language, seed=i)
+                                      for i, (name, language) in enumerate(sets)], ignore_index=True))
+
+
+def test_mean_cross_language_corr_is_mean_of_pairwise_pearsonr(multilingual):
+    out = mean_cross_language_corr(multilingual).set_index("experiment")
+    fine = multilingual[multilingual["level"] == "fine"]
+    for experiment, group in fine.groupby("experiment"):
+        means = group.groupby(["category", "language"])["mcc"].mean().unstack("language").dropna()
+        expected = [pearsonr(means[a], means[b]).statistic for a, b in itertools.combinations(means.columns, 2)]
+        assert out.loc[experiment, "mean_r"] == pytest.approx(np.mean(expected), abs=1e-12)
+        assert out.loc[experiment, "n_pairs"] == len(expected) == 3
+        assert out.loc[experiment, "n_languages"] == 3
+
+
+def test_pooled_threshold_shares_count_language_category_pairs(multilingual):
+    d = deltas(multilingual, {"experiment": "rte"}, {"experiment": "rte+sick"}, mcc_threshold=0.25,
+               sigma_threshold=-0.02)
+    summary = delta_summary(d, pooled=True).set_index("language")
+    assert list(summary.index) == ["en", "ru", "sv", "all"]
+    assert summary.loc["all", "dataset"] == "all"
+    fine = d[d["level"] == "fine"]
+    groups = [(language, fine[fine["language"] == language]) for language in ("en", "ru", "sv")] + [("all", fine)]
+    for language, rows in groups:
+        up = rows["mcc_delta"] > 0.25
+        down = rows["sigma_delta"] < -0.02
+        assert summary.loc[language, "n_categories"] == len(rows)
+        assert summary.loc[language, "share_mcc_up"] == pytest.approx(up.sum() / len(rows))
+        assert summary.loc[language, "share_sigma_down"] == pytest.approx(down.sum() / len(rows))
+        assert summary.loc[language, "share_both"] == pytest.approx((up & down).sum() / len(rows))
+    per_language = delta_summary(d)
+    assert per_language.equals(delta_summary(d, pooled=True).iloc[:3].reset_index(drop=True))
+    with pytest.raises(ValueError, match="language"):
+        delta_summary(d.drop(columns=["language"]), pooled=True)
 
 
 def test_fleiss_kappa_textbook_example():

@@ -87,7 +87,7 @@ DISTRIBUTION_SETS = {"rte": "en", "terra": "ru", "sick": "en"}
 
 
 def feature_distribution(names=("rte", "terra", "sick"), *, split: str | None = "train", limit: int | None = None,
-                         presence: bool = True, progress: bool = False) -> pd.DataFrame:
+                         presence: bool = True, progress: bool = False, frames=None) -> pd.DataFrame:
     """Share of pairs showing each feature, per dataset (the study's Table 7).
 
     Parameters
@@ -101,6 +101,9 @@ def feature_distribution(names=("rte", "terra", "sick"), *, split: str | None = 
     presence : bool
         Count a feature when either sentence shows it (the study's reading); ``False`` applies the rules'
         ``pair: differ`` conditions.
+    frames : mapping, optional
+        More columns from tables already loaded: ``{column name: (DataFrame, language)}`` (e.g. the MNLI subset
+        of a presence experiment).
 
     Returns
     -------
@@ -111,15 +114,18 @@ def feature_distribution(names=("rte", "terra", "sick"), *, split: str | None = 
     from .. import data
     from ..taxonomy import FINE
 
-    columns, pairs = {}, {}
+    sources = {}
     for name in names:
         spec = data.get_spec(name)
-        frame = data.load(name, split=split if split in spec.splits else None)
+        sources[name] = (data.load(name, split=split if split in spec.splits else None), spec.language)
+    sources.update(frames or {})
+    columns, pairs = {}, {}
+    for name, (frame, language) in sources.items():
         if limit is not None:
             frame = frame.head(limit)
-        annotated = annotate(frame, spec.language, presence=presence, progress=progress)
+        annotated = annotate(frame, language, presence=presence, progress=progress)
         counts = pd.Series([f for fs in annotated["auto_features"] for f in fs], dtype=object).value_counts()
-        features = supported_features(spec.language)
+        features = supported_features(language)
         columns[name] = pd.Series({f: counts.get(f, 0) / max(len(frame), 1) for f in features})
         pairs[name] = len(frame)
     table = pd.DataFrame(columns)

@@ -47,6 +47,9 @@ class DatasetSpec:
         For single-file datasets holding several splits (SICK): the column whose value is the split.
     description : str
         One line for ``diagnostics data list``.
+    files : dict
+        Split name -> path of a user-supplied file bound to this name by :func:`bind_files` (``folder`` is then
+        ``None``); lets ``load(name)`` and the statistics find the user's data by its name alone.
     """
 
     name: str
@@ -57,6 +60,7 @@ class DatasetSpec:
     splits: dict[str, str] = field(default_factory=dict)
     split_column: str | None = None
     description: str = ""
+    files: dict[str, str] = field(default_factory=dict)
 
 
 REGISTRY: dict[str, DatasetSpec] = {}
@@ -66,6 +70,18 @@ def register(spec: DatasetSpec) -> DatasetSpec:
     """Add a dataset to the registry (a later registration of the same name replaces it)."""
     REGISTRY[spec.name] = spec
     return spec
+
+
+#: Languages whose RTE-style data and diagnostic may come from the user's files, each under its own dataset name
+#: (so that predictions of two languages' diagnostics never share one ``dataset`` value).
+USER_LANGUAGES = ("en", "ru", "fr", "de", "sv")
+
+
+def user_dataset(language: str, kind: str) -> str:
+    """Registered name of a language's user-supplied data: ``rte_fr`` (kind ``rte``) or ``diagnostic_fr``."""
+    if kind not in ("rte", "diagnostic"):
+        raise ValueError(f"kind must be 'rte' or 'diagnostic', found {kind!r}")
+    return f"{kind}_{language}"
 
 
 def _bundled() -> None:
@@ -94,9 +110,50 @@ def _bundled() -> None:
                          description="any RTE/TERRa-format JSONL file, via path= (set language=)"))
     register(DatasetSpec("diagnostic_format", "xx", "diagnostic", readers.read_diagnostic_jsonl,
                          description="any AX-b/LiDiRus-format JSONL diagnostic, via path= (set language=)"))
+    for lang in USER_LANGUAGES:
+        register(DatasetSpec(user_dataset(lang, "rte"), lang, "rte", readers.read_rte_jsonl,
+                             description=f"RTE/TERRa-format JSONL in {lang}, user-supplied (train / validation / test)"))
+        register(DatasetSpec(user_dataset(lang, "diagnostic"), lang, "diagnostic", readers.read_diagnostic_jsonl,
+                             description=f"AX-b/LiDiRus-format diagnostic JSONL in {lang}, user-supplied"))
+
 
 
 _bundled()
+
+
+def bind_files(name: str, files: dict[str, str | Path]) -> DatasetSpec:
+    """Bind user files to a registered user-supplied dataset, so ``load(name, split)`` reads them.
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset that is not bundled (``mnli``, ``rte_fr``, ``diagnostic_de`` ...).
+    files : dict
+        Split name -> file path (``{"train": "fr/train.jsonl", "validation": "fr/val.jsonl"}``); diagnostics use
+        the split ``test``. Files bound earlier for other splits are kept.
+
+    Returns
+    -------
+    DatasetSpec
+        The re-registered spec.
+
+    Raises
+    ------
+    ValueError
+        For a bundled dataset (its files are fixed by its manifest).
+    FileNotFoundError
+        When a file does not exist.
+    """
+    import dataclasses
+
+    spec = get_spec(name)
+    if spec.folder is not None:
+        raise ValueError(f"dataset {name!r} is bundled; user files bind only to user-supplied datasets")
+    for split, path in files.items():
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"{name} ({split}): {path} does not exist")
+    bound = {**spec.files, **{split: str(Path(path).resolve()) for split, path in files.items()}}
+    return register(dataclasses.replace(spec, files=bound))
 
 
 def manifest(spec: DatasetSpec) -> dict:
@@ -195,6 +252,12 @@ def load(name: str, split: str | None = None, path: str | Path | None = None, *,
     """
     spec = get_spec(name)
     lang = language or spec.language
+    if path is None and spec.files:
+        if split is None and len(spec.files) == 1:
+            split = next(iter(spec.files))
+        if split not in spec.files:
+            raise KeyError(f"dataset {name!r} has no file bound for split {split!r}; bound: {', '.join(spec.files)}")
+        path = spec.files[split]
     if path is not None:
         frame = spec.reader(Path(path), lang).assign(split=split or "user")
     elif spec.folder is None:

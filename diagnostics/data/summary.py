@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
 import pandas as pd
 
 from diagnostics.taxonomy import COARSE_OF, FINE
 
 from .registry import load
+
+#: A word: a maximal run of Unicode word characters (letters, digits, underscore), Python's ``\w+``.
+WORD = re.compile(r"\w+")
 
 
 def category_counts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -27,3 +33,49 @@ def summarise(name: str, path=None) -> str:
     if "features" in frame:
         parts.append(category_counts(frame).to_string(index=False))
     return "\n\n".join(parts)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens of a text: the maximal runs of Unicode word characters (:data:`WORD`).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    list of str
+        Punctuation and spaces separate words: ``"Don't stop-gap"`` gives ``["don", "t", "stop", "gap"]``.
+        Letters of any script count (Cyrillic, å, ä, ö), as do digits.
+    """
+    return WORD.findall(text.lower())
+
+
+def dataset_statistics(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Size, vocabulary and mean length of NLI datasets (the study's Table 1).
+
+    Words are the lower-cased tokens of :func:`words` (the regular expression ``\\w+`` over Unicode word
+    characters, so punctuation splits words), counted over premise and hypothesis together.
+
+    Parameters
+    ----------
+    frames : mapping of str to pandas.DataFrame
+        Name -> a table with ``premise`` and ``hypothesis`` columns (e.g. ``{"rte train": load("rte", "train")}``);
+        a missing text counts as no words.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by name (``dataset``), in the mapping's order: ``language`` (the first value of the frame's
+        ``language`` column, where it has one), ``size`` (pairs), ``vocabulary`` (distinct lower-cased words)
+        and ``mean_words`` (mean over pairs of the words in premise plus hypothesis).
+    """
+    rows = {}
+    for name, frame in frames.items():
+        premises, hypotheses = (frame[c].fillna("").astype(str) for c in ("premise", "hypothesis"))
+        tokens = [words(p) + words(h) for p, h in zip(premises, hypotheses)]
+        language = frame["language"].iloc[0] if "language" in frame.columns and len(frame) else None
+        rows[name] = {"language": language, "size": len(frame),
+                      "vocabulary": len({w for pair in tokens for w in pair}),
+                      "mean_words": sum(map(len, tokens)) / len(tokens) if tokens else float("nan")}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("dataset")

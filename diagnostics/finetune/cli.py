@@ -21,8 +21,7 @@ def run_command(
 ) -> None:
     """Run every unfinished (language, model, seed) of CONFIG; finished runs are skipped."""
     from .config import load_config
-    from .store import sweep_status
-    from .sweep import plan
+    from .sweep import run_states, settings_conflict
 
     try:
         cfg = load_config(config, overrides)
@@ -30,9 +29,15 @@ def run_command(
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
     if dry_run:
-        for spec in plan(cfg):
-            state = sweep_status(spec.path)["state"].iat[0] if spec.path.exists() else "pending"
+        states = run_states(cfg)
+        for spec, state in states:
             typer.echo(f"{spec.describe():40s} {state}")
+        conflicts = [spec for spec, state in states if state == "conflict"]
+        if conflicts:
+            typer.echo(f"error: {len(conflicts)} finished run(s) were made with other settings, e.g. "
+                       f"{settings_conflict(cfg, conflicts[0])}; the real run refuses this sweep: choose another "
+                       "experiment name or output directory, or delete those folders", err=True)
+            raise typer.Exit(1)
         return
     from .sweep import run_sweep
 

@@ -119,12 +119,16 @@ class ExtraData:
 class Presence:
     """A controlled share of training examples carrying a diagnostic feature (the study's §5.4).
 
-    The language's training set is annotated by :func:`diagnostics.annotate.annotate`; the training subset then
-    holds ``share`` of examples whose ``auto_features`` contain ``feature``.
+    ``within`` says which part of the mixture is controlled. ``extra`` is the study's design: the language's whole
+    train set (or its ``train_size`` subset) plus an ``extra_data.size`` subset of the extra English data in which
+    ``share`` of pairs carry ``feature`` (the extra data annotated by the English rules). ``train``: the language's
+    own training subset holds that share (annotated in the language), the extra data is drawn as usual. A pair
+    carries the feature when either sentence shows it (:func:`diagnostics.annotate.annotate`, presence reading).
     """
 
     feature: str
     share: float
+    within: str = "train"
 
 
 @dataclass
@@ -261,6 +265,11 @@ class SweepConfig:
             problems.append("feature_dtype must be float16, bfloat16 or float32")
         if self.presence is not None and not 0.0 <= self.presence.share <= 1.0:
             problems.append("presence.share must be within [0, 1]")
+        if self.presence is not None and self.presence.within not in ("train", "extra"):
+            problems.append(f"presence.within must be 'train' or 'extra', found {self.presence.within!r}")
+        if self.presence is not None and self.presence.within == "extra" and \
+                (self.extra_data is None or self.extra_data.size < 1):
+            problems.append("presence.within: extra needs extra_data with a size >= 1 (the subset it controls)")
         if self.executor not in ("inprocess", "pool", "submitit", "ray"):
             problems.append("executor must be inprocess, pool, submitit or ray")
         for name in ("batch_size", "eval_batch_size", "max_epochs", "max_seq_length", "workers"):
@@ -307,19 +316,7 @@ class SweepConfig:
 
         Values are parsed as YAML scalars/flow collections: ``seeds=[0,1]``, ``lr=5e-5``, ``extra_data=null``.
         """
-        values = self.to_dict()
-        items = overrides.items() if isinstance(overrides, dict) else (_split_override(o) for o in overrides)
-        for key, value in items:
-            parts = key.split(".")
-            target = values
-            for part in parts[:-1]:
-                if target.get(part) is None:
-                    target[part] = {}
-                target = target[part]
-                if not isinstance(target, dict):
-                    raise ValueError(f"override {key!r}: {part!r} is not a mapping")
-            target[parts[-1]] = value
-        return SweepConfig.from_dict(values)
+        return SweepConfig.from_dict(apply_overrides(self.to_dict(), overrides))
 
     def run_hash(self) -> str:
         """Hash of the settings that change a run's result (not executor, progress, output place or the grid)."""
@@ -330,6 +327,42 @@ class SweepConfig:
 #: Settings that do not change a run's result: where and how it runs, and the grid it belongs to.
 NOT_IN_RUN_HASH = frozenset({"experiment", "output_dir", "models", "languages", "seeds", "executor", "workers",
                              "executor_options", "progress", "num_threads"})
+
+
+def apply_overrides(values: dict[str, Any], overrides: list[str] | dict[str, Any]) -> dict[str, Any]:
+    """``values`` (a config mapping) with ``key=value`` overrides applied; dotted keys reach nested mappings.
+
+    Parameters
+    ----------
+    values : dict
+        A config as a plain mapping (left unchanged; nested mappings on an overridden path are copied).
+    overrides : list of str or dict
+        ``["lr=5e-5", "extra_data.size=500"]`` (values parsed as YAML) or ``{"lr": 5e-5}``.
+
+    Returns
+    -------
+    dict
+    """
+    values = dict(values)
+    items = overrides.items() if isinstance(overrides, dict) else (_split_override(o) for o in overrides)
+    for key, value in items:
+        parts = key.split(".")
+        target = values
+        for part in parts[:-1]:
+            inner = target.get(part)
+            if inner is None:
+                inner = {}
+            if not isinstance(inner, dict):
+                raise ValueError(f"override {key!r}: {part!r} is not a mapping")
+            target[part] = dict(inner)
+            target = target[part]
+        target[parts[-1]] = value
+    return values
+
+
+def split_override(text: str) -> tuple[str, Any]:
+    """``"key=value"`` -> ``(key, value parsed as YAML)``; raises ``ValueError`` for text without ``=``."""
+    return _split_override(text)
 
 
 def _split_override(text: str) -> tuple[str, Any]:
@@ -380,19 +413,15 @@ def _coerce(value: Any, annotation: Any, name: str) -> Any:
     return str(value)
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> SweepConfig:
-    """Read a sweep config from YAML (``.yaml``/``.yml``) or TOML (``.toml``), then apply ``key=value`` overrides.
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The top-level mapping of a YAML (``.yaml``/``.yml``) or TOML (``.toml``) config file.
 
-    Parameters
-    ----------
-    path : str or Path
-        The config file. Keys are :class:`SweepConfig` fields; unknown keys are an error.
-    overrides : list of str, optional
-        ``["lr=5e-5", "seeds=[0,1]"]``, as given to ``diagnostics sweep run --set``.
-
-    Returns
-    -------
-    SweepConfig
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist.
+    ValueError
+        When its top level is not a mapping.
     """
     path = Path(path)
     if not path.exists():
@@ -408,5 +437,25 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> SweepCo
         values = yaml.safe_load(text) or {}
     if not isinstance(values, dict):
         raise ValueError(f"{path}: expected a mapping of config keys at the top level")
+    return values
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> SweepConfig:
+    """Read a sweep config from YAML (``.yaml``/``.yml``) or TOML (``.toml``), then apply ``key=value`` overrides.
+
+    Parameters
+    ----------
+    path : str or Path
+        The config file. Keys are :class:`SweepConfig` fields (a top-level ``pipeline`` section, read by
+        ``diagnostics pipeline`` only, is ignored); unknown keys are an error.
+    overrides : list of str, optional
+        ``["lr=5e-5", "seeds=[0,1]"]``, as given to ``diagnostics sweep run --set``.
+
+    Returns
+    -------
+    SweepConfig
+    """
+    values = read_config_file(path)
+    values.pop("pipeline", None)  # read by ``diagnostics pipeline`` only (its data files and plan settings)
     config = SweepConfig.from_dict(values)
     return config.with_overrides(overrides) if overrides else config

@@ -95,6 +95,36 @@ def _annotate(frame: pd.DataFrame, language: str, cache_dir: Path | None = None)
     return _ANNOTATED[key]
 
 
+def labelled(ref: DataRef) -> pd.DataFrame:
+    """The labelled rows of a referenced dataset (unlabelled test rows dropped)."""
+    frame = ref.load()
+    return frame[frame["label"].notna()].reset_index(drop=True)
+
+
+def extra_ref(config: SweepConfig) -> DataRef | None:
+    """Reference of the sweep's extra English NLI data (``None`` without extra data)."""
+    extra = config.extra_data
+    if extra is None or extra.size <= 0:
+        return None
+    return DataRef(extra.name, extra.split if extra.path is None else None, extra.path)
+
+
+def _describe(ref: DataRef) -> str:
+    if ref.path:
+        return ref.path
+    return f"{ref.name}:{ref.split}" if ref.split else ref.name
+
+
+def _presence_subset(frame: pd.DataFrame, language: str, config: SweepConfig, size: int | None,
+                     seed: int) -> pd.DataFrame:
+    from diagnostics.taxonomy import canonical_fine
+
+    feature = canonical_fine(config.presence.feature)
+    features = _annotate(frame, language, Path(config.output_dir) / ".cache" / "annotations")
+    has = features.map(lambda feats: feature in set(feats or ())).to_numpy()
+    return with_presence(frame, has, config.presence.share, size, seed)
+
+
 def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
     """The training table of one language: train (subset / presence-controlled) + extra English data.
 
@@ -102,32 +132,39 @@ def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
     -------
     DataFrame
         ``id, premise, hypothesis, label, dataset`` (+ ``has_feature`` with presence), labels binary.
+
+    Raises
+    ------
+    ValueError
+        When a source holds fewer labelled pairs than asked (``train_size``, ``extra_data.size``), naming the
+        source, the size asked and the size found.
     """
     refs = config.language_data(language)
-    train = refs["train"].load()
-    train = train[train["label"].notna()]
-    if config.presence is not None:
-        from diagnostics.taxonomy import canonical_fine
-
-        feature = canonical_fine(config.presence.feature)
-        features = _annotate(train.reset_index(drop=True), language,
-                             Path(config.output_dir) / ".cache" / "annotations")
-        has = features.map(lambda feats: feature in set(feats or ())).to_numpy()
-        train = with_presence(train.reset_index(drop=True), has, config.presence.share, config.train_size,
-                              config.data_seed)
+    train = labelled(refs["train"])
+    presence = config.presence
+    if presence is not None and presence.within == "train":
+        train = _presence_subset(train, language, config, config.train_size, config.data_seed)
     else:
+        if config.train_size is not None and config.train_size > len(train):
+            raise ValueError(f"train_size={config.train_size} but {_describe(refs['train'])} ({language}) has only "
+                             f"{len(train)} labelled pairs")
         train = subset(train, config.train_size, config.data_seed)
     parts = [train]
-    if config.extra_data is not None and config.extra_data.size > 0:
-        extra_ref = DataRef(config.extra_data.name, config.extra_data.split, config.extra_data.path)
-        extra = extra_ref.load()
-        extra = extra[extra["label"].notna()]
-        if config.extra_data.size > len(extra):
-            raise ValueError(f"extra_data.size={config.extra_data.size} but {config.extra_data.name} has only "
-                             f"{len(extra)} labelled examples")
-        parts.append(subset(extra, config.extra_data.size, config.data_seed + 1))
-    columns = ["id", "premise", "hypothesis", "label", "dataset"] + (["has_feature"] if config.presence else [])
+    ref = extra_ref(config)
+    if ref is not None:
+        extra = labelled(ref)
+        size = config.extra_data.size
+        if size > len(extra):
+            raise ValueError(f"extra_data.size={size} but {_describe(ref)} has only {len(extra)} labelled pairs")
+        if presence is not None and presence.within == "extra":
+            extra = _presence_subset(extra, "en", config, size, config.data_seed + 1)
+        else:
+            extra = subset(extra, size, config.data_seed + 1)
+        parts.append(extra)
+    columns = ["id", "premise", "hypothesis", "label", "dataset"] + (["has_feature"] if presence else [])
     mixture = pd.concat([p.reindex(columns=columns) for p in parts], ignore_index=True)
+    if presence is not None:
+        mixture["has_feature"] = mixture["has_feature"].astype("boolean")
     bad = set(mixture["label"]) - set(LABELS)
     if bad:
         raise ValueError(f"training labels must be {LABELS}; found {sorted(bad)}")

@@ -20,21 +20,43 @@ def plan(config: SweepConfig) -> list[RunSpec]:
             for language in config.languages for model in config.models for seed in config.seeds]
 
 
+def settings_conflict(config: SweepConfig, spec: RunSpec) -> str | None:
+    """Why a finished run in ``spec.path`` cannot belong to this sweep (made with other settings), or ``None``."""
+    if not store.is_done(spec.path):
+        return None
+    stored = store._read_json(spec.path / "config.json") or {}
+    recorded = stored.get("run", {}).get("run_hash")
+    expected = config.run_hash()
+    if recorded is None or recorded == expected:
+        return None
+    old, new = stored.get("sweep", {}), config.to_dict()
+    changed = [f"{k}: {old.get(k, '(not recorded)')!r} -> {new.get(k, '(not set)')!r}"
+               for k in sorted(set(old) | set(new)) if k not in NOT_IN_RUN_HASH and old.get(k) != new.get(k)]
+    return "; ".join(changed) or f"run_hash {recorded} != {expected}"
+
+
 def check_compatible(config: SweepConfig, specs: list[RunSpec]) -> None:
     """Refuse to mix a finished run made with different settings into this sweep's folder."""
-    expected = config.run_hash()
     for spec in specs:
-        if not store.is_done(spec.path):
-            continue
-        stored = store._read_json(spec.path / "config.json") or {}
-        recorded = stored.get("run", {}).get("run_hash")
-        if recorded is not None and recorded != expected:
-            old, new = stored.get("sweep", {}), config.to_dict()
-            changed = [f"{k}: {old.get(k, '(not recorded)')!r} -> {new.get(k, '(not set)')!r}"
-                       for k in sorted(set(old) | set(new)) if k not in NOT_IN_RUN_HASH and old.get(k) != new.get(k)]
-            what = "; ".join(changed) or f"run_hash {recorded} != {expected}"
+        what = settings_conflict(config, spec)
+        if what is not None:
             raise ValueError(f"{spec.path} holds a finished run made with other settings ({what}); choose another "
                              "experiment name or output directory, or delete that folder")
+
+
+def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
+    """Every run of a sweep with what a real run would do with it.
+
+    States: ``done`` (skipped), ``conflict`` (finished with other settings: the real run refuses the whole sweep),
+    ``running`` (locked by a live process), ``failed`` / ``interrupted`` (retried from scratch) or ``pending``.
+    """
+    out = []
+    for spec in plan(config):
+        state = store.run_state(spec.path)
+        if state == "done" and settings_conflict(config, spec) is not None:
+            state = "conflict"
+        out.append((spec, state))
+    return out
 
 
 def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, float]:

@@ -343,8 +343,9 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
         "device": device,
     }
     if config.presence is not None:
-        metrics["presence"] = {"feature": config.presence.feature,
-                               "share": float(train_frame["has_feature"].fillna(False).astype(bool).mean())}
+        controlled = train_frame["has_feature"].dropna().astype(bool)
+        metrics["presence"] = {"feature": config.presence.feature, "within": config.presence.within,
+                               "share": float(controlled.mean()), "controlled_pairs": int(len(controlled))}
     store.write_json_atomic(path / "metrics.json", metrics)
     return metrics
 

@@ -1,7 +1,8 @@
-"""``diagnostics pipeline``: the main job."""
+"""``diagnostics pipeline``: the main job, and its plan (``--dry-run``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -10,15 +11,61 @@ import typer
 def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
              out: Path = typer.Option(None, help="Report folder (default reports/<scale>)."),
              runs: Path = typer.Option(None, help="Run store (default runs/<scale>); finished runs are reused."),
-             notebook: list[str] = typer.Option(None, help="Only these notebooks (stems, repeatable).")) -> None:
-    """Sweeps -> statistics -> probes -> executed notebooks -> <out>/index.html."""
-    from .runner import run_pipeline
+             notebook: list[str] = typer.Option(None, help="Only these notebooks (stems, repeatable)."),
+             data: list[str] = typer.Option([], "--data", "-d", help="A data file: mnli=PATH (GLUE train.tsv or "
+                                            "MultiNLI train.jsonl), <lang>.train=PATH, <lang>.validation=PATH "
+                                            "(RTE/TERRa JSONL), <lang>.diagnostic=PATH (AX-b/LiDiRus JSONL) for "
+                                            "lang in fr, de, sv (en, ru replace the bundled sets). Repeatable."),
+             overrides: list[str] = typer.Option([], "--set", "-s", help="key=value: a scale setting "
+                                                 "(extra_sizes=[1000,5000], presence_shares=[0.5], extra_source=sick "
+                                                 "...) or any sweep key as in `sweep run --set` (seeds=[0,1], "
+                                                 "executor=submitit, executor_options.slurm_partition=gpu). "
+                                                 "Repeatable."),
+             dry_run: bool = typer.Option(False, "--dry-run", help="List every run with its mixture and state, "
+                                          "the counts, the cost, and what stops the plan; train nothing."),
+             as_json: bool = typer.Option(False, "--json", help="With --dry-run: the plan as one JSON document.")
+             ) -> None:
+    """Sweeps -> statistics -> probes -> executed notebooks -> <out>/index.html.
+
+    Data files and --set overrides also come from the scale config's `pipeline:` section (configs/<scale>.yaml);
+    the ones a run used are recorded in <runs>/pipeline.json, where the notebooks read them. Exits 1, one line
+    per problem, when a source is missing or too small or a model is not available locally, before anything
+    trains.
+    """
+    from .inputs import PipelineInputs, parse_data
+    from .runner import PlanError, effective_inputs, run_pipeline
     from .scales import SCALES
 
     if scale not in SCALES:
         typer.echo(f"error: --scale must be one of {', '.join(SCALES)}, found {scale!r}", err=True)
         raise typer.Exit(2)
-    index = run_pipeline(scale, out, runs, notebook or None)
+    runs = runs or Path(f"runs/{scale}")
+    try:
+        given = PipelineInputs(parse_data(data), list(overrides))
+        for item in overrides:
+            if "=" not in item:
+                raise ValueError(f"--set {item!r} is not of the form key=value")
+    except ValueError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    if dry_run:
+        from .plan import make_plan
+
+        plan = make_plan(scale, runs, effective_inputs(scale, runs, given))
+        if as_json:
+            typer.echo(json.dumps(plan.to_dict(), indent=1, default=str))
+        else:
+            for line in plan.lines():
+                typer.echo(line)
+        for problem in plan.problems if as_json else ():
+            typer.echo(f"problem: {problem}", err=True)
+        raise typer.Exit(1 if plan.problems else 0)
+    try:
+        index = run_pipeline(scale, out, runs, notebook or None, inputs=given)
+    except PlanError as err:
+        for problem in err.problems:
+            typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(1) from None
     typer.echo(f"report: {index}")
 
 

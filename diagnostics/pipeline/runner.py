@@ -10,12 +10,31 @@ from pathlib import Path
 
 import pandas as pd
 
-from .scales import experiment_configs, scale_spec
+from .inputs import PipelineInputs, load_inputs
+from .scales import experiment_configs, scale_inputs, scale_spec
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 # the demo's longest notebooks (probing 150 s, behave 52 s, annotators 51 s of ~310 s on 2 cores), started first
 SLOWEST_FIRST = ("05_probing", "08_behave", "07_annotate_new_language")
 PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "torch", "transformers", "spacy", "pymorphy3", "seaborn")
+
+
+class PlanError(RuntimeError):
+    """A plan that cannot run; ``problems`` holds one line per problem."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def effective_inputs(scale: str, runs_dir: str | Path, given: PipelineInputs | None = None) -> PipelineInputs:
+    """The inputs a pipeline runs with: the scale config's ``pipeline`` section updated by ``given`` (command-line
+    ``--data`` / ``--set``); with nothing given, those recorded in the run store by the last run (else the
+    config's)."""
+    if given is not None and (given.data or given.overrides):
+        return scale_inputs(scale).merged(given).resolved()
+    stored = load_inputs(runs_dir)
+    return stored if stored is not None else scale_inputs(scale).resolved()
 
 
 def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> pd.DataFrame:
@@ -105,8 +124,33 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
     return dict(sorted(timings.items()))
 
 
+def prepare(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> PipelineInputs:
+    """Check a scale's plan and record its inputs in the run store, before anything trains.
+
+    The plan's problems (missing or too small sources, models not available locally, finished runs made with
+    other settings) and then the presence mixtures' (a feature too rare for a share) raise :class:`PlanError`.
+
+    Returns
+    -------
+    PipelineInputs
+        The effective inputs, recorded as ``<runs_dir>/pipeline.json``.
+    """
+    from .plan import build_mixtures, make_plan
+
+    inputs = effective_inputs(scale, runs_dir, inputs)
+    plan = make_plan(scale, runs_dir, inputs)
+    if plan.problems:
+        raise PlanError(plan.problems)
+    inputs.save(runs_dir)
+    problems = build_mixtures(experiment_configs(scale, runs_dir, ("presence",), inputs))
+    if problems:
+        raise PlanError(problems)
+    return inputs
+
+
 def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_dir: str | Path | None = None,
-                 notebooks: list[str] | None = None, lanes: int | None = None) -> Path:
+                 notebooks: list[str] | None = None, lanes: int | None = None,
+                 inputs: PipelineInputs | None = None) -> Path:
     """The main job: sweeps, then every analysis notebook, then ``index.html``.
 
     Parameters
@@ -121,19 +165,27 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
         Notebook stems to execute (all by default).
     lanes : int, optional
         Notebooks executed at once; the scale's ``notebook_lanes`` by default.
+    inputs : PipelineInputs, optional
+        Data files and overrides (see :func:`effective_inputs`).
 
     Returns
     -------
     Path
         The written ``index.html``.
+
+    Raises
+    ------
+    PlanError
+        Before anything trains, when the plan cannot run (one line per problem).
     """
     from diagnostics.report import render_report
 
-    spec = scale_spec(scale)
     out_dir = Path(out_dir or f"reports/{scale}")
     runs_dir = Path(runs_dir or f"runs/{scale}")
-    out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    inputs = prepare(scale, runs_dir, inputs)
+    spec = scale_spec(scale, runs_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     predictions = ensure_runs(scale, runs_dir)
     sweep_s = time.perf_counter() - t0
@@ -141,6 +193,7 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
     manifest = {
         "scale": scale,
         "scale_spec": {k: v for k, v in spec.__dict__.items()},
+        "inputs": inputs.to_dict(),
         "configs": {name: cfg.to_dict() for name, cfg in experiment_configs(scale, runs_dir).items()},
         "runs": int(predictions.groupby(["experiment", "language", "model", "seed"]).ngroups),
         "seeds": sorted(int(s) for s in predictions["seed"].unique()),

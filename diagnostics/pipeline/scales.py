@@ -4,24 +4,36 @@
   (used by the tests; its numbers are noise by construction).
 * ``demo``: the embedded multilingual-e5-small with the cheap CPU recipe of ``configs/demo.yaml``, 3 seeds,
   en + ru: the README's main command, about 20 minutes on 2 CPU cores.
-* ``paper``: the study's setup from ``configs/paper.yaml`` (mBERT by hub name, seeds 0-5, full data, full
-  fine-tuning): for a GPU.
+* ``paper``: the study's design from ``configs/paper.yaml`` (mBERT, seeds 0-5, full fine-tuning; every language
+  with training data; MNLI at the study's sizes; feature presence in a 10k MNLI subset): for a GPU.
+
+A scale's plan is shaped by its :class:`ScaleSpec` and by the pipeline's inputs (:mod:`diagnostics.pipeline.inputs`):
+data files (``--data KEY=PATH``) and ``--set`` overrides, stored in the run store so that the notebooks see the
+same plan as the command that trained it.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from diagnostics.finetune import SweepConfig, load_config
+from diagnostics.finetune import SweepConfig
+from diagnostics.finetune.config import LANGUAGE_DEFAULTS, apply_overrides, read_config_file
+from diagnostics.stats.study import presence_experiment
+from diagnostics.taxonomy import canonical_fine
+
+from .inputs import PipelineInputs, load_inputs
 
 SCALES = ("tiny", "demo", "paper")
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+STUDY_EXTRA_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
+STUDY_PRESENCE_FEATURES = ("Conjunction", "Anaphora/Coreference", "Negation", "Disjunction")
 
 
 @dataclass(frozen=True)
 class ScaleSpec:
-    """What one scale runs.
+    """What one scale runs. Every field can be overridden with ``diagnostics pipeline --set FIELD=VALUE``.
 
     Attributes
     ----------
@@ -29,66 +41,186 @@ class ScaleSpec:
         ``tiny``, ``demo`` or ``paper``.
     config : str
         YAML file under ``configs/`` holding the base sweep (``None`` for the generated tiny config).
+    study_languages : tuple of str
+        Languages the scale trains besides the config's ``languages`` when their data is given (``--data``); the
+        others are skipped with a notice. Languages named in ``--data`` train too. A ``--set languages=[...]``
+        override replaces all of this.
+    extra_source : str
+        Extra English NLI data of the §5.3 and §5.4 experiments: ``mnli`` (the study's; a user file given with
+        ``--data mnli=PATH``) or ``sick`` (the bundled stand-in, 4439 training pairs, never drawn past that).
     extra_sizes : tuple of int
-        Sizes of extra English NLI data (SICK) for the §5.3 experiments ``extra-<n>`` (0 = the language's data
-        alone). The base mixture's own size (``configs/<scale>.yaml``) is reused as the ``base`` experiment.
-    extra_languages : tuple of str
-        Languages of the extra-data experiments.
-    presence_feature, presence_shares, presence_language
-        The feature-presence experiment (§5.4): training mixtures where ``share`` of examples carry the feature.
+        Pairs of extra data of the §5.3 experiments ``extra-<n>`` (0 = the language's data alone). A size equal
+        to the base mixture's own extra data reuses the ``base`` experiment.
+    extra_languages : tuple of str, optional
+        Languages of the extra-data experiments; ``None`` = every language that trains.
+    presence_features : tuple of str
+        Features of the §5.4 experiments ``presence-<feature>-<share>``.
+    presence_shares : tuple of float
+        Shares of controlled pairs carrying the feature.
+    presence_languages : tuple of str
+        Languages of the presence experiments (those that do not train are dropped).
+    presence_within : str
+        ``extra`` (the study's: the language's train set plus a ``presence_extra_size`` subset of the extra data
+        in which the share is set) or ``train`` (the share is set within the language's own training subset of
+        ``presence_train_size`` pairs; the demo's cheaper design).
     presence_train_size : int, optional
-        Language pairs in every presence mixture (one size for all shares, so only the share varies). RTE train
-        has 430 pairs with Negation (rule annotator, either side), so 75 % allows at most 573 pairs.
+        Language pairs in every presence mixture (``None`` = the whole train set).
     presence_extra_size : int, optional
-        SICK pairs added to every presence mixture (identical across shares); ``None`` keeps the base mixture's.
+        Extra-data pairs in every presence mixture; with ``presence_within: train``, ``None`` keeps the base
+        mixture's extra data.
     probe_max_train : int
         Pairs per probing training set (the rest of the pipeline's probes use the whole diagnostic set to test).
     probe_finetuned_seeds : int
         How many fine-tuned seeds are probed besides the pretrained model.
+    probe_selection : str
+        Where the probes' L2 strength is chosen: ``test`` (the study's protocol: on the language's annotated
+        RTE-style test split) or ``holdout`` (20 % held out of train + validation).
+    probe_class_weight : str, optional
+        ``None`` (the study's: no class weighting) or ``balanced``.
     n_boot : int
         Multi-Bootstrap samples.
-    notebook_lanes : int
-        Notebooks executed at once by the main job (see :func:`diagnostics.pipeline.runner.execute_notebooks`).
-    precision : str
+    inference_precision : str
         Compute precision of probing extraction and behavioural-test inference (``bf16``: bf16 autocast where the
         CPU supports it natively, see :mod:`diagnostics.models.precision`); the sweeps take theirs from the config.
+    notebook_lanes : int
+        Notebooks executed at once by the main job (see :func:`diagnostics.pipeline.runner.execute_notebooks`).
+    annotate_limit : int, optional
+        Pairs per dataset the notebooks' annotator tables (Table 7) annotate (``None``: all; the tiny scale keeps
+        it short).
+    train_pairs_per_s : float, optional
+        Training throughput used to turn the plan's pair-epochs into hours (``None``: no hours in the estimate;
+        measure it with ``benchmarks/bench_paper_recipe.py`` on the target GPU).
     """
 
     name: str
     config: str | None
+    study_languages: tuple[str, ...] = ()
+    extra_source: str = "sick"
     extra_sizes: tuple[int, ...] = (0,)
-    extra_languages: tuple[str, ...] = ("en",)
-    presence_feature: str = "Negation"
+    extra_languages: tuple[str, ...] | None = None
+    presence_features: tuple[str, ...] = ("Negation",)
     presence_shares: tuple[float, ...] = ()
-    presence_language: str = "en"
+    presence_languages: tuple[str, ...] = ("en",)
+    presence_within: str = "train"
     presence_train_size: int | None = 560
     presence_extra_size: int | None = None
     probe_max_train: int = 400
     probe_finetuned_seeds: int = 2
+    probe_selection: str = "test"
+    probe_class_weight: str | None = None
     n_boot: int = 1000
-    precision: str = "fp32"
+    inference_precision: str = "fp32"
     notebook_lanes: int = 1
+    annotate_limit: int | None = None
+    train_pairs_per_s: float | None = None
     overrides: dict = field(default_factory=dict)
+
+    def with_overrides(self, values: dict) -> ScaleSpec:
+        """A copy with fields replaced (YAML values coerced to the fields' types; unknown names raise)."""
+        known = {f.name: f for f in dataclasses.fields(self)}
+        changes = {}
+        for key, value in values.items():
+            if key not in known or key in ("name", "config"):
+                raise ValueError(f"unknown scale setting {key!r}")
+            changes[key] = _coerce_spec(key, value, getattr(self, key))
+        spec = dataclasses.replace(self, **changes)
+        spec.validate()
+        return spec
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming every inconsistent setting."""
+        problems = []
+        if self.extra_source not in ("mnli", "sick"):
+            problems.append(f"extra_source must be 'mnli' or 'sick', found {self.extra_source!r}")
+        if self.presence_within not in ("train", "extra"):
+            problems.append(f"presence_within must be 'train' or 'extra', found {self.presence_within!r}")
+        if any(s < 0 for s in self.extra_sizes):
+            problems.append(f"extra_sizes must be >= 0, found {list(self.extra_sizes)}")
+        if any(not 0 <= s <= 1 for s in self.presence_shares):
+            problems.append(f"presence_shares must lie within [0, 1], found {list(self.presence_shares)}")
+        for feature in self.presence_features:
+            try:
+                canonical_fine(feature)
+            except (KeyError, ValueError) as err:
+                problems.append(f"presence_features: {err}")
+        if self.presence_within == "extra" and self.presence_shares and not self.presence_extra_size:
+            problems.append("presence_within: extra needs presence_extra_size >= 1")
+        if problems:
+            raise ValueError("invalid scale settings: " + "; ".join(problems))
+
+
+def _coerce_spec(key: str, value, current):
+    if isinstance(current, tuple) or key in ("extra_languages",):
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if value is None:
+            return None
+        kind = {"extra_sizes": int, "presence_shares": float}.get(key, str)
+        return tuple(kind(v) for v in items)
+    if value is None:
+        return None
+    if isinstance(current, bool):
+        return bool(value)
+    if isinstance(current, int) or key in ("presence_train_size", "presence_extra_size", "annotate_limit"):
+        if isinstance(value, bool) or not isinstance(value, int) and not str(value).isdigit():
+            raise ValueError(f"{key}: expected an integer, found {value!r}")
+        return int(value)
+    if isinstance(current, float) or key == "train_pairs_per_s":
+        return float(value)
+    return value if isinstance(value, dict) else str(value)
 
 
 SPECS = {
-    "tiny": ScaleSpec("tiny", None, extra_sizes=(32,), presence_shares=(0.25, 0.75), presence_train_size=40,
-                      probe_max_train=80, n_boot=200, precision="bf16"),
+    "tiny": ScaleSpec("tiny", None, extra_sizes=(32,), extra_languages=("en",), presence_shares=(0.25, 0.75),
+                      presence_train_size=40, annotate_limit=100,
+                      probe_max_train=80, n_boot=200, inference_precision="bf16"),
     # the demo's base mixture already holds 3000 SICK pairs (the embedded model barely learns without them, and
-    # mixtures of 1000-2000 pairs often end on one class): the presence mixtures keep them, and, to stay inside
-    # 20 minutes, the demo runs the two extreme shares
-    "demo": ScaleSpec("demo", "demo.yaml", extra_sizes=(0, 1000), presence_shares=(0.25, 0.75),
-                      probe_max_train=400, n_boot=1000, precision="bf16", notebook_lanes=2),
-    "paper": ScaleSpec("paper", "paper.yaml", extra_sizes=(1000, 5000, 20000), extra_languages=("en", "ru"),
-                       presence_shares=(0.25, 0.5, 0.75), probe_max_train=5000, probe_finetuned_seeds=6, n_boot=1000),
+    # mixtures of 1000-2000 pairs often end on one class): the presence mixtures keep them and set the share within
+    # 560 RTE pairs, and, to stay inside 20 minutes, the demo runs the two extreme shares of one feature
+    "demo": ScaleSpec("demo", "demo.yaml", extra_sizes=(0, 1000), extra_languages=("en",),
+                      presence_shares=(0.25, 0.75), probe_max_train=400, n_boot=1000, inference_precision="bf16",
+                      notebook_lanes=2),
+    # the study: MNLI at its sizes for every language that trains; presence of four features in a 10k MNLI subset
+    # added to the whole RTE / TERRa train set, English and Russian
+    "paper": ScaleSpec("paper", "paper.yaml", study_languages=("en", "ru", "fr", "de", "sv"), extra_source="mnli",
+                       extra_sizes=STUDY_EXTRA_SIZES,
+                       presence_features=STUDY_PRESENCE_FEATURES, presence_shares=(0.25, 0.5, 0.75),
+                       presence_languages=("en", "ru"), presence_within="extra", presence_train_size=None,
+                       presence_extra_size=10000, probe_max_train=5000, probe_finetuned_seeds=6, n_boot=1000),
 }
 
 
-def scale_spec(scale: str) -> ScaleSpec:
-    """The :class:`ScaleSpec` of a scale name (``tiny``, ``demo``, ``paper``)."""
+def scale_spec(scale: str, runs_dir: str | Path | None = None, inputs: PipelineInputs | None = None) -> ScaleSpec:
+    """The :class:`ScaleSpec` of a scale, with the pipeline's ``--set`` overrides of its fields applied.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path, optional
+        Run store whose recorded inputs (``pipeline.json``) apply, when ``inputs`` is not given.
+    inputs : PipelineInputs, optional
+        Data files and overrides to apply.
+    """
     if scale not in SPECS:
         raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
-    return SPECS[scale]
+    inputs = _inputs(scale, runs_dir, inputs)
+    return SPECS[scale].with_overrides(inputs.spec_overrides(SPECS[scale]))
+
+
+def scale_inputs(scale: str) -> PipelineInputs:
+    """Inputs a scale's own config declares under its ``pipeline:`` key (``data`` and ``set``), else empty."""
+    spec = SPECS[scale]
+    if spec.config is None:
+        return PipelineInputs()
+    section = read_config_file(CONFIGS / spec.config).get("pipeline") or {}
+    return PipelineInputs.from_mapping(section, source=str(CONFIGS / spec.config))
+
+
+def _inputs(scale: str, runs_dir, inputs: PipelineInputs | None) -> PipelineInputs:
+    if inputs is not None:
+        return inputs
+    stored = load_inputs(runs_dir) if runs_dir is not None else None
+    return stored if stored is not None else scale_inputs(scale)
 
 
 def _tiny_config(runs_dir: Path) -> SweepConfig:
@@ -103,20 +235,95 @@ def _tiny_config(runs_dir: Path) -> SweepConfig:
                        save_checkpoint=True)
 
 
-def base_config(scale: str, runs_dir: str | Path) -> SweepConfig:
-    """The base sweep of a scale (language train data only), writing under ``runs_dir``."""
-    spec = scale_spec(scale)
-    runs_dir = Path(runs_dir)
+def _language_data(inputs: PipelineInputs, language: str) -> dict:
+    """``data.<language>`` entries of the sweep config for the language's user files."""
+    from diagnostics.data import user_dataset
+
+    files = inputs.language_files(language)
+    entry = {}
+    for split in ("train", "validation"):
+        if split in files:
+            entry[split] = {"name": user_dataset(language, "rte"), "split": split, "path": files[split],
+                            "language": language}
+    if "diagnostic" in files:
+        entry["diagnostics"] = [{"name": user_dataset(language, "diagnostic"), "split": "test",
+                                 "path": files["diagnostic"], "language": language}]
+    return entry
+
+
+def _base_values(scale: str, runs_dir: Path, inputs: PipelineInputs) -> dict:
+    """The base sweep's config as a mapping, before languages without training data are dropped."""
+    spec = scale_spec(scale, runs_dir, inputs)
     if spec.config is None:
-        return _tiny_config(runs_dir)
-    return load_config(CONFIGS / spec.config).with_overrides(
-        {"experiment": "base", "output_dir": str(runs_dir), "presence": None, "save_checkpoint": True,
-         **spec.overrides})
+        values = _tiny_config(runs_dir).to_dict()
+    else:
+        values = read_config_file(CONFIGS / spec.config)
+        values.pop("pipeline", None)
+        values |= {"experiment": "base", "output_dir": str(runs_dir), "presence": None, "save_checkpoint": True,
+                   **spec.overrides}
+    overrides = inputs.sweep_overrides()
+    values = apply_overrides(values, overrides)
+    if not any(o.split("=", 1)[0].strip() == "languages" for o in overrides):
+        values["languages"] = list(dict.fromkeys([*values.get("languages", []), *spec.study_languages,
+                                                  *inputs.languages()]))
+    data = dict(values.get("data") or {})
+    for language in inputs.languages():
+        data[language] = {**data.get(language, {}), **_language_data(inputs, language)}
+    values["data"] = data
+    return values
+
+
+def _trains(values: dict, language: str) -> bool:
+    defaults = LANGUAGE_DEFAULTS.get(language, {})
+    given = (values.get("data") or {}).get(language, {})
+    return all(given.get(key, defaults.get(key)) is not None for key in ("train", "validation"))
+
+
+def base_config(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> SweepConfig:
+    """The base sweep of a scale (language train data only), writing under ``runs_dir``.
+
+    Languages without train and validation data are left out (see :func:`skipped_languages`); user files given
+    as inputs replace or add a language's data under the names ``rte_<lang>`` / ``diagnostic_<lang>``, and are
+    bound to those names in this process (so the statistics find them by name).
+    """
+    inputs = _inputs(scale, runs_dir, inputs)
+    values = _base_values(scale, Path(runs_dir), inputs)
+    values["languages"] = [lang for lang in values.get("languages", []) if _trains(values, lang)]
+    _bind_user_files(values)
+    return SweepConfig.from_dict(values)
+
+
+def skipped_languages(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> list[str]:
+    """Languages a scale's config names that do not train, for lack of train / validation data."""
+    inputs = _inputs(scale, runs_dir, inputs)
+    values = _base_values(scale, Path(runs_dir), inputs)
+    return [lang for lang in values.get("languages", []) if not _trains(values, lang)]
+
+
+def _bind_user_files(values: dict) -> None:
+    """Let ``data.load(name)`` (and so the statistics) find each user file by its dataset name in this process."""
+    from diagnostics.data import REGISTRY, bind_files
+
+    for entry in (values.get("data") or {}).values():
+        refs = [entry.get("train"), entry.get("validation"), *(entry.get("diagnostics") or [])]
+        for ref in refs:
+            if isinstance(ref, dict) and ref.get("path") and ref.get("name") in REGISTRY \
+                    and REGISTRY[ref["name"]].folder is None and Path(ref["path"]).is_file():
+                bind_files(ref["name"], {ref.get("split") or "test": ref["path"]})
 
 
 def extra_size(config: SweepConfig) -> int:
     """Pairs of extra English NLI data in a sweep's training mixture (0 without)."""
     return config.extra_data.size if config.extra_data is not None else 0
+
+
+def extra_data(spec: ScaleSpec, inputs: PipelineInputs, size: int) -> dict | None:
+    """The ``extra_data`` entry of a sweep drawing ``size`` pairs of the scale's extra source."""
+    if not size:
+        return None
+    if spec.extra_source == "mnli":
+        return {"name": "mnli", "size": size, "split": None, "path": inputs.data.get("mnli")}
+    return {"name": "sick", "size": size, "split": "train"}
 
 
 def pretrained_models(scale: str, runs_dir: str | Path) -> dict[str, Path]:
@@ -126,38 +333,51 @@ def pretrained_models(scale: str, runs_dir: str | Path) -> dict[str, Path]:
     return {m.name: resolve_model_path(m) for m in base_config(scale, runs_dir).models}
 
 
-def experiment_configs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> dict[str, SweepConfig]:
+def experiment_configs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None,
+                       inputs: PipelineInputs | None = None) -> dict[str, SweepConfig]:
     """Every sweep a scale runs, by experiment name.
 
     ``base`` is the language-wise setting (notebooks 01, 02, 05, 06, 08); ``extra-<n>`` trains on the language's
-    data plus ``n`` SICK pairs (03);
-    ``presence-<share>`` controls the share of training pairs with the presence feature (04).
+    data plus ``n`` pairs of extra English NLI data (03); ``presence-<feature>-<share>`` controls the share of
+    training pairs with a feature (04).
 
     Parameters
     ----------
     scale : str
     runs_dir : str or Path
-        Root of the run store for this scale.
+        Root of the run store for this scale; the inputs recorded there (``pipeline.json``) apply.
     only : tuple of str, optional
-        Experiment-name prefixes to keep (``("base", "extra")``).
+        Experiment families to keep (``("base", "extra")``).
+    inputs : PipelineInputs, optional
+        Data files and overrides (default: those recorded in ``runs_dir``, else the scale config's own).
     """
-    spec = scale_spec(scale)
-    base = base_config(scale, runs_dir)
+    inputs = _inputs(scale, runs_dir, inputs)
+    spec = scale_spec(scale, runs_dir, inputs)
+    base = base_config(scale, runs_dir, inputs)
     configs = {"base": base}
-    presence_extra = asdict(base.extra_data) if base.extra_data is not None else None
-    if spec.presence_extra_size is not None:
-        presence_extra = {"name": "sick", "size": spec.presence_extra_size} if spec.presence_extra_size else None
     # only the base runs are probed, so only they keep a checkpoint
+    extra_languages = [lang for lang in (spec.extra_languages or base.languages) if lang in base.languages]
     for size in spec.extra_sizes:
-        if size != extra_size(base):
+        if size != extra_size(base) and extra_languages:
             configs[f"extra-{size}"] = base.with_overrides({
-                "experiment": f"extra-{size}", "languages": list(spec.extra_languages),
-                "extra_data": {"name": "sick", "size": size} if size else None, "save_checkpoint": False})
-    for share in spec.presence_shares:
-        configs[f"presence-{share:g}"] = base.with_overrides({
-            "experiment": f"presence-{share:g}", "languages": [spec.presence_language],
-            "presence": {"feature": spec.presence_feature, "share": share}, "save_checkpoint": False,
-            "train_size": spec.presence_train_size or base.train_size, "extra_data": presence_extra})
+                "experiment": f"extra-{size}", "languages": extra_languages,
+                "extra_data": extra_data(spec, inputs, size), "save_checkpoint": False})
+    presence_languages = [lang for lang in spec.presence_languages if lang in base.languages]
+    if spec.presence_within == "extra":
+        presence_extra = extra_data(spec, inputs, spec.presence_extra_size or 0)
+    elif spec.presence_extra_size is not None:
+        presence_extra = extra_data(spec, inputs, spec.presence_extra_size)
+    else:
+        presence_extra = dataclasses.asdict(base.extra_data) if base.extra_data is not None else None
+    for feature in spec.presence_features if presence_languages else ():
+        for share in spec.presence_shares:
+            name = presence_experiment(feature, share)
+            configs[name] = base.with_overrides({
+                "experiment": name, "languages": presence_languages, "save_checkpoint": False,
+                "presence": {"feature": canonical_fine(feature), "share": share, "within": spec.presence_within},
+                "train_size": spec.presence_train_size if spec.presence_within == "extra"
+                else spec.presence_train_size or base.train_size,
+                "extra_data": presence_extra})
     if only is not None:
         configs = {name: cfg for name, cfg in configs.items() if name.split("-")[0] in only}
     return configs

@@ -11,13 +11,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ..taxonomy import COARSE, FINE
-
-_ORDER = {name: i for i, name in enumerate(FINE + COARSE)}
-
-
-def _ordered(index) -> list:
-    return sorted(index, key=lambda c: (_ORDER.get(c, len(_ORDER)), str(c)))
+from ..stats.study import ordered_categories as _ordered
 
 
 def _heatmap(wide: pd.DataFrame, title: str, cmap: str, center: float | None, label: str):
@@ -66,17 +60,20 @@ def category_seed_heatmap(scores: pd.DataFrame, setting: dict | None = None, lev
 
 
 def category_language_heatmap(stability: pd.DataFrame, setting: dict | None = None, level: str = "fine",
-                              value: str = "mean"):
-    """Category x language heat map of seed-mean scores (``value="std"`` for the instability map).
+                              value: str = "mean", title: str | None = None):
+    """Category x language heat map of seed-mean scores, their σ, or one run's scores.
 
     Parameters
     ----------
     stability : pandas.DataFrame
-        Output of :func:`diagnostics.stats.stability`.
+        Output of :func:`diagnostics.stats.stability` (``value`` ``mean`` or ``std``), or rows of
+        :func:`diagnostics.stats.category_scores` for one seed (``value="mcc"``: a single run per language).
     setting : dict, optional
-        Filter (e.g. ``{"experiment": "rte", "model": "mbert"}``).
+        Filter (e.g. ``{"experiment": "rte", "model": "mbert"}``, or ``{"seed": 0}`` on scores).
     level : {"fine", "coarse"}
-    value : {"mean", "std"}
+    value : {"mean", "std", "mcc"}
+    title : str, optional
+        Figure title; by default it names the value shown.
 
     Returns
     -------
@@ -84,8 +81,9 @@ def category_language_heatmap(stability: pd.DataFrame, setting: dict | None = No
     """
     rows = _select(stability[stability["level"] == level], setting)
     wide = rows.pivot_table(index="category", columns="language", values=value, aggfunc="mean")
-    cmap, center = ("RdBu_r", 0.0) if value == "mean" else ("viridis", None)
-    return _heatmap(wide, f"Seed {value} of MCC per category and language", cmap, center, value)
+    cmap, center = ("viridis", None) if value == "std" else ("RdBu_r", 0.0)
+    default = {"mean": "Seed-mean MCC", "std": "σ of MCC over seeds"}.get(value, value.upper())
+    return _heatmap(wide, title or f"{default} per category and language", cmap, center, value)
 
 
 def delta_heatmap(deltas: pd.DataFrame, value: str = "mcc_delta", columns: str = "language", level: str = "fine"):
@@ -154,5 +152,52 @@ def ci_forest_plot(ci: pd.DataFrame, estimate: str = "estimate", low: str = "ci_
     ax.set_xlabel(estimate)
     if hue is not None:
         ax.legend(title=hue, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def category_trajectories(scores: pd.DataFrame, before: dict, after: dict, level: str = "fine",
+                          labels: tuple[str, str] | None = None):
+    """Per-category seed-mean MCC from one setting to another, one panel per language (the study's Fig. 5).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`diagnostics.stats.category_scores`.
+    before, after : dict
+        Column -> value selections of the two settings (e.g. ``{"experiment": "base"}``).
+    level : {"fine", "coarse"}
+    labels : tuple of str, optional
+        x-axis labels of the two settings (default: their selection values).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A line per category joining its two values; the five largest rises are named.
+    """
+    rows = scores[scores["level"] == level]
+    means = {side: _select(rows, selection).groupby(["language", "category"])["mcc"].mean()
+             for side, selection in (("before", before), ("after", after))}
+    wide = pd.DataFrame(means).dropna()
+    if wide.empty:
+        raise ValueError("nothing to plot: the two selections share no (language, category)")
+    languages = sorted(wide.index.get_level_values("language").unique())
+    fig = Figure(figsize=(3.6 * len(languages) + 0.6, 5.0))
+    axes = np.atleast_1d(fig.subplots(1, len(languages), sharey=True))
+    names = labels or (", ".join(map(str, before.values())), ", ".join(map(str, after.values())))
+    for ax, language in zip(axes, languages):
+        part = wide.loc[language]
+        rise = part["after"] - part["before"]
+        for category, row in part.iterrows():
+            ax.plot([0, 1], [row["before"], row["after"]], color="tab:green" if rise[category] > 0 else "tab:red",
+                    alpha=0.55, linewidth=1.0, marker="o", markersize=2.5)
+        for category in rise.nlargest(5).index:
+            ax.annotate(category, (1, part.loc[category, "after"]), xytext=(4, 0), textcoords="offset points",
+                        fontsize=6.5, va="center")
+        ax.set_xticks([0, 1], names)
+        ax.set_xlim(-0.15, 1.9)
+        ax.axhline(0.0, color="grey", linewidth=0.6, linestyle=":")
+        ax.set_title(f"{language}: mean rise {rise.mean():+.3f}")
+    axes[0].set_ylabel("seed-mean MCC per category")
     fig.tight_layout()
     return fig

@@ -6,18 +6,24 @@ import hashlib
 import json
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .linear import ALPHAS, control_labels, fit_probe, held_out_split, majority_accuracy, standardise
-from .tasks import DEFAULT_TASKS, ProbingTask, annotated_training_frame, diagnostic_frame, parse_tasks, task_labels
+from .linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split, majority_accuracy,
+                     standardise)
+from .tasks import (DEFAULT_TASKS, TRAIN_SETS, ProbingTask, annotate_frame, annotated_selection_frame,
+                    annotated_training_frame, diagnostic_frame, parse_tasks, task_labels)
 
-RESULT_COLUMNS = ["model", "seed", "language", "task", "layer", "accuracy", "control", "selectivity", "majority",
-                  "alpha", "control_alpha", "held_out_accuracy", "n_train", "n_test", "train_positive_rate",
+RESULT_COLUMNS = ["model", "seed", "language", "task", "layer", "accuracy", "balanced_accuracy", "macro_f1",
+                  "control", "control_balanced_accuracy", "selectivity", "majority", "alpha", "control_alpha",
+                  "selection", "selection_accuracy", "n_train", "n_selection", "n_test", "train_positive_rate",
                   "test_positive_rate"]
-RESULTS_VERSION = 1
+RESULTS_VERSION = 2
+#: Where a probe's L2 strength is chosen: the study's annotated RTE-style test split, or pairs held out of training.
+SELECTIONS = ("test", "holdout")
 _SEED = re.compile(r"seed[=_-]?(\d+)$")
 
 
@@ -39,9 +45,10 @@ def pair_index(frame: pd.DataFrame, texts: dict[str, int]) -> tuple[np.ndarray, 
 
 
 def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray], test_vectors: np.ndarray,
-                 test_labels: dict[str, np.ndarray], *, alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2,
-                 seed: int = 0, max_iter: int = 300, control: bool = True,
-                 class_weight: str | None = "balanced", memo: dict | None = None) -> pd.DataFrame:
+                 test_labels: dict[str, np.ndarray], *, select_vectors: np.ndarray | None = None,
+                 select_labels: dict[str, np.ndarray] | None = None, alphas: tuple[float, ...] = ALPHAS,
+                 held_out: float = 0.2, seed: int = 0, max_iter: int = 300, control: bool = True,
+                 class_weight: str | None = None, memo: dict | None = None) -> pd.DataFrame:
     """Fit one probe (and its control) per task and layer.
 
     Parameters
@@ -50,74 +57,116 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
         ``[layers, n, d]`` pair vectors.
     train_labels, test_labels : dict
         Task name -> 0/1 labels (same keys).
+    select_vectors, select_labels : optional
+        Selection set choosing each probe's L2 strength (``selection = "test"`` in the table); without it a
+        seeded ``held_out`` fraction of the training pairs is held out (``selection = "holdout"``). Features are
+        standardised with the training set's statistics.
     alphas, held_out, max_iter, class_weight
         See :func:`diagnostics.probe.linear.fit_probe`.
     seed : int
         Seeds the held-out split and the control permutations.
     control : bool
-        Also fit the control task (labels shuffled across pairs); ``control`` / ``selectivity`` are NaN otherwise.
+        Also fit the control task (train, selection and test labels each shuffled across pairs); ``control``,
+        ``control_balanced_accuracy`` and ``selectivity`` are NaN otherwise.
     memo : dict, optional
-        Shared across calls with the same labels and settings: a layer whose train and test vectors are
-        bit-identical to one fitted before reuses its rows (the frozen lower layers of a top-k fine-tuned model
-        equal the pretrained model's).
+        Shared across calls with the same labels and settings: a layer whose train, selection and test vectors
+        are bit-identical to one fitted before reuses its rows (the frozen lower layers of a top-k fine-tuned
+        model equal the pretrained model's).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (task, layer): ``task, layer, accuracy, control, selectivity, majority, alpha,
-        control_alpha, held_out_accuracy, n_train, n_test, train_positive_rate, test_positive_rate``.
+        One row per (task, layer): the columns of :data:`RESULT_COLUMNS` from ``task`` on. ``accuracy``,
+        ``balanced_accuracy`` and ``macro_f1`` are on the test set (``majority`` is its majority-class share);
+        ``selection`` names the protocol (``test`` or ``holdout``), ``n_train`` / ``n_selection`` count the pairs
+        the probe is fit on / that chose its L2 strength (``selection_accuracy``).
     """
     if train_vectors.shape[0] != test_vectors.shape[0]:
         raise ValueError(f"train has {train_vectors.shape[0]} layers, test {test_vectors.shape[0]}")
     if set(train_labels) != set(test_labels):
         raise ValueError("train and test labels name different tasks")
-    n_train, n_test = train_vectors.shape[1], test_vectors.shape[1]
-    split = held_out_split(n_train, held_out, seed)
-    controls = {task: (control_labels(train_labels[task], seed + 1), control_labels(test_labels[task], seed + 2))
-                for task in train_labels}
+    if (select_vectors is None) != (select_labels is None):
+        raise ValueError("give both select_vectors and select_labels, or neither")
+    if select_vectors is not None and (select_vectors.shape[0] != train_vectors.shape[0]
+                                       or set(select_labels) != set(train_labels)):
+        raise ValueError("the selection set differs from the training set in layers or tasks")
+    split = None if select_vectors is not None else held_out_split(train_vectors.shape[1], held_out, seed)
+    labels = {task: _task_labels(task, train_labels, select_labels, test_labels, seed) for task in train_labels}
     rows = []
     for layer in range(train_vectors.shape[0]):
-        layer_key = None
-        if memo is not None:
-            digest = hashlib.blake2b(np.ascontiguousarray(train_vectors[layer]).tobytes(), digest_size=16)
-            digest.update(np.ascontiguousarray(test_vectors[layer]).tobytes())
-            layer_key = digest.hexdigest()
-            if layer_key in memo:
-                rows += [{**row, "layer": layer} for row in memo[layer_key]]
-                continue
-        first = len(rows)
-        x_train, x_test = standardise(train_vectors[layer], test_vectors[layer])
-        for task, y_train in train_labels.items():
-            y_test = test_labels[task]
-            fit = fit_probe(x_train, y_train, x_test, y_test, alphas=alphas, split=split, max_iter=max_iter,
-                            class_weight=class_weight)
-            ctrl = (fit_probe(x_train, controls[task][0], x_test, controls[task][1], alphas=alphas, split=split,
-                              max_iter=max_iter, class_weight=class_weight) if control else None)
-            rows.append({"task": task, "layer": layer, "accuracy": fit.accuracy,
-                         "control": ctrl.accuracy if ctrl else np.nan,
-                         "selectivity": fit.accuracy - ctrl.accuracy if ctrl else np.nan,
-                         "majority": majority_accuracy(y_test), "alpha": fit.alpha,
-                         "control_alpha": ctrl.alpha if ctrl else np.nan,
-                         "held_out_accuracy": fit.held_out_accuracy, "n_train": n_train, "n_test": n_test,
-                         "train_positive_rate": float(np.mean(y_train)), "test_positive_rate": float(np.mean(y_test))})
-        if layer_key is not None:
-            memo[layer_key] = rows[first:]
+        layers = [v[layer] for v in (train_vectors, select_vectors, test_vectors) if v is not None]
+        key = _layer_digest(layers) if memo is not None else None
+        if key is not None and key in memo:
+            rows += [{**row, "layer": layer} for row in memo[key]]
+            continue
+        scaled = standardise(*layers)
+        x_train, x_test = scaled[0], scaled[-1]
+        x_select = scaled[1] if select_vectors is not None else None
+        fitted = [_probe_row(task, layer, x_train, x_select, x_test, labels[task], split=split, alphas=alphas,
+                             max_iter=max_iter, control=control, class_weight=class_weight)
+                  for task in train_labels]
+        if key is not None:
+            memo[key] = fitted
+        rows += fitted
     return pd.DataFrame(rows)
 
 
+def _task_labels(task, train_labels, select_labels, test_labels, seed) -> dict:
+    """One task's labels and their control permutations (seeded per set)."""
+    select = select_labels[task] if select_labels is not None else None
+    return {"train": train_labels[task], "select": select, "test": test_labels[task],
+            "control": (control_labels(train_labels[task], seed + 1),
+                        control_labels(select, seed + 3) if select is not None else None,
+                        control_labels(test_labels[task], seed + 2))}
+
+
+def _layer_digest(layers: list[np.ndarray]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for vectors in layers:
+        digest.update(str(vectors.shape).encode())
+        digest.update(np.ascontiguousarray(vectors).tobytes())
+    return digest.hexdigest()
+
+
+def _probe_row(task, layer, x_train, x_select, x_test, labels, *, split, control, **settings) -> dict:
+    """Fit one task's probe (and control) on one layer: its row of the result table."""
+    y_train, y_select, y_test = labels["train"], labels["select"], labels["test"]
+    fit = fit_probe(x_train, y_train, x_test, y_test, x_select=x_select, y_select=y_select, split=split,
+                    **settings)
+    ctrl = None
+    if control:
+        c_train, c_select, c_test = labels["control"]
+        ctrl = fit_probe(x_train, c_train, x_test, c_test, x_select=x_select, y_select=c_select, split=split,
+                         **settings)
+    nan = float("nan")
+    return {"task": task, "layer": layer, "accuracy": fit.accuracy, "balanced_accuracy": fit.balanced_accuracy,
+            "macro_f1": fit.macro_f1, "control": ctrl.accuracy if ctrl else nan,
+            "control_balanced_accuracy": ctrl.balanced_accuracy if ctrl else nan,
+            "selectivity": fit.accuracy - ctrl.accuracy if ctrl else nan, "majority": majority_accuracy(y_test),
+            "alpha": fit.alpha, "control_alpha": ctrl.alpha if ctrl else nan,
+            "selection": "holdout" if x_select is None else "test", "selection_accuracy": fit.selection_accuracy,
+            "n_train": len(y_train) if x_select is not None else len(split[0]),
+            "n_selection": len(y_select) if x_select is not None else len(split[1]), "n_test": len(y_test),
+            "train_positive_rate": float(np.mean(y_train)), "test_positive_rate": float(np.mean(y_test))}
+
+
 def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cache_dir: str | Path | None = None,
-                 *, max_train: int | None = None, max_test: int | None = None, seed: int = 0,
+                 *, selection: str = "test", class_weight: str | None = None, max_train: int | None = None,
+                 max_selection: int | None = None, max_test: int | None = None, seed: int = 0,
                  train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
-                 train_column: str | None = None, test_column: str | None = None,
+                 selection_frame: pd.DataFrame | None = None, train_column: str | None = None,
+                 selection_column: str | None = None, test_column: str | None = None,
                  alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
-                 control: bool = True, class_weight: str | None = "balanced", pooling: str = "mean",
-                 max_length: int = 128, dtype: str = "float16", batch_size: int = 64, progress: bool = False,
-                 encoder=None, reuse_results: bool = True, precision: str = "fp32") -> pd.DataFrame:
+                 control: bool = True, pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
+                 batch_size: int = 64, progress: bool = False, encoder=None, reuse_results: bool = True,
+                 precision: str = "fp32") -> pd.DataFrame:
     """Probe every layer of each model for each task on one language (the one-call API).
 
-    Training pairs are the language's RTE-style train + validation labelled by the rule annotator; test pairs
-    are its diagnostic set with gold tags. Vectors are cached per model and text list in ``cache_dir``, so a
-    second call (or another task list) runs no model.
+    By default this is the study's protocol (Tikhonova et al. 2022, Appendix 8.4): probes are trained on the
+    language's RTE-style train + validation labelled by the rule annotator, their L2 strength is chosen on the
+    language's RTE-style *test* split labelled the same way (its missing entailment labels do not matter), no
+    class weighting, and they are scored on the diagnostic set's gold tags. Vectors are cached per model and text
+    list in ``cache_dir``, so a second call (or another task list) runs no model.
 
     Parameters
     ----------
@@ -130,16 +179,30 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         Coarse or fine category names/slugs; default the three coarse tasks of the study.
     cache_dir : str or Path, optional
         Where vectors (and annotations) are cached; no caching when None.
+    selection : {"test", "holdout"}
+        Where each probe's L2 strength is chosen. ``"test"`` (the study's): on ``selection_frame`` when given,
+        else on the language's bundled RTE-style test split (RTE for en, TERRa for ru), annotated by the rule
+        annotator. A language without such a split (sv, fr, de) and no ``selection_frame`` falls back to
+        ``"holdout"`` with a :class:`UserWarning`; the table's ``selection`` column records what ran.
+        ``"holdout"``: on a seeded ``held_out`` fraction of the training pairs, the probe fit on the rest.
+    class_weight : {None, "balanced"}
+        ``None`` (the study's) or ``"balanced"`` (classes weighted inversely to their training frequency).
     max_train, max_test : int, optional
         Seeded subset sizes (the scale knobs: e.g. 600 / 400 run in a few minutes per model on 2 CPU cores).
+    max_selection : int, optional
+        Seeded subset size of the selection set; default ``max_train`` (all pairs when both are None). Pass a
+        number at least the split's size to use it whole with a capped training set.
     seed : int
         Seeds subsets, the held-out split and the control permutations.
     train, test : pandas.DataFrame, optional
         Frames to use instead of the defaults (need ``premise``, ``hypothesis`` and a list column).
-    train_column, test_column : str, optional
-        List columns holding categories; default ``auto_coarse``/``auto_features`` for training and
-        ``coarse``/``features`` for the test (by task level).
-    alphas, held_out, max_iter, control, class_weight
+    selection_frame : pandas.DataFrame, optional
+        Selection set for ``selection="test"`` instead of the bundled test split (``premise``, ``hypothesis``);
+        annotated with the rule annotator of ``lang`` unless it already holds the label column(s).
+    train_column, selection_column, test_column : str, optional
+        List columns holding categories; default ``auto_coarse``/``auto_features`` for training and selection
+        and ``coarse``/``features`` for the test (by task level).
+    alphas, held_out, max_iter, control
         Probe settings, see :func:`probe_layers`.
     pooling, max_length, dtype, batch_size, precision
         Extraction settings, see :func:`diagnostics.probe.cache.cached_sentence_vectors`.
@@ -149,74 +212,172 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         :func:`diagnostics.probe.extract.load_encoder`).
     reuse_results : bool
         With a ``cache_dir``, also store each model's probe table, keyed by its vector keys, the labels and
-        every probe setting, and return it on an identical call (no vector read, no probe fit). False refits
-        the probes on the cached vectors.
+        every probe setting (the protocol included), and return it on an identical call (no vector read, no
+        probe fit). False refits the probes on the cached vectors.
 
     Returns
     -------
     pandas.DataFrame
         Columns :data:`RESULT_COLUMNS`: one row per (model, task, layer); layer 0 is the embedding output.
     """
-    from .cache import cached_model_vectors, vector_key
-    from .extract import load_encoder, pair_vectors
-
     if not models:
         raise ValueError("no model to probe")
     task_list: list[ProbingTask] = parse_tasks(tasks)
+    if class_weight not in (None, "balanced"):
+        raise ValueError(f"class_weight must be None or 'balanced', found {class_weight!r}")
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, found {selection!r}")
     if train is None:
         train = annotated_training_frame(lang, max_train=max_train, seed=seed, cache_dir=cache_dir, progress=progress)
-    else:
-        train = train.reset_index(drop=True) if max_train is None else _subsample(train, max_train, seed)
-    if test is None:
-        test = diagnostic_frame(lang, max_test=max_test, seed=seed)
-    else:
-        test = test.reset_index(drop=True) if max_test is None else _subsample(test, max_test, seed)
-    train_labels = {t.name: task_labels(train, t, train_column or t.columns(gold=False)) for t in task_list}
-    test_labels = {t.name: task_labels(test, t, test_column or t.columns(gold=True)) for t in task_list}
+    test = diagnostic_frame(lang, max_test=max_test, seed=seed) if test is None else test
+    sets = {"train": _labelled(_subsample(train, max_train, seed), task_list, train_column, gold=False),
+            "test": _labelled(_subsample(test, max_test, seed), task_list, test_column, gold=True)}
+    max_selection = max_train if max_selection is None else max_selection
+    selection, select = choose_selection_set(lang, selection, selection_frame, task_list, max_selection=max_selection,
+                                             seed=seed, cache_dir=cache_dir, progress=progress, column=selection_column)
+    if select is not None:
+        sets["select"] = _labelled(select, task_list, selection_column, gold=False)
+    settings = {"alphas": [float(a) for a in alphas], "held_out": held_out, "seed": seed, "max_iter": max_iter,
+                "control": control, "class_weight": class_weight, "selection": selection}
+    extraction = dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision)
 
-    train_texts: dict[str, int] = {}
-    train_p, train_h = pair_index(train, train_texts)
-    test_texts: dict[str, int] = {}
-    test_p, test_h = pair_index(test, test_texts)
-    probe_settings = {"alphas": [float(a) for a in alphas], "held_out": held_out, "seed": seed,
-                      "max_iter": max_iter, "control": control, "class_weight": class_weight}
-    label_digest = _digest_arrays([train_p, train_h, test_p, test_h]
-                                  + [train_labels[t.name] for t in task_list] + [test_labels[t.name] for t in task_list],
-                                  [t.name for t in task_list])
-    kwargs = dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision)
-    train_keys, test_keys = list(train_texts), list(test_texts)
-    tables, result_paths = {}, {}
+    def fit(vectors: dict, memo: dict) -> pd.DataFrame:
+        return probe_layers(vectors["train"], sets["train"][1], vectors["test"], sets["test"][1],
+                            select_vectors=vectors.get("select"), select_labels=sets.get("select", (None, None))[1],
+                            alphas=alphas, held_out=held_out, seed=seed, max_iter=max_iter, control=control,
+                            class_weight=class_weight, memo=memo)
+
+    tables = run_cached(models, sets, settings, fit, cache_dir=cache_dir, reuse_results=reuse_results,
+                        extraction=extraction, batch_size=batch_size, progress=progress, encoder=encoder,
+                        prefix="probe")
+    return label_tables(models, tables, lang)[RESULT_COLUMNS]
+
+
+def _labelled(frame: pd.DataFrame, tasks: list[ProbingTask], column: str | None,
+              gold: bool) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """A frame and its task labels, from ``column`` or each task's gold / annotator column."""
+    return frame, {t.name: task_labels(frame, t, column or t.columns(gold=gold)) for t in tasks}
+
+
+def choose_selection_set(lang: str, selection: str, frame: pd.DataFrame | None, tasks: list[ProbingTask], *,
+                         max_selection: int | None = None, seed: int = 0, cache_dir: str | Path | None = None,
+                         progress: bool = False, column: str | None = None) -> tuple[str, pd.DataFrame | None]:
+    """The protocol that will run and its selection frame (see ``selection`` in :func:`probe_models`).
+
+    Parameters
+    ----------
+    lang : str
+    selection : {"test", "holdout"}
+    frame : pandas.DataFrame, optional
+        A user selection set (``premise``, ``hypothesis``); annotated by ``lang``'s rule annotator unless it
+        holds ``column`` (or every task's annotator column) already.
+    tasks : list of ProbingTask
+    max_selection : int, optional
+        Seeded subset size.
+    seed : int
+    cache_dir : str or Path, optional
+        Annotation cache.
+    progress : bool
+    column : str, optional
+        The frame's label column.
+
+    Returns
+    -------
+    (str, pandas.DataFrame or None)
+        ``("test", frame)``, or ``("holdout", None)`` when asked for or when ``lang`` has no bundled RTE-style
+        test split and no frame is given (then with a :class:`UserWarning`).
+    """
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, found {selection!r}")
+    if selection == "holdout":
+        return "holdout", None
+    if frame is not None:
+        frame = _subsample(frame, max_selection, seed)
+        needed = {column} if column else {t.columns(gold=False) for t in tasks}
+        if not needed <= set(frame.columns):
+            frame = annotate_frame(frame, lang, cache_dir=cache_dir, progress=progress)
+        return "test", frame
+    if lang not in TRAIN_SETS:
+        warnings.warn(f"no bundled RTE-style test split for language {lang!r} (have {', '.join(TRAIN_SETS)}): the "
+                      f"probes' L2 strength is chosen on pairs held out of the training set (selection='holdout') "
+                      f"instead of the study's protocol; pass selection_frame= to choose it on a test split",
+                      UserWarning, stacklevel=3)
+        return "holdout", None
+    return "test", annotated_selection_frame(lang, max_selection=max_selection, seed=seed, cache_dir=cache_dir,
+                                             progress=progress)
+
+
+def run_cached(models: dict, sets: dict[str, tuple[pd.DataFrame, dict]], settings: dict, fit, *, cache_dir,
+               reuse_results: bool, extraction: dict, batch_size: int, progress: bool, encoder,
+               prefix: str) -> dict[str, pd.DataFrame]:
+    """Each model's table, read from the result cache or fitted on its (cached) pair vectors.
+
+    Parameters
+    ----------
+    models : dict
+        Label -> model or run folder; the first is the reference of the shared-layer encoding.
+    sets : dict
+        Name -> (frame, task labels) of every pair set the probes use; their texts, labels and ``settings`` key
+        the result cache.
+    settings : dict
+        Every setting of ``fit`` (JSON-serialisable).
+    fit : callable
+        ``fit(vectors, memo) -> DataFrame`` with ``vectors`` set name -> ``[layers, pairs, 2 * hidden]``; ``memo``
+        is shared across the models.
+    cache_dir, reuse_results, batch_size, progress, encoder
+        See :func:`probe_models`.
+    extraction : dict
+        ``pooling``, ``max_length``, ``dtype``, ``precision``.
+    prefix : str
+        File-name prefix of the result entries (``<prefix>-<key>.json``).
+
+    Returns
+    -------
+    dict
+        Label -> table, in the order of ``models``.
+    """
+    from .cache import cached_model_vectors, vector_key
+    from .extract import load_encoder, pair_vectors
+
+    texts = {name: {} for name in sets}
+    index = {name: pair_index(frame, texts[name]) for name, (frame, _) in sets.items()}
+    digest = _digest_arrays([a for name in sets for a in index[name]]
+                            + [labels[t] for _, labels in sets.values() for t in labels],
+                            [[name, list(labels)] for name, (_, labels) in sets.items()])
+    tables, paths = {}, {}
     for label, path in models.items():
         if cache_dir is None:
             continue
-        result_key = _result_key(vector_key(path, train_keys, **kwargs), vector_key(path, test_keys, **kwargs),
-                                 label_digest, probe_settings)
-        result_paths[label] = Path(cache_dir) / f"probe-{result_key}.json"
-        if reuse_results and result_paths[label].is_file():
-            tables[label] = pd.DataFrame(json.loads(result_paths[label].read_text(encoding="utf-8")))
+        keys = {name: vector_key(path, list(texts[name]), **extraction) for name in sets}
+        paths[label] = Path(cache_dir) / f"{prefix}-{_result_key(keys, digest, settings)}.json"
+        if reuse_results and paths[label].is_file():
+            tables[label] = pd.DataFrame(json.loads(paths[label].read_text(encoding="utf-8")))
     pending = [label for label in models if label not in tables]
-    if pending:
-        # the first model (the pretrained reference) leads, so top-k seeds run only their own top layers;
-        # each model is loaded once for the train and the test texts
-        loaded: dict = {}
+    if not pending:
+        return {label: tables[label] for label in models}
+    # the first model (the pretrained reference) leads, so top-k seeds run only their own top layers;
+    # each model is loaded once for all text lists
+    loaded: dict = {}
 
-        def load(folder):
-            if folder not in loaded:
-                loaded[folder] = (encoder or load_encoder)(folder)
-            return loaded[folder]
+    def load(folder):
+        if folder not in loaded:
+            loaded[folder] = (encoder or load_encoder)(folder)
+        return loaded[folder]
 
-        wanted = {label: models[label] for label in dict.fromkeys([next(iter(models)), *pending])}
-        extra = dict(batch_size=batch_size, progress=progress, encoder=load, **kwargs)
-        train_sent = cached_model_vectors(wanted, train_keys, cache_dir, **extra)
-        test_sent = cached_model_vectors(wanted, test_keys, cache_dir, **extra)
-        memo: dict = {}  # layers identical across models (frozen lower layers) are fitted once
-        for label in pending:
-            tables[label] = probe_layers(pair_vectors(train_sent[label], train_p, train_h), train_labels,
-                                         pair_vectors(test_sent[label], test_p, test_h), test_labels,
-                                         alphas=alphas, held_out=held_out, seed=seed, max_iter=max_iter,
-                                         control=control, class_weight=class_weight, memo=memo)
-            if label in result_paths:
-                _write_json(result_paths[label], tables[label].to_dict(orient="list"))
+    wanted = {label: models[label] for label in dict.fromkeys([next(iter(models)), *pending])}
+    sentences = {name: cached_model_vectors(wanted, list(texts[name]), cache_dir, batch_size=batch_size,
+                                            progress=progress, encoder=load, **extraction) for name in sets}
+    memo: dict = {}  # layers identical across models (frozen lower layers) are fitted once
+    for label in pending:
+        vectors = {name: pair_vectors(sentences[name][label], *index[name]) for name in sets}
+        tables[label] = fit(vectors, memo)
+        if label in paths:
+            _write_json(paths[label], tables[label].to_dict(orient="list"))
+    return {label: tables[label] for label in models}
+
+
+def label_tables(models: dict, tables: dict[str, pd.DataFrame], lang: str) -> pd.DataFrame:
+    """Concatenate per-model tables with ``model``, ``seed`` and ``language`` columns in front."""
     frames = []
     for label, path in models.items():
         table = tables[label].copy()
@@ -224,10 +385,10 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         table.insert(0, "seed", pd.array([seed_of(label, path)] * len(table), dtype="Int64"))
         table.insert(0, "model", str(label))
         frames.append(table)
-    return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+    return pd.concat(frames, ignore_index=True)
 
 
-def _digest_arrays(arrays: list[np.ndarray], names: list[str]) -> str:
+def _digest_arrays(arrays: list[np.ndarray], names: list) -> str:
     h = hashlib.sha256(json.dumps(names).encode())
     for array in arrays:
         array = np.ascontiguousarray(array, dtype=np.int64)
@@ -236,9 +397,8 @@ def _digest_arrays(arrays: list[np.ndarray], names: list[str]) -> str:
     return h.hexdigest()
 
 
-def _result_key(train_key: str, test_key: str, labels: str, settings: dict) -> str:
-    raw = json.dumps({"v": RESULTS_VERSION, "train": train_key, "test": test_key, "labels": labels, **settings},
-                     sort_keys=True)
+def _result_key(vector_keys: dict[str, str], labels: str, settings: dict) -> str:
+    raw = json.dumps({"v": RESULTS_VERSION, "vectors": vector_keys, "labels": labels, **settings}, sort_keys=True)
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
@@ -249,7 +409,7 @@ def _write_json(path: Path, payload) -> None:
     os.replace(tmp, path)
 
 
-def _subsample(frame: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+def _subsample(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
     from .tasks import subsample
 
     return subsample(frame, n, seed)
@@ -257,20 +417,23 @@ def _subsample(frame: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
 
 def layer_summary(table: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
     """Per (language, task, layer): mean and standard deviation of ``metric`` across fine-tuned seeds, the
-    pretrained model's value, and the majority baseline.
+    pretrained model's value, the majority baseline and the metric's chance level.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        From :func:`probe_models`.
+        From :func:`probe_models` (or :func:`diagnostics.probe.gold.probe_gold_cv`).
     metric : str
-        ``accuracy``, ``control`` or ``selectivity``.
+        Any metric column: ``accuracy``, ``balanced_accuracy``, ``macro_f1``, ``control``,
+        ``control_balanced_accuracy`` or ``selectivity``.
 
     Returns
     -------
     pandas.DataFrame
-        ``language, task, layer, mean, std, n_seeds, pretrained, majority`` (``std`` is the sample standard
-        deviation, NaN with one seed; ``pretrained`` the mean over rows without a seed, NaN if none).
+        ``language, task, layer, mean, std, n_seeds, pretrained, majority, chance`` (``std`` is the sample
+        standard deviation, NaN with one seed; ``pretrained`` the mean over rows without a seed, NaN if none;
+        ``chance`` what always predicting the majority class scores on ``metric``, see
+        :func:`diagnostics.probe.linear.chance_level`: the majority share for accuracy, 0.5 for balanced accuracy).
     """
     if metric not in table.columns:
         raise KeyError(f"no column {metric!r} in the probing table")
@@ -281,4 +444,5 @@ def layer_summary(table: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame
     out = table.groupby(keys)["majority"].first().to_frame().join(stats)
     out["pretrained"] = base.groupby(keys)[metric].mean()
     out["n_seeds"] = out["n_seeds"].fillna(0).astype(int)
-    return out.reset_index()[keys + ["mean", "std", "n_seeds", "pretrained", "majority"]]
+    out["chance"] = [chance_level(metric, m) for m in out["majority"]]
+    return out.reset_index()[keys + ["mean", "std", "n_seeds", "pretrained", "majority", "chance"]]

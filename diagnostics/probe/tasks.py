@@ -1,9 +1,9 @@
 """Probing tasks: does a sentence pair show a diagnostic category (coarse, or fine on request)?
 
 Labels come from a list column of category names: the rule annotator's ``auto_coarse`` / ``auto_features``
-for training (RTE-style data has no gold tags) and the gold ``coarse`` / ``features`` of the diagnostic set for
-evaluation (the study's protocol). Any frame with such a list column works, so gold-labelled frames can be
-probed directly.
+for training and for choosing the L2 strength (RTE-style data has no gold tags) and the gold ``coarse`` /
+``features`` of the diagnostic set for evaluation (the study's protocol). Any frame with such a list column
+works, so gold-labelled frames can be probed directly.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import pandas as pd
 
 from diagnostics.taxonomy import COARSE, UnknownCategoryError, canonical_coarse, canonical_fine, slug
 
-#: RTE-style training data and diagnostic set of each language (see docs/CONTRACTS.md).
+#: RTE-style data (train + validation to train probes, test to choose their L2 strength) and diagnostic set of
+#: each language (see docs/CONTRACTS.md).
 TRAIN_SETS = {"en": "rte", "ru": "terra"}
 DIAGNOSTIC_SETS = {"en": "axb", "ru": "lidirus", "sv": "swediagnostics"}
 DEFAULT_TASKS = ("logic", "lexical_semantics", "predicate_argument_structure")
@@ -156,14 +157,74 @@ def annotated_training_frame(lang: str, *, max_train: int | None = None, seed: i
     ImportError
         When the annotator stage (``diagnostics.annotate``) is not available.
     """
+    return _annotated_splits(lang, ("train", "validation"), max_train, seed, cache_dir, progress)
+
+
+def annotated_selection_frame(lang: str, *, max_selection: int | None = None, seed: int = 0,
+                              cache_dir: str | Path | None = None, progress: bool = False) -> pd.DataFrame:
+    """The language's RTE-style *test* split (RTE ``test`` for en, TERRa ``test`` for ru), subsampled, with the
+    annotator's ``auto_coarse`` / ``auto_features`` columns: where the study chooses the probes' L2 strength.
+
+    The split has no entailment labels, which the probes do not need: their labels come from the annotator.
+
+    Parameters
+    ----------
+    lang : str
+        ``en`` or ``ru``.
+    max_selection : int, optional
+        Subset size (seeded); all pairs when None.
+    seed : int
+    cache_dir : str or Path, optional
+        Annotation cache.
+    progress : bool
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        When the language has no bundled RTE-style test split.
+    ImportError
+        When the annotator stage (``diagnostics.annotate``) is not available.
+    """
+    return _annotated_splits(lang, ("test",), max_selection, seed, cache_dir, progress)
+
+
+def _annotated_splits(lang: str, splits: tuple[str, ...], max_pairs: int | None, seed: int,
+                      cache_dir: str | Path | None, progress: bool) -> pd.DataFrame:
     from diagnostics.data import load
 
     if lang not in TRAIN_SETS:
-        raise ValueError(f"no RTE-style training set for language {lang!r} (have {', '.join(TRAIN_SETS)}); "
+        raise ValueError(f"no RTE-style data set for language {lang!r} (have {', '.join(TRAIN_SETS)}); "
                          f"pass a frame with an annotated list column instead")
-    name = TRAIN_SETS[lang]
-    frame = pd.concat([load(name, "train"), load(name, "validation")], ignore_index=True)
-    frame = subsample(frame, max_train, seed)
+    frame = pd.concat([load(TRAIN_SETS[lang], split) for split in splits], ignore_index=True)
+    return annotate_frame(subsample(frame, max_pairs, seed), lang, cache_dir=cache_dir, progress=progress)
+
+
+def annotate_frame(frame: pd.DataFrame, lang: str, *, cache_dir: str | Path | None = None,
+                   progress: bool = False) -> pd.DataFrame:
+    """``frame`` with the rule annotator's ``auto_coarse`` / ``auto_features`` (cached by text hash and rules).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        ``premise`` and ``hypothesis`` columns.
+    lang : str
+        Language of the rules (``en``, ``ru``, ``sv``, ``fr``, ``de``).
+    cache_dir : str or Path, optional
+    progress : bool
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ImportError
+        When the annotator stage (``diagnostics.annotate``) is not available.
+    """
     try:
         from diagnostics.annotate.cache import annotate_cached
     except ImportError as err:

@@ -5,7 +5,10 @@ Pure numpy / pandas / scipy (no torch). Functional API:
 * reading: :func:`read_predictions`, :func:`validate_predictions`
 * scores: :func:`category_scores` (MCC per run x fine / coarse category, overall = mean of per-feature MCCs)
 * stability: :func:`stability` (mean, std with ddof=1 over seeds), :func:`rs_corr`, :func:`seed_correlations`,
-  :func:`cross_language_corr`, :func:`deltas`, :func:`delta_summary`
+  :func:`cross_language_corr`, :func:`mean_cross_language_corr`, :func:`deltas`, :func:`delta_summary`
+* the study's tables: :func:`sigma_table` (Table 6), :func:`extra_data_table`, :func:`consistent_gains`,
+  :func:`average_sigma_decrease` (Table 4), :func:`improvement_correlation` (Fig. 5), :func:`presence_table`
+  (Table 5) with :func:`presence_experiment`, :func:`parse_presence_experiment`, :func:`feature_slug`
 * Multi-Bootstrap (Sellam et al. 2022): :func:`multibootstrap`, :func:`multibootstrap_pair`,
   :func:`bootstrap_ci`, :func:`compare`, :func:`setting_ci`, :func:`compare_settings`
 * agreement: :func:`agreement`, :func:`fleiss_kappa`, :func:`pairwise_agreement`
@@ -18,14 +21,19 @@ from .inference import (SettingArrays, bootstrap_ci, compare, compare_settings, 
                         summarize_samples)
 from .mcc import binary_counts, mcc_from_counts
 from .scores import ALL, OVERALL, category_scores
-from .stability import cross_language_corr, delta_summary, deltas, rs_corr, seed_correlations, stability
+from .stability import (cross_language_corr, delta_summary, deltas, mean_cross_language_corr, rs_corr,
+                        seed_correlations, stability)
+from .study import (average_sigma_decrease, consistent_gains, extra_data_table, feature_slug, improvement_correlation,
+                    parse_presence_experiment, presence_experiment, presence_table, sigma_table)
 from .table import LABELS, REQUIRED, read_predictions, run_keys, validate_predictions
 
 mcc_by_category = category_scores
 
-__all__ = ["ALL", "LABELS", "OVERALL", "REQUIRED", "SettingArrays", "agreement", "binary_agreement",
-           "binary_counts", "bootstrap_ci", "category_matrix", "category_scores", "compare", "compare_settings",
-           "cross_language_corr", "delta_summary", "deltas", "fleiss_kappa", "fleiss_kappa_from_counts",
-           "mcc_by_category", "mcc_from_counts", "multibootstrap", "multibootstrap_pair", "pairwise_agreement",
-           "point_estimate", "read_predictions", "rs_corr", "run_keys", "seed_correlations", "setting_arrays",
-           "setting_ci", "stability", "summarize_samples", "validate_predictions"]
+__all__ = ["ALL", "LABELS", "OVERALL", "REQUIRED", "SettingArrays", "agreement", "average_sigma_decrease",
+           "binary_agreement", "binary_counts", "bootstrap_ci", "category_matrix", "category_scores", "compare",
+           "compare_settings", "consistent_gains", "cross_language_corr", "delta_summary", "deltas",
+           "extra_data_table", "feature_slug", "fleiss_kappa", "fleiss_kappa_from_counts", "improvement_correlation",
+           "mcc_by_category", "mcc_from_counts", "mean_cross_language_corr", "multibootstrap", "multibootstrap_pair",
+           "pairwise_agreement", "parse_presence_experiment", "point_estimate", "presence_experiment",
+           "presence_table", "read_predictions", "rs_corr", "run_keys", "seed_correlations", "setting_arrays",
+           "setting_ci", "sigma_table", "stability", "summarize_samples", "validate_predictions"]

@@ -168,6 +168,36 @@ def cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = 
     return pd.DataFrame(parts)
 
 
+def mean_cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc") -> pd.DataFrame:
+    """Mean Pearson correlation over language pairs of the seed-mean per-category scores.
+
+    The study's summary of how alike the languages' category profiles are (about 0.3 for mBERT): the mean of
+    :func:`cross_language_corr` over the unordered pairs of distinct languages.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`~diagnostics.stats.category_scores` with several languages.
+    level : {"fine", "coarse"}
+    value : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (experiment, model): ``mean_r`` (mean over language pairs with a defined correlation),
+        ``n_pairs`` (such pairs), ``n_undefined`` (pairs with a constant vector), ``n_languages``.
+    """
+    cross = cross_language_corr(scores, level, value)
+    pairs = cross[cross["language_a"].astype(str) < cross["language_b"].astype(str)]
+    rows = []
+    for (experiment, model), group in cross.groupby(["experiment", "model"], sort=False):
+        r = pairs.loc[(pairs["experiment"] == experiment) & (pairs["model"] == model), "r"]
+        rows.append({"experiment": experiment, "model": model, "mean_r": r.mean() if r.notna().any() else np.nan,
+                     "n_pairs": int(r.notna().sum()), "n_undefined": int(r.isna().sum()),
+                     "n_languages": group["language_a"].nunique()})
+    return pd.DataFrame(rows, columns=["experiment", "model", "mean_r", "n_pairs", "n_undefined", "n_languages"])
+
+
 def deltas(scores: pd.DataFrame, a: Mapping, b: Mapping, value: str = "mcc", mcc_threshold: float = 0.1,
            sigma_threshold: float = -0.05) -> pd.DataFrame:
     """Per-category change of the seed mean and of sigma between two settings (b minus a).
@@ -216,8 +246,8 @@ def _subset(frame: pd.DataFrame, selection: Mapping, name: str) -> pd.DataFrame:
     return frame[mask].drop(columns=list(selection))
 
 
-def delta_summary(delta_frame: pd.DataFrame, level: str = "fine") -> pd.DataFrame:
-    """Share of categories past the delta thresholds, per remaining setting keys.
+def delta_summary(delta_frame: pd.DataFrame, level: str = "fine", pooled: bool = False) -> pd.DataFrame:
+    """Share of categories past the delta thresholds, per remaining setting keys (and pooled over languages).
 
     Parameters
     ----------
@@ -225,20 +255,66 @@ def delta_summary(delta_frame: pd.DataFrame, level: str = "fine") -> pd.DataFram
         Output of :func:`deltas`.
     level : str
         Category level to summarise.
+    pooled : bool
+        Also count the (language, category) pairs of all languages together, as the study's shares are defined:
+        one more row per group of the other keys, with ``language`` (and ``dataset``, which follows the
+        language) set to ``"all"``, after the per-language rows. Needs a ``language`` column.
 
     Returns
     -------
     pandas.DataFrame
-        ``n_categories, share_mcc_up, share_sigma_down, share_both`` per group of the non-category keys.
+        ``n_categories, share_mcc_up, share_sigma_down, share_both`` per group of the non-category keys;
+        ``n_categories`` counts (language, category) pairs in a pooled row.
     """
     rows = delta_frame[delta_frame["level"] == level]
+    rows = rows.assign(_both=rows["mcc_up"] & rows["sigma_down"])
     keys = [k for k in SETTING_KEYS if k in rows.columns]
-    both = rows["mcc_up"] & rows["sigma_down"]
-    rows = rows.assign(_both=both)
+    shares = {"n_categories": ("category", "size"), "share_mcc_up": ("mcc_up", "mean"),
+              "share_sigma_down": ("sigma_down", "mean"), "share_both": ("_both", "mean")}
+    return _with_pooled(rows, keys, shares) if pooled else _aggregate(rows, keys, shares)
+
+
+def _aggregate(rows: pd.DataFrame, keys: list[str], aggregations: Mapping) -> pd.DataFrame:
+    """Named aggregations of ``rows`` per group of ``keys`` (one group of all rows when ``keys`` is empty).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+    keys : list of str
+        Grouping columns, kept in first-appearance order.
+    aggregations : mapping
+        Output column -> ``(column, function)``, as for ``DataFrame.groupby(...).agg``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``keys`` and the aggregated columns.
+    """
     if not keys:
-        rows = rows.assign(_all="all")
-        keys = ["_all"]
-    out = rows.groupby(keys, sort=False).agg(n_categories=("category", "size"), share_mcc_up=("mcc_up", "mean"),
-                                             share_sigma_down=("sigma_down", "mean"),
-                                             share_both=("_both", "mean")).reset_index()
-    return out.drop(columns=["_all"], errors="ignore")
+        return rows.assign(_all="all").groupby("_all").agg(**aggregations).reset_index(drop=True)
+    return rows.groupby(keys, sort=False).agg(**aggregations).reset_index()
+
+
+def _with_pooled(rows: pd.DataFrame, keys: list[str], aggregations: Mapping) -> pd.DataFrame:
+    """:func:`_aggregate` per language, then over all languages pooled (``language`` and ``dataset`` = ``"all"``).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows with a ``language`` column among ``keys``.
+    keys : list of str
+        Grouping columns; ``dataset`` (which follows the language) is pooled with it.
+    aggregations : mapping
+        As for :func:`_aggregate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The per-language rows, then one pooled row per group of the other keys.
+    """
+    if "language" not in keys:
+        raise ValueError("pooling over languages needs a language column")
+    out = _aggregate(rows, keys, aggregations)
+    spread = [k for k in ("language", "dataset") if k in keys]
+    pooled = _aggregate(rows, [k for k in keys if k not in spread], aggregations).assign(**{k: "all" for k in spread})
+    return pd.concat([out, pooled[out.columns]], ignore_index=True)

