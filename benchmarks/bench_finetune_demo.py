@@ -1,7 +1,7 @@
 """The demo recipe (configs/demo.yaml) end to end: minutes, and whether every run really learned.
 
-Runs the sweep (or only summarises an existing run store with ``--summarise DIR``) and checks the demo's bar
-(issue 7): on every language, validation MCC clearly above 0 and at most a third of the 33 diagnostic
+Runs the sweep (or only summarises an existing run store with ``--summarise DIR``) and checks the demo's bar:
+on every language, validation MCC clearly above 0 and at most a third of the 33 diagnostic
 categories with constant predictions. Writes ``benchmarks/results/bench_finetune_demo.json``.
 
 Run: ``python benchmarks/bench_finetune_demo.py [--out /tmp/demo-runs] [--set seeds=[0,1]]``

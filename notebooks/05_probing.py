@@ -47,7 +47,8 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import display
 
-from diagnostics.pipeline import ensure_runs, pretrained_models, scale_spec
+from diagnostics.pipeline import ensure_runs, experiment_configs, pretrained_models, scale_spec
+from diagnostics.pipeline.scales import probe_frames
 from diagnostics.plots import save
 from diagnostics.plots.probe import accuracy_by_layer, compare_by_layer
 from diagnostics.probe import discover_runs, layer_summary, probe_gold_cv, probe_models
@@ -56,17 +57,20 @@ runs_dir = Path(runs_dir or f"runs/{scale}")
 spec = scale_spec(scale, runs_dir)
 predictions = ensure_runs(scale, runs_dir, only=("base",))
 model_name, pretrained = next(iter(pretrained_models(scale, runs_dir).items()))
+base = experiment_configs(scale, runs_dir, ("base",))["base"]
 languages = sorted(predictions["language"].unique())
 cache_dir = runs_dir / ".cache" / "probe"
 
 # %%
-tables, probed = [], {}
+tables, probed, frames = [], {}, {}
 for language in languages:
     seeds = discover_runs(runs_dir / "base" / language)
     probed[language] = {"pretrained": pretrained} | dict(list(seeds.items())[: spec.probe_finetuned_seeds])
+    frames[language] = probe_frames(base, language, max_train=spec.probe_max_train, cache_dir=cache_dir)
     tables.append(probe_models(probed[language], language, cache_dir=cache_dir, selection=spec.probe_selection,
                                class_weight=spec.probe_class_weight, max_train=spec.probe_max_train,
-                               max_test=spec.probe_max_train, precision=spec.inference_precision))
+                               max_test=spec.probe_max_train, precision=spec.inference_precision,
+                               **frames[language]))
 probes = pd.concat(tables, ignore_index=True)
 where = {"test": "the annotated RTE-style test split (the study's protocol)",
          "holdout": "20 % held out of the annotated training pairs"}
@@ -111,7 +115,7 @@ summary.round(3)
 # %%
 gold = pd.concat([probe_gold_cv(probed[language], language, cache_dir=cache_dir, folds=5,
                                 class_weight=spec.probe_class_weight, max_test=spec.probe_max_train,
-                                precision=spec.inference_precision)
+                                precision=spec.inference_precision, test=frames[language].get("test"))
                   for language in languages], ignore_index=True)
 for language in languages:
     fig = compare_by_layer({"annotator-trained": probes, "gold-tag 5-fold CV": gold}, metric="balanced_accuracy",

@@ -150,3 +150,14 @@ def test_sweep_dry_run_says_a_changed_run_is_refused(tmp_path, tiny_model_dir):
     assert changed.exit_code == 1 and "conflict" in changed.output and "lr" in changed.output
     with pytest.raises(ValueError, match="other settings"):  # what the real run does with it
         run_sweep(load_config(path, ["lr=0.5"]))
+
+
+def test_real_run_refuses_before_anything_trains(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    runs = tmp_path / "runs"
+    result = CliRunner().invoke(app, ["pipeline", "--scale", "paper", "--runs", str(runs), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 2 and len(result.output.splitlines()) == 2  # one line per problem, nothing else
+    assert any("mnli" in e for e in errors) and any("bert-base-multilingual-cased" in e for e in errors)
+    assert not runs.exists() or not any(runs.rglob("seed=*"))

@@ -15,6 +15,9 @@ from typing import Any
 
 from .train import RunSpec, train_run
 
+#: ``timeout_min`` of submitit's local executor unless ``executor_options`` set one (submitit's own is 2 minutes).
+LOCAL_TIMEOUT_MIN = 24 * 60
+
 
 def _worker(spec: RunSpec, threads: int | None) -> dict[str, Any]:
     if threads:
@@ -81,6 +84,8 @@ def run_submitit(specs: list[RunSpec], options: dict[str, Any], workers: int) ->
     threads = options.pop("threads_per_worker", None)
     if cluster == "local":
         executor = submitit.LocalExecutor(folder=folder)
+        # submitit's local default (2 minutes, then SIGUSR2) kills a real run half-way; a run ends on its own
+        options.setdefault("timeout_min", LOCAL_TIMEOUT_MIN)
     elif cluster == "debug":
         executor = submitit.DebugExecutor(folder=folder)
     else:

@@ -312,6 +312,29 @@ def _bind_user_files(values: dict) -> None:
                 bind_files(ref["name"], {ref.get("split") or "test": ref["path"]})
 
 
+def probe_frames(config: SweepConfig, language: str, *, max_train: int | None = None, seed: int = 0,
+                 cache_dir: str | Path | None = None) -> dict:
+    """``train`` / ``test`` frames for :func:`diagnostics.probe.probe_models` where a language's data are the
+    user's files rather than the bundled sets the probes default to (empty for bundled data).
+
+    ``train``: the language's train + validation, subsampled to ``max_train`` (seeded) and annotated by the rule
+    annotator; ``test``: its first diagnostic set with gold tags.
+    """
+    import pandas as pd
+
+    from diagnostics.probe.tasks import DIAGNOSTIC_SETS, TRAIN_SETS, annotate_frame, subsample
+
+    refs = config.language_data(language)
+    frames = {}
+    if refs["train"].name != TRAIN_SETS.get(language) or refs["train"].path is not None:
+        both = pd.concat([refs["train"].load(), refs["validation"].load()], ignore_index=True)
+        frames["train"] = annotate_frame(subsample(both, max_train, seed), language, cache_dir=cache_dir)
+    diagnostics = refs["diagnostics"]
+    if diagnostics and (diagnostics[0].name != DIAGNOSTIC_SETS.get(language) or diagnostics[0].path is not None):
+        frames["test"] = diagnostics[0].load()
+    return frames
+
+
 def extra_size(config: SweepConfig) -> int:
     """Pairs of extra English NLI data in a sweep's training mixture (0 without)."""
     return config.extra_data.size if config.extra_data is not None else 0
