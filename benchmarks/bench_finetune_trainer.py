@@ -4,7 +4,8 @@ Same model (the embedded multilingual-e5-small, or a random model of its size wi
 RTE train subset, tokenised to 128 tokens), same hyperparameters (batch 16, AdamW lr 2e-5, weight decay 0.01,
 linear warm-up/decay, gradient clipping 1.0, dropout 0.1), same head initialisation and even the same batches:
 the Trainer's sampler is replaced by our loop's seeded order, so both pad exactly the same batches dynamically.
-Word embeddings are frozen in both (the CPU setting of DESIGN.md). Our loop is measured twice: as it runs by
+Word embeddings are frozen in both (``freeze_embeddings``: the 250k-row word-embedding matrix holds most of the
+model's parameters, and its optimizer update would dominate a CPU step). Our loop is measured twice: as it runs by
 default (``ours``: padded positions skipped in the token-wise layers, :mod:`diagnostics.finetune.unpadding`; the
 same logits) and computing every padded position like the Trainer (``ours-plain``: ``skip_padding: false``). Each
 measurement runs in a fresh process after a 2-step warm-up of our loop there, and rounds rotate which side goes

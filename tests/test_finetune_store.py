@@ -84,3 +84,43 @@ def test_states_and_status_command(tmp_path, live_pid):
 def test_status_of_missing_folder_is_an_error(tmp_path):
     result = CliRunner().invoke(app, ["sweep", "status", str(tmp_path / "nope")])
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_versions_record_the_code_and_status_shows_its_commit(tmp_path, tiny_model_dir):
+    import importlib.metadata
+    import re
+    import shutil
+    from pathlib import Path
+
+    from diagnostics.finetune import SweepConfig
+    from diagnostics.finetune.train import RunSpec, spec_dict, train_run
+
+    cfg = SweepConfig(output_dir=str(tmp_path / "runs"), experiment="e", languages=["en"], seeds=[0],
+                      models=[{"name": "tiny", "path": str(tiny_model_dir)}], train_size=32, max_seq_length=32,
+                      batch_size=16, max_epochs=1, max_steps=1, eval_batch_size=128, warmup_ratio=0.0,
+                      num_threads=1, progress=False)
+    spec = RunSpec(cfg.to_dict(), "en", spec_dict(cfg.models[0]), 0)
+    assert train_run(spec)["state"] == "done"
+    code = json.loads((spec.path / "versions.json").read_text())["code"]
+    assert code["version"] == importlib.metadata.version("nli-diagnostics")
+    in_checkout = (Path(__file__).resolve().parents[1] / ".git").exists()
+    if in_checkout:
+        assert re.fullmatch(r"[0-9a-f]{40}", code["commit"]) and isinstance(code["dirty"], bool)
+        short = code["commit"][:7]
+        result = CliRunner().invoke(app, ["sweep", "status", str(tmp_path / "runs")])
+        assert result.exit_code == 0, result.output
+        assert "code_commit" in result.output.splitlines()[0] and short in result.output
+        assert "different commits" not in result.output
+
+    # a second finished run made by another commit: the listing says so (runs are still reused by run_hash)
+    other = spec.path.parent / "seed=1"
+    shutil.copytree(spec.path, other)
+    versions = json.loads((other / "versions.json").read_text())
+    versions["code"] = {"version": code["version"], "commit": "f" * 40, "dirty": False}
+    (other / "versions.json").write_text(json.dumps(versions))
+    assert sweep_status(tmp_path / "runs").set_index("seed")["code_commit"][1] == "fffffff"
+    result = CliRunner().invoke(app, ["sweep", "status", str(tmp_path / "runs")])
+    assert result.exit_code == 0, result.output
+    assert "fffffff" in result.output
+    if in_checkout:
+        assert "made by 2 different commits" in result.output and "run_hash" in result.output

@@ -16,6 +16,9 @@ def test_tiny_pipeline_in_two_lanes_writes_report_and_reuses_runs(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert sorted(manifest["timings_s"]["notebooks"]) == NOTEBOOKS
     assert manifest["runs"] == 2 * 2 + 1 * 2 + 2 * 2  # base en+ru, extra-32 en, presence 0.25 / 0.75 en; 2 seeds
+    assert manifest["code"]["version"] and manifest["versions"]["code"] == manifest["code"]  # which code made it
+    commits = {json.loads(p.read_text())["code"]["commit"] for p in runs.rglob("versions.json")}
+    assert commits == {manifest["code"]["commit"]}
     for stem in NOTEBOOKS:
         executed = json.loads((out / "notebooks" / f"{stem}.ipynb").read_text())
         assert not [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]

@@ -161,3 +161,19 @@ def test_real_run_refuses_before_anything_trains(tmp_path, monkeypatch):
     assert len(errors) == 2 and len(result.output.splitlines()) == 2  # one line per problem, nothing else
     assert any("mnli" in e for e in errors) and any("bert-base-multilingual-cased" in e for e in errors)
     assert not runs.exists() or not any(runs.rglob("seed=*"))
+
+
+def test_stats_command_scores_a_user_diagnostic_named_with_its_file(tmp_path, language_files):
+    from diagnostics import data
+
+    frame = data.load("diagnostic_format", path=language_files["de.diagnostic"], language="de")
+    table = frame.assign(experiment="base", language="de", model="m", seed=0, dataset="diagnostic_de",
+                         example_id=frame["id"], prediction=frame["label"])
+    path = tmp_path / "predictions.csv"
+    table[["experiment", "language", "model", "seed", "dataset", "example_id", "label", "prediction"]].to_csv(path,
+                                                                                                             index=False)
+    ok = CliRunner().invoke(app, ["stats", str(path), "--out", str(tmp_path / "out"),
+                                  "--dataset", f"diagnostic_de={language_files['de.diagnostic']}"])
+    assert ok.exit_code == 0, ok.output
+    bad = CliRunner().invoke(app, ["stats", str(path), "--dataset", "diagnostic_xx=nowhere.jsonl"])
+    assert bad.exit_code == 2 and "diagnostic_xx" in bad.output and "Traceback" not in bad.output

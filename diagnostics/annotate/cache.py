@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from ..hashing import text_hash
+from ..io_utils import write_json_atomic
 
 COLUMNS = ("auto_coarse", "auto_features")
 
@@ -60,7 +60,6 @@ def annotate_cached(frame: pd.DataFrame, lang: str | Path, cache_dir: str | Path
     annotated = annotate(frame, lang, progress=progress, presence=presence)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-        tmp.write_text(json.dumps({c: [list(x) for x in annotated[c]] for c in COLUMNS}), encoding="utf-8")
-        os.replace(tmp, path)
+        write_json_atomic(path, {c: [list(x) for x in annotated[c]] for c in COLUMNS}, indent=None, sort_keys=False,
+                          default=None)
     return annotated

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
 
-#: File-format kinds accepted by ``--kind`` -> registry name of the reader.
-KINDS = {"rte": "rte_format", "diagnostic": "diagnostic_format", "swediagnostics": "swediagnostics",
-         "glue-tsv": "axb", "sick": "sick", "mnli": "mnli"}
+from ..data.registry import KINDS  # file-format kinds accepted by ``--kind`` -> registry name of the reader
+from ..io_utils import atomic_path
+
 _AUTO = {".jsonl": ("diagnostic", "rte", "swediagnostics", "mnli"), ".json": ("diagnostic", "rte"),
          ".tsv": ("glue-tsv", "mnli"), ".txt": ("sick", "glue-tsv")}
 WRITERS = (".jsonl", ".parquet", ".csv")
@@ -80,8 +79,7 @@ def write_output(frame: pd.DataFrame, path: str | Path) -> Path:
     if suffix not in WRITERS:
         raise ValueError(f"{path}: output extension must be one of {', '.join(WRITERS)}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
+    with atomic_path(path) as tmp:
         if suffix == ".jsonl":
             frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
         elif suffix == ".parquet":
@@ -96,7 +94,4 @@ def write_output(frame: pd.DataFrame, path: str | Path) -> Path:
                     out[column] = out[column].map(lambda v: json.dumps(v, ensure_ascii=False)
                                                   if isinstance(v, (list, dict)) else v)
             out.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     return path

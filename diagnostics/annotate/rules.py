@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from ..taxonomy import FINE, UnknownCategoryError, canonical_fine
+from ..yaml_lines import YAMLLineError, load_yaml_lines
+from ..yaml_lines import plain as _plain
 
 PAIR_MODES = ("either", "differ", "swap")
 KEY_MODES = ("lemma", "lower", "pattern")
@@ -35,45 +35,6 @@ class RulesError(ValueError):
         self.path, self.line = str(path), line
         where = f"{self.path}:{line}" if line else self.path
         super().__init__(f"{where}: {message}")
-
-
-class _LineDict(dict):
-    line: int = 0
-    key_lines: dict
-
-
-class _LineList(list):
-    line: int = 0
-
-
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that remembers the line of every mapping, mapping key and sequence."""
-
-
-def _mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
-    out = _LineDict(loader.construct_mapping(node, deep=True))
-    out.line = node.start_mark.line + 1
-    out.key_lines = {k.value: k.start_mark.line + 1 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
-    return out
-
-
-def _sequence(loader: _Loader, node: yaml.SequenceNode) -> _LineList:
-    out = _LineList(loader.construct_sequence(node, deep=True))
-    out.line = node.start_mark.line + 1
-    return out
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
-
-
-def _plain(value):
-    """Strip the line-tracking containers (spaCy's pattern validator wants plain dicts and lists)."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -285,10 +246,9 @@ def load_rules(lang: str | Path) -> RuleSet:
     """
     path = rules_path(lang)
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise RulesError(path, mark.line + 1 if mark else None, f"invalid YAML: {getattr(err, 'problem', err)}") from None
+        doc = load_yaml_lines(path)
+    except YAMLLineError as err:
+        raise RulesError(path, err.line, f"invalid YAML: {err.problem}") from None
     if not isinstance(doc, dict):
         raise RulesError(path, 1, "expected a mapping with keys language, backend, lists, features")
     unknown = set(doc) - TOP_KEYS

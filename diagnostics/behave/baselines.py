@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from diagnostics.schema import ENTAILMENT, NOT_ENTAILMENT
+
 _TOKEN = re.compile(r"\w+")
 
 
@@ -31,5 +33,5 @@ class LexicalOverlapPredictor:
         for premise, hypothesis in zip(premises, hypotheses, strict=True):
             hyp = _tokens(hypothesis)
             share = len(hyp & _tokens(premise)) / len(hyp) if hyp else 1.0
-            out.append("entailment" if share >= self.threshold else "not_entailment")
+            out.append(ENTAILMENT if share >= self.threshold else NOT_ENTAILMENT)
         return out

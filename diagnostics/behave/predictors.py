@@ -7,8 +7,11 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-LABELS = ("entailment", "not_entailment")
-_NOT = {"not_entailment", "not entailment", "non_entailment", "neutral", "contradiction"}
+from diagnostics.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT
+
+#: Class order assumed for a head without label names (``LABEL_0``, ``LABEL_1``): id 0 = entailment.
+UNNAMED_HEAD_ORDER = (ENTAILMENT, NOT_ENTAILMENT)
+_NOT = {NOT_ENTAILMENT, "not entailment", "non_entailment", "neutral", "contradiction"}
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json")
 
 
@@ -60,17 +63,17 @@ def label_order(id2label: dict | None, num_labels: int) -> list[str]:
         if num_labels != 2:
             raise ValueError(f"a classifier with {num_labels} unnamed labels; expected 2 (0 = entailment, "
                              "1 = not_entailment) or id2label naming the classes")
-        return list(LABELS)
+        return list(UNNAMED_HEAD_ORDER)
     out = []
     for name in names:
         key = name.strip().lower().replace("-", "_")
-        if key == "entailment":
-            out.append("entailment")
+        if key == ENTAILMENT:
+            out.append(ENTAILMENT)
         elif key in _NOT or key.replace("_", " ") in _NOT:
-            out.append("not_entailment")
+            out.append(NOT_ENTAILMENT)
         else:
             raise ValueError(f"cannot map label {name!r} of config.id2label {names} to entailment / not_entailment")
-    if "entailment" not in out:
+    if ENTAILMENT not in out:
         raise ValueError(f"config.id2label {names} has no entailment class")
     return out
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from diagnostics.schema import ENTAILMENT
+
 from .predictors import LABELS, TransformersPredictor, predict_many, run_coordinates
 from .suite import Case, load_suite
 
@@ -91,7 +93,7 @@ def run_suite(suite, model, **kwargs) -> pd.DataFrame:
         elif c.type == "INV":
             failed = pred != original
         else:
-            failed = pred == "entailment" and original == "entailment"
+            failed = pred == ENTAILMENT and original == ENTAILMENT
         rows.append((c.language, c.test, c.capability, c.type, c.id, pred, original, c.label, bool(failed)))
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
 

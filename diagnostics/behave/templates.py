@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from diagnostics.schema import LABELS
 from diagnostics.taxonomy import FINE, UnknownCategoryError, canonical_fine
 
 from .errors import TemplateError
@@ -43,7 +44,6 @@ from .plural import SUPPORTED, plural_category
 from .yamllines import LineDict, LineList, line_of, load_yaml
 
 TEST_TYPES = ("MFT", "INV", "DIR")
-LABELS = ("entailment", "not_entailment")
 #: Capabilities outside the diagnostic taxonomy (robustness to surface noise).
 EXTRA_CAPABILITIES = ("Typos", "Punctuation")
 #: What INV / DIR cases expect of the model's two predictions.

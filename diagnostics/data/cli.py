@@ -6,10 +6,9 @@ from pathlib import Path
 
 import typer
 
-data_app = typer.Typer(help="Bundled datasets: list, inspect, validate files.", no_args_is_help=True)
+from .registry import KINDS
 
-KINDS = {"rte": "rte_format", "diagnostic": "diagnostic_format", "swediagnostics": "swediagnostics",
-         "glue-tsv": "axb", "sick": "sick", "mnli": "mnli"}
+data_app = typer.Typer(help="Bundled datasets: list, inspect, validate files.", no_args_is_help=True)
 
 
 @data_app.command("list")

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from diagnostics.schema import ENTAILMENT, NOT_ENTAILMENT
+from diagnostics.schema import LABELS as BINARY
 from diagnostics.taxonomy import (
     COARSE,
     COARSE_ALIASES,
@@ -28,13 +30,12 @@ from diagnostics.taxonomy import (
 
 from .errors import DataFormatError, shorten
 
-BINARY = ("entailment", "not_entailment")
-THREE_WAY = ("entailment", "neutral", "contradiction")
+THREE_WAY = (ENTAILMENT, "neutral", "contradiction")
 
 
 def collapse(label3: str) -> str:
     """Map a 3-way NLI label to the binary RTE label (neutral, contradiction -> not_entailment)."""
-    return "entailment" if label3 == "entailment" else "not_entailment"
+    return ENTAILMENT if label3 == ENTAILMENT else NOT_ENTAILMENT
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:

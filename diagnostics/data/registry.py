@@ -117,8 +117,12 @@ def _bundled() -> None:
                              description=f"AX-b/LiDiRus-format diagnostic JSONL in {lang}, user-supplied"))
 
 
-
 _bundled()
+
+#: File-format kinds a user's file may be read as (``--kind`` of ``diagnostics data validate`` and
+#: ``diagnostics annotate``) -> the registered dataset whose reader reads it (``load(KINDS[kind], path=...)``).
+KINDS = {"rte": "rte_format", "diagnostic": "diagnostic_format", "swediagnostics": "swediagnostics",
+         "glue-tsv": "axb", "sick": "sick", "mnli": "mnli"}
 
 
 def bind_files(name: str, files: dict[str, str | Path]) -> DatasetSpec:

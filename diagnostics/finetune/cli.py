@@ -55,7 +55,13 @@ def run_command(
 def status_command(
     directory: Path = typer.Argument(..., help="A run store, one experiment folder, or one run folder."),
 ) -> None:
-    """Per run: done / running / failed / interrupted / pending, best validation score and minutes."""
+    """Per run: done / running / failed / interrupted / pending, best validation score, minutes and the code commit.
+
+    Finished runs are reused when their settings (run_hash) match, whatever code made them; a notice says when
+    the finished runs listed were made by different commits.
+    """
+    from diagnostics.version import mixed_commits_notice
+
     from .store import sweep_status
 
     if not directory.exists():
@@ -68,6 +74,9 @@ def status_command(
     typer.echo(table.drop(columns=["path"]).to_string(index=False))
     counts = table["state"].value_counts()
     typer.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
+    notice = mixed_commits_notice(table.loc[table["state"] == "done", "code_commit"])
+    if notice:
+        typer.echo(notice)
 
 
 def register(app: typer.Typer) -> None:

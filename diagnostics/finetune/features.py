@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from diagnostics.io_utils import atomic_path
 
 from .batching import FeatureInputs, TokenInputs, length_sorted_batches
 
@@ -78,12 +79,11 @@ def save_features(features: FeatureInputs, path: Path, meta: dict, keys: np.ndar
     from safetensors.torch import save_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     tensors = {"flat": features.flat.contiguous(), "offsets": torch.from_numpy(features.offsets)}
     if keys is not None:
         tensors["keys"] = torch.from_numpy(np.ascontiguousarray(keys, dtype=np.int64))
-    save_file(tensors, str(tmp), metadata={"meta": json.dumps(meta, sort_keys=True)})
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        save_file(tensors, str(tmp), metadata={"meta": json.dumps(meta, sort_keys=True)})
 
 
 def load_features(path: Path) -> FeatureInputs:

@@ -11,10 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .config import DataRef, SweepConfig
+from diagnostics.schema import CLASS_LABELS as LABELS  # class index -> label: class 1 is entailment
 
-LABELS = ("not_entailment", "entailment")
-"""Class index -> label; the model's class 1 is entailment (``probability`` = P(entailment))."""
+from .config import DataRef, SweepConfig
 
 
 def subset(frame: pd.DataFrame, size: int | None, seed: int) -> pd.DataFrame:

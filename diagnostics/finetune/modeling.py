@@ -21,15 +21,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-
-class PassThroughEmbeddings(nn.Module):
-    """Stands in for a model's embeddings module: returns ``inputs_embeds`` unchanged (cached hidden states)."""
-
-    def forward(self, input_ids=None, position_ids=None, token_type_ids=None, inputs_embeds=None,
-                past_key_values_length=0, **kwargs):
-        if inputs_embeds is None:
-            raise ValueError("a top-k model takes the cached hidden states of its frozen layers as inputs_embeds")
-        return inputs_embeds
+from diagnostics.models.layers import PassThroughEmbeddings
+from diagnostics.schema import CLASS_LABELS
 
 
 def encoder_layers(model: nn.Module) -> nn.ModuleList:
@@ -76,8 +69,8 @@ def load_classifier(path: str | Path, *, seed: int, dropout: float, top_k: int |
     try:
         model = AutoModelForSequenceClassification.from_pretrained(
             str(path), num_labels=2, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
-            classifier_dropout=dropout, id2label={0: "not_entailment", 1: "entailment"},
-            label2id={"not_entailment": 0, "entailment": 1})
+            classifier_dropout=dropout, id2label=dict(enumerate(CLASS_LABELS)),
+            label2id={name: i for i, name in enumerate(CLASS_LABELS)})
     finally:
         hf_logging.set_verbosity(verbosity)
         if bars:

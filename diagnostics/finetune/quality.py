@@ -10,13 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .mixtures import LABELS
-
-
-def _mcc(gold: np.ndarray, pred: np.ndarray) -> float:
-    from .train import mcc
-
-    return mcc(gold, pred)
+from diagnostics.schema import ENTAILMENT
+from diagnostics.stats.mcc import mcc as _mcc
 
 
 def category_summary(frame: pd.DataFrame, proba: np.ndarray) -> dict:
@@ -38,7 +33,7 @@ def category_summary(frame: pd.DataFrame, proba: np.ndarray) -> dict:
     if "features" not in frame or frame["label"].isna().any():
         return {}
     pred = (np.asarray(proba) >= 0.5).astype(np.int64)
-    gold = (frame["label"].to_numpy() == LABELS[1]).astype(np.int64)
+    gold = (frame["label"].to_numpy() == ENTAILMENT).astype(np.int64)
     rows = pd.DataFrame({"row": np.arange(len(frame)), "feature": frame["features"].to_numpy()}).explode("feature")
     rows = rows.dropna(subset=["feature"])
     per = {}

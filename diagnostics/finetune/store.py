@@ -4,7 +4,7 @@ Layout::
 
     <output_dir>/<experiment>/<language>/<model>/seed=<k>/
         config.json         the sweep config + this run's coordinates
-        versions.json       python, torch, transformers, numpy ... and the thread count
+        versions.json       python, torch, transformers, numpy ..., the thread count and the code (version, commit)
         metrics.json        validation curve, best epoch, resource figures
         predictions.parquet the predictions table (diagnostic + extra evaluation sets)
         checkpoint/         optional: the best model as a Hugging Face folder (safetensors)
@@ -26,8 +26,12 @@ from typing import Any
 
 import pandas as pd
 
-PREDICTION_COLUMNS = ["experiment", "language", "model", "seed", "dataset", "example_id", "label", "prediction",
-                      "probability"]
+from diagnostics.io_utils import write_json_atomic
+from diagnostics.schema import TRAINER_COLUMNS
+
+#: Columns of the predictions tables runs write (:data:`diagnostics.schema.TRAINER_COLUMNS`: the required
+#: columns + ``probability``; ``pretrain_seed`` follows for models that name one).
+PREDICTION_COLUMNS = list(TRAINER_COLUMNS)
 
 
 class RunLockedError(RuntimeError):
@@ -42,13 +46,6 @@ def run_dir(output_dir: str | Path, experiment: str, language: str, model_slug: 
 def is_done(path: Path) -> bool:
     """Whether the run in ``path`` finished (its ``DONE`` marker exists)."""
     return (Path(path) / "DONE").exists()
-
-
-def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write JSON through a temporary file + ``os.replace`` so readers never see half a file."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def mark_done(path: Path, summary: dict[str, Any]) -> None:
@@ -147,10 +144,16 @@ def clear_partial(path: Path) -> None:
 
 
 def library_versions() -> dict[str, Any]:
-    """Versions of the libraries a run's numbers depend on (+ python, platform, torch threads, device)."""
+    """Versions of the libraries a run's numbers depend on (+ python, platform, torch threads, device).
+
+    ``code`` is this package's version and git commit (:func:`diagnostics.version.code_version`).
+    """
     import importlib.metadata as md
 
-    versions: dict[str, Any] = {"python": sys.version.split()[0], "platform": platform.platform()}
+    from diagnostics.version import code_version
+
+    versions: dict[str, Any] = {"python": sys.version.split()[0], "platform": platform.platform(),
+                                "code": code_version()}
     for name in ("torch", "transformers", "tokenizers", "safetensors", "numpy", "pandas", "pyarrow",
                  "nli-diagnostics"):
         try:
@@ -197,13 +200,18 @@ def sweep_status(root: str | Path) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``experiment, language, model, seed, state, best_validation, minutes, path``; state as in :func:`run_state`.
+        ``experiment, language, model, seed, state, best_validation, minutes, code_commit, path``; state as in
+        :func:`run_state`; ``code_commit`` is the short git commit recorded in the run's ``versions.json``
+        (``+dirty``: uncommitted changes; ``None``: not recorded or not made in a checkout).
     """
+    from diagnostics.version import short_commit
+
     rows = []
     for folder in _run_folders(Path(root)):
         state = run_state(folder)
         config = _read_json(folder / "config.json") or {}
         metrics = _read_json(folder / "metrics.json") or {}
+        versions = _read_json(folder / "versions.json") or {}
         run = config.get("run", {})
         rows.append({
             "experiment": run.get("experiment", folder.parents[2].name),
@@ -213,10 +221,11 @@ def sweep_status(root: str | Path) -> pd.DataFrame:
             "state": state,
             "best_validation": metrics.get("best", {}).get("validation_" + metrics.get("selection_metric", "")),
             "minutes": round(metrics["resources"]["total_s"] / 60, 2) if "resources" in metrics else None,
+            "code_commit": short_commit(versions.get("code")),
             "path": str(folder),
         })
     return pd.DataFrame(rows, columns=["experiment", "language", "model", "seed", "state", "best_validation",
-                                       "minutes", "path"])
+                                       "minutes", "code_commit", "path"])
 
 
 def collect_predictions(root: str | Path) -> pd.DataFrame:

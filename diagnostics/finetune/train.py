@@ -21,11 +21,13 @@ import pandas as pd
 import torch
 
 from diagnostics.models.loading import load_tokenizer
+from diagnostics.schema import CLASS_LABELS
+from diagnostics.stats.mcc import mcc
 
 from . import store
 from .batching import batch_order, encode_pairs, length_sorted_batches
 from .config import ModelSpec, SweepConfig
-from .mixtures import LABELS, evaluation_sets, training_mixture
+from .mixtures import evaluation_sets, training_mixture
 from .quality import category_summary
 from .resources import PeakMemory, fitness
 
@@ -73,20 +75,9 @@ def resolve_model_path(model: ModelSpec) -> Path:
     return Path(resolve_model(model.name))
 
 
-def mcc(gold: np.ndarray, pred: np.ndarray) -> float:
-    """Matthews correlation of two binary 0/1 arrays (0.0 when undefined, as sklearn)."""
-    gold, pred = np.asarray(gold, dtype=np.int64), np.asarray(pred, dtype=np.int64)
-    tp = float(np.sum((gold == 1) & (pred == 1)))
-    tn = float(np.sum((gold == 0) & (pred == 0)))
-    fp = float(np.sum((gold == 0) & (pred == 1)))
-    fn = float(np.sum((gold == 1) & (pred == 0)))
-    denom = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    return 0.0 if denom == 0 else (tp * tn - fp * fn) / denom
-
-
 def label_ids(labels: pd.Series) -> np.ndarray:
     """``entailment`` -> 1, ``not_entailment`` -> 0 (missing labels -> -1)."""
-    mapping = {name: i for i, name in enumerate(LABELS)}
+    mapping = {name: i for i, name in enumerate(CLASS_LABELS)}
     return labels.map(lambda x: mapping.get(x, -1)).to_numpy(dtype=np.int64)
 
 
@@ -363,7 +354,7 @@ def _prediction_table(config: SweepConfig, spec: RunSpec, model: ModelSpec, name
         "experiment": config.experiment, "language": spec.language, "model": model.name, "seed": spec.seed,
         "dataset": name, "example_id": frame["id"].astype(str).to_numpy(),
         "label": frame["label"].to_numpy(dtype=object),
-        "prediction": np.where(proba >= 0.5, LABELS[1], LABELS[0]), "probability": proba,
+        "prediction": np.where(proba >= 0.5, CLASS_LABELS[1], CLASS_LABELS[0]), "probability": proba,
     })
     if model.pretrain_seed is not None:
         table["pretrain_seed"] = model.pretrain_seed

@@ -64,7 +64,7 @@ def upper_part(model, start_layer: int):
     import torch
     from torch import nn
 
-    from diagnostics.finetune.modeling import PassThroughEmbeddings
+    from .layers import PassThroughEmbeddings
 
     # transformers 5 records hidden states through forward hooks that a model installs on its layers at its first
     # call; run it once first, so the view (which shares the layers) finds them installed and adds no duplicates

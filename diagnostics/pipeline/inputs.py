@@ -123,13 +123,11 @@ class PipelineInputs:
         fields = {f.name for f in dataclasses.fields(spec)}
         return {key: value for key, value in map(split_override, self.overrides) if key in fields}
 
-    def sweep_overrides(self) -> list[str]:
-        """Overrides of sweep-config keys (every override that is not a scale setting)."""
+    def sweep_overrides(self, spec) -> list[str]:
+        """Overrides of sweep-config keys (every override that is not a field of the scale settings ``spec``)."""
         from diagnostics.finetune.config import split_override
 
-        from .scales import ScaleSpec
-
-        fields = {f.name for f in dataclasses.fields(ScaleSpec)}
+        fields = {f.name for f in dataclasses.fields(spec)}
         return [o for o in self.overrides if split_override(o)[0] not in fields]
 
     def to_dict(self) -> dict[str, Any]:
@@ -138,7 +136,7 @@ class PipelineInputs:
 
     def save(self, runs_dir: str | Path) -> Path:
         """Record the inputs as ``<runs_dir>/pipeline.json`` (atomically)."""
-        from diagnostics.finetune.store import write_json_atomic
+        from diagnostics.io_utils import write_json_atomic
 
         path = Path(runs_dir) / INPUTS_FILE
         path.parent.mkdir(parents=True, exist_ok=True)

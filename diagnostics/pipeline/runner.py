@@ -7,6 +7,7 @@ import platform
 import time
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -65,14 +66,18 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
     return pd.concat(frames, ignore_index=True)
 
 
-def versions() -> dict[str, str]:
-    """Python and library versions, recorded next to results."""
-    found = {"python": platform.python_version()}
+def versions() -> dict[str, Any]:
+    """Python and library versions, recorded next to results, and ``code``: this package's version and git commit
+    (:func:`diagnostics.version.code_version`)."""
+    from diagnostics.version import code_version
+
+    found: dict[str, Any] = {"python": platform.python_version()}
     for package in PACKAGES:
         try:
             found[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
             found[package] = "not installed"
+    found["code"] = code_version()
     return found
 
 
@@ -190,6 +195,7 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
     predictions = ensure_runs(scale, runs_dir)
     sweep_s = time.perf_counter() - t0
     notebook_s = execute_notebooks(scale, out_dir, runs_dir, notebooks, lanes=lanes or spec.notebook_lanes)
+    found_versions = versions()
     manifest = {
         "scale": scale,
         "scale_spec": {k: v for k, v in spec.__dict__.items()},
@@ -197,7 +203,8 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
         "configs": {name: cfg.to_dict() for name, cfg in experiment_configs(scale, runs_dir).items()},
         "runs": int(predictions.groupby(["experiment", "language", "model", "seed"]).ngroups),
         "seeds": sorted(int(s) for s in predictions["seed"].unique()),
-        "versions": versions(),
+        "versions": found_versions,
+        "code": found_versions["code"],
         "timings_s": {"sweeps": round(sweep_s, 1), "notebooks": notebook_s,
                       "total": round(time.perf_counter() - started, 1)},
     }

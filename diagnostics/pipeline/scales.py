@@ -261,7 +261,7 @@ def _base_values(scale: str, runs_dir: Path, inputs: PipelineInputs) -> dict:
         values.pop("pipeline", None)
         values |= {"experiment": "base", "output_dir": str(runs_dir), "presence": None, "save_checkpoint": True,
                    **spec.overrides}
-    overrides = inputs.sweep_overrides()
+    overrides = inputs.sweep_overrides(spec)
     values = apply_overrides(values, overrides)
     if not any(o.split("=", 1)[0].strip() == "languages" for o in overrides):
         values["languages"] = list(dict.fromkeys([*values.get("languages", []), *spec.study_languages,

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from diagnostics.hashing import text_hash  # noqa: F401  (part of this module's API)
+from diagnostics.io_utils import atomic_path, write_json_atomic
 
 CACHE_VERSION = 1
 _DTYPES = {"float16": np.float16, "float32": np.float32}
@@ -104,14 +104,10 @@ class VectorCache:
         """Store ``array`` (already in its storage dtype) with its metadata, atomically."""
         self.root.mkdir(parents=True, exist_ok=True)
         array_path, meta_path = self.paths(key)
-        tmp = array_path.with_name(f".{array_path.name}.tmp{os.getpid()}")
-        with open(tmp, "wb") as fh:
+        with atomic_path(array_path) as tmp, open(tmp, "wb") as fh:
             np.save(fh, np.ascontiguousarray(array), allow_pickle=False)
-        os.replace(tmp, array_path)
-        tmp_meta = meta_path.with_name(f".{meta_path.name}.tmp{os.getpid()}")
-        tmp_meta.write_text(json.dumps({**meta, "shape": list(array.shape), "dtype": str(array.dtype)}, indent=2,
-                                       sort_keys=True), encoding="utf-8")
-        os.replace(tmp_meta, meta_path)
+        # the JSON last: an entry is complete once its metadata exists
+        write_json_atomic(meta_path, {**meta, "shape": list(array.shape), "dtype": str(array.dtype)}, default=None)
 
 
 def vector_key(model_path: str | Path, texts: list[str], *, pooling: str = "mean", max_length: int = 128,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from diagnostics.io_utils import write_json_atomic
 
 from .linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split, majority_accuracy,
                      standardise)
@@ -404,9 +405,7 @@ def _result_key(vector_keys: dict[str, str], labels: str, settings: dict) -> str
 
 def _write_json(path: Path, payload) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps(payload), encoding="utf-8")
-    os.replace(tmp, path)
+    write_json_atomic(path, payload, indent=None, sort_keys=False, default=None)
 
 
 def _subsample(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:

@@ -17,7 +17,7 @@ import pandas as pd
 from diagnostics.taxonomy import COARSE, UnknownCategoryError, canonical_coarse, canonical_fine, slug
 
 #: RTE-style data (train + validation to train probes, test to choose their L2 strength) and diagnostic set of
-#: each language (see docs/CONTRACTS.md).
+#: each language (see CONTRIBUTING.md).
 TRAIN_SETS = {"en": "rte", "ru": "terra"}
 DIAGNOSTIC_SETS = {"en": "axb", "ru": "lidirus", "sv": "swediagnostics"}
 DEFAULT_TASKS = ("logic", "lexical_semantics", "predicate_argument_structure")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..schema import ENTAILMENT
 from .categories import category_matrix, dataset_frame
 from .scores import ALL
 from .table import SETTING_KEYS
@@ -134,7 +135,7 @@ def agreement(predictions: pd.DataFrame, dataset=None, by: str = "category") -> 
         wide = wide.dropna()
         if wide.shape[1] < 2 or wide.empty:
             continue
-        pred = (wide.to_numpy() == "entailment").astype(np.int8)
+        pred = (wide.to_numpy() == ENTAILMENT).astype(np.int8)
         frame = dataset_frame(dataset if dataset is not None else setting[3])
         names, cats = category_matrix(frame, "fine" if by == "category" else "coarse", ids=wide.index.to_numpy())
         cats = np.column_stack([cats, np.ones(len(wide), dtype=bool)])

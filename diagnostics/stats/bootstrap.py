@@ -21,6 +21,7 @@ import numpy as np
 from scipy import sparse
 from threadpoolctl import ThreadpoolController
 
+from ..schema import ENTAILMENT, LABELS
 from .mcc import mcc_from_counts
 
 Metric = str | Callable[[np.ndarray, np.ndarray], float]
@@ -42,11 +43,11 @@ def as_binary(values, name: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.dtype.kind in "OUS":
         flat = arr.astype(str)
-        ok = np.isin(flat, ("entailment", "not_entailment"))
+        ok = np.isin(flat, LABELS)
         if not ok.all():
             raise ValueError(f"{name} must hold 0/1, booleans or 'entailment'/'not_entailment', "
                              f"found {flat[~ok].ravel()[0]!r}")
-        return (flat == "entailment").astype(np.int8)
+        return (flat == ENTAILMENT).astype(np.int8)
     if arr.dtype.kind == "b":
         return arr.astype(np.int8)
     if arr.dtype.kind in "iuf":

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..schema import ENTAILMENT
 from .bootstrap import Metric, multibootstrap, multibootstrap_pair, point_estimate
 from .categories import category_matrix, dataset_frame
 from .scores import ALL, OVERALL
@@ -237,7 +238,7 @@ def setting_arrays(predictions: pd.DataFrame, setting: Mapping, dataset=None, by
     order = pd.Index(frame["id"].astype(str))
     wide = wide.loc[[i for i in order.unique() if i in wide.index]]
     labels = rows.drop_duplicates("example_id").set_index("example_id")["label"].loc[wide.index]
-    pred = (wide.to_numpy() == "entailment").astype(np.int8)
+    pred = (wide.to_numpy() == ENTAILMENT).astype(np.int8)
     if nested:
         wide_cols = wide.columns
         outer = sorted(set(wide_cols.get_level_values(0)))
@@ -246,12 +247,12 @@ def setting_arrays(predictions: pd.DataFrame, setting: Mapping, dataset=None, by
             raise ValueError(f"setting {keys}: a nested design needs every fine-tuning seed {inner} under every "
                              f"pretraining seed {outer}")
         wide = wide.reindex(columns=pd.MultiIndex.from_product([outer, inner]))
-        pred = (wide.to_numpy() == "entailment").astype(np.int8).reshape(len(wide), len(outer), len(inner))
+        pred = (wide.to_numpy() == ENTAILMENT).astype(np.int8).reshape(len(wide), len(outer), len(inner))
         seeds, inner_seeds = outer, inner
     else:
         seeds, inner_seeds = list(wide.columns), []
     names, cats = category_matrix(frame, "fine" if by == "category" else "coarse", ids=wide.index.to_numpy())
-    return SettingArrays(keys, wide.index.to_numpy(dtype=str), (labels.to_numpy() == "entailment").astype(np.int8),
+    return SettingArrays(keys, wide.index.to_numpy(dtype=str), (labels.to_numpy() == ENTAILMENT).astype(np.int8),
                          pred, seeds, inner_seeds, cats, names)
 
 

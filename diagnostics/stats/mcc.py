@@ -72,8 +72,24 @@ def binary_counts(y_true: np.ndarray, y_pred: np.ndarray, members: np.ndarray,
 
 
 def mcc(y_true, y_pred) -> float:
-    """MCC of one binary prediction vector (0 when undefined, like sklearn)."""
-    y = np.asarray(y_true).astype(bool)
-    p = np.asarray(y_pred).astype(bool)
-    value, _ = mcc_from_counts(np.sum(y & p), np.sum(~y & p), np.sum(y & ~p), np.sum(~y & ~p))
+    """MCC of one binary prediction vector (0.0 when undefined, as ``sklearn.metrics.matthews_corrcoef``).
+
+    The one scalar MCC of the toolkit: the trainer's validation and per-category scores and the loop reference
+    of Multi-Bootstrap use it.
+
+    Parameters
+    ----------
+    y_true, y_pred : array_like
+        Gold labels and predictions of equal length: 1 (or True) = positive (entailment), 0 (or False) = negative.
+        Positions where either holds another value (e.g. -1 for a missing label) are left out.
+
+    Returns
+    -------
+    float
+        In [-1, 1]; 0.0 when a margin is empty (see :func:`mcc_from_counts`).
+    """
+    y, p = np.asarray(y_true), np.asarray(y_pred)
+    y1, y0, p1, p0 = y == 1, y == 0, p == 1, p == 0
+    count = np.count_nonzero
+    value, _ = mcc_from_counts(count(y1 & p1), count(y0 & p1), count(y1 & p0), count(y0 & p0))
     return float(value)

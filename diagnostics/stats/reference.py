@@ -1,7 +1,8 @@
 """A straightforward loop implementation of Multi-Bootstrap, the published algorithm as written.
 
 For each bootstrap sample: resample examples and seeds, then loop over the drawn seeds (and the categories),
-computing the metric with plain numpy, and average over the seeds. It exists to check
+computing the metric of each (category, seed) on its own (accuracy, or the scalar
+:func:`diagnostics.stats.mcc.mcc`), and average over the seeds. It exists to check
 :func:`diagnostics.stats.multibootstrap` (tests) and as the baseline of ``benchmarks/bench_stats_multibootstrap.py``.
 Use :func:`diagnostics.stats.multibootstrap` for real work: it is the same algorithm, vectorised.
 """
@@ -12,22 +13,12 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .mcc import mcc
+
 
 def accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """Share of equal entries (NaN for no examples)."""
     return float(np.mean(y_true == y_pred)) if len(y_true) else float("nan")
-
-
-def mcc(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Binary MCC with plain numpy sums (0 when undefined, like sklearn)."""
-    y = y_true == 1
-    p = y_pred == 1
-    tp = float(np.sum(y & p))
-    tn = float(np.sum(~y & ~p))
-    fp = float(np.sum(~y & p))
-    fn = float(np.sum(y & ~p))
-    denom = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    return 0.0 if denom == 0 else (tp * tn - fp * fn) / np.sqrt(denom)
 
 
 def multibootstrap_loop(predictions: np.ndarray, labels: np.ndarray, metric: str = "accuracy",

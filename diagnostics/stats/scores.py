@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ..schema import ENTAILMENT
 from ..taxonomy import COARSE_OF
 from .categories import category_matrix, dataset_frame
 from .mcc import binary_counts, mcc_from_counts
@@ -90,8 +91,8 @@ def _dataset_scores(group: pd.DataFrame, source, keys: list[str], levels) -> pd.
     pred = np.zeros(shape)
     gold = np.zeros(shape)
     valid = np.zeros(shape, dtype=bool)
-    pred[row, col] = (group["prediction"].to_numpy() == "entailment")
-    gold[row, col] = (group["label"].to_numpy() == "entailment")
+    pred[row, col] = (group["prediction"].to_numpy() == ENTAILMENT)
+    gold[row, col] = (group["label"].to_numpy() == ENTAILMENT)
     valid[row, col] = True
 
     blocks = []

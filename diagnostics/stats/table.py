@@ -1,6 +1,6 @@
 """The one predictions table: reading, validation and the keys that identify runs and settings.
 
-Columns (see ``docs/CONTRACTS.md``): ``experiment, language, model, seed, dataset, example_id, label,
+Columns (see ``CONTRIBUTING.md``): ``experiment, language, model, seed, dataset, example_id, label,
 prediction`` plus optional ``probability`` (P(entailment)) and ``pretrain_seed`` (nested designs).
 ``label``/``prediction`` are ``"entailment"``/``"not_entailment"``; ``example_id`` matches ``id`` of
 ``diagnostics.data.load(dataset)``.
@@ -18,10 +18,10 @@ import pandas as pd
 
 from ..data.errors import DataFormatError
 from ..data.errors import shorten as _shorten
+from ..schema import LABELS
+from ..schema import PREDICTION_OPTIONAL as OPTIONAL
+from ..schema import PREDICTION_REQUIRED as REQUIRED
 
-REQUIRED = ("experiment", "language", "model", "seed", "dataset", "example_id", "label", "prediction")
-OPTIONAL = ("probability", "pretrain_seed")
-LABELS = ("entailment", "not_entailment")
 #: Columns that identify one setting (everything but the seeds).
 SETTING_KEYS = ("experiment", "language", "model", "dataset")
 

@@ -1,0 +1,291 @@
+"""Architecture of ``diagnostics``: the import graph has no cycles and no upward imports, and the definitions
+every stage shares (labels, predictions-table columns, file kinds, MCC, atomic writes, line-aware YAML) have one
+home each.
+
+The import graph is read from the source with ``ast`` (nothing is imported): every ``import`` / ``from ... import``
+anywhere in a module counts, at module level or inside a function, under ``if TYPE_CHECKING`` or not. An import of
+``diagnostics.<pkg>.<mod>`` from another stage also counts as an import of the package ``diagnostics.<pkg>``, whose
+``__init__`` Python runs first.
+
+Stages, lowest first (a module may import its own stage and the ones below it, never one above):
+
+0. foundation: the top-level modules (``schema``, ``taxonomy``, ``hashing``, ``io_utils``, ``yaml_lines`` ...)
+1. ``data``
+2. ``annotate``
+3. ``models``
+4. ``stats``: pure numpy / pandas / scipy; needs only ``data`` and the foundation
+5. ``finetune``: imports the one MCC from ``stats.mcc`` (so ``stats`` sits below it and must never import it)
+6. ``probe``
+7. ``behave``
+8. ``plots``
+9. commands: ``pipeline``, ``report``, ``diagnostics.cli`` / ``__main__`` and every stage's ``cli`` module
+   (the ``diagnostics <stage>`` commands, registered by ``diagnostics/cli.py``)
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "diagnostics"
+
+STAGES = ("foundation", "data", "annotate", "models", "stats", "finetune", "probe", "behave", "plots", "commands")
+_STAGE_OF_PACKAGE = {"data": 1, "annotate": 2, "models": 3, "stats": 4, "finetune": 5, "probe": 6, "behave": 7,
+                     "plots": 8, "pipeline": 9, "report": 9}
+_COMMAND_MODULES = {"diagnostics.cli", "diagnostics.__main__"}
+
+#: Cycles that cannot be broken now: frozenset of modules -> reason. Each must still exist (else remove it here).
+ALLOWED_CYCLES: dict[frozenset, str] = {}
+#: Upward imports that cannot move now: (importer, imported) -> reason. Each must still exist.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        out[".".join(parts)] = (path, is_package)
+    return out
+
+
+MODULES = _modules()
+TREES = {name: ast.parse(path.read_text(encoding="utf-8"), filename=str(path)) for name, (path, _) in MODULES.items()}
+
+
+def _known(name: str) -> str | None:
+    """The module (or package) of ``diagnostics`` that ``name`` refers to, None outside the package."""
+    if name != "diagnostics" and not name.startswith("diagnostics."):
+        return None
+    while name not in MODULES and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name
+
+
+def _imported(module: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        if node.level:
+            base = module.split(".") if is_package else module.split(".")[:-1]
+            base = base[:len(base) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+        else:
+            source = node.module
+        # ``from pkg import name``: a submodule when ``pkg.name`` is one, else an attribute of ``pkg``
+        names = [f"{source}.{a.name}" if f"{source}.{a.name}" in MODULES else source for a in node.names]
+    return [found for found in map(_known, names) if found is not None]
+
+
+def _top(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else module
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the ``diagnostics`` modules it imports (see the module docstring for what counts)."""
+    graph = {}
+    for module, (_, is_package) in MODULES.items():
+        deps = set()
+        for node in ast.walk(TREES[module]):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for dep in _imported(module, is_package, node):
+                    deps.add(dep)
+                    parts = dep.split(".")
+                    if len(parts) > 2 and _top(dep) != _top(module):  # the other stage's package __init__ runs
+                        deps.add(".".join(parts[:2]))
+        deps.discard(module)
+        graph[module] = deps
+    return graph
+
+
+GRAPH = import_graph()
+
+
+def stage_of(module: str) -> int:
+    """Stage index (see :data:`STAGES`) of a ``diagnostics`` module."""
+    parts = module.split(".")
+    if module in _COMMAND_MODULES or (len(parts) == 3 and parts[2] == "cli"):
+        return STAGES.index("commands")
+    if len(parts) == 1 or (len(parts) == 2 and not MODULES[module][1]):
+        return STAGES.index("foundation")  # the package root and the top-level modules
+    if parts[1] not in _STAGE_OF_PACKAGE:
+        raise KeyError(f"{module}: package diagnostics.{parts[1]} has no stage; add it to tests/test_architecture.py")
+    return _STAGE_OF_PACKAGE[parts[1]]
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The import cycles: strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for dep in sorted(graph[node]):
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in on_stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                out.append(frozenset(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return out
+
+
+def upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """(importer, imported) pairs where the imported module sits in a higher stage."""
+    return {(module, dep) for module, deps in graph.items() for dep in deps if stage_of(dep) > stage_of(module)}
+
+
+def _strings(module: str) -> list[ast.Constant]:
+    return [n for n in ast.walk(TREES[module]) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+# --- the import graph -------------------------------------------------------------------------------------------
+
+
+def test_the_graph_sees_module_and_function_level_imports():
+    assert "diagnostics.finetune.store" in GRAPH["diagnostics.finetune"]  # module level, relative
+    assert "diagnostics.finetune.sweep" in GRAPH["diagnostics.finetune"]  # inside a function
+    assert "diagnostics.data" in GRAPH["diagnostics.annotate.io"]  # ``from .. import data`` inside a function
+    assert {"diagnostics.stats.mcc", "diagnostics.stats"} <= GRAPH["diagnostics.finetune.train"]
+
+
+def test_every_module_has_a_stage():
+    for module in MODULES:
+        stage_of(module)
+
+
+def test_no_import_cycles():
+    cycles = set(strongly_connected(GRAPH))
+    unexpected = [sorted(c) for c in cycles - set(ALLOWED_CYCLES)]
+    assert not unexpected, f"import cycles: {unexpected}"
+    stale = [sorted(c) for c in set(ALLOWED_CYCLES) - cycles]
+    assert not stale, f"allowed cycles that no longer exist (remove them from ALLOWED_CYCLES): {stale}"
+
+
+def test_no_upward_imports():
+    upward = upward_imports(GRAPH)
+    unexpected = sorted(f"{a} ({STAGES[stage_of(a)]}) imports {b} ({STAGES[stage_of(b)]})"
+                        for a, b in upward - set(ALLOWED_UPWARD))
+    assert not unexpected, "imports of a higher stage:\n" + "\n".join(unexpected)
+    stale = sorted(set(ALLOWED_UPWARD) - upward)
+    assert not stale, f"allowed upward imports that no longer exist (remove them from ALLOWED_UPWARD): {stale}"
+
+
+def test_the_checks_catch_a_cycle_and_an_upward_import():
+    graph = {"diagnostics.stats.x": {"diagnostics.finetune.y"}, "diagnostics.finetune.y": {"diagnostics.stats.x"}}
+    assert strongly_connected(graph) == [frozenset(graph)]
+    assert upward_imports(graph) == {("diagnostics.stats.x", "diagnostics.finetune.y")}
+
+
+# --- one home per shared definition -----------------------------------------------------------------------------
+
+
+def test_labels_and_columns_are_the_schema_objects():
+    from diagnostics import schema, stats
+    from diagnostics.behave import predictors, templates
+    from diagnostics.data import readers
+    from diagnostics.finetune import mixtures, store
+    from diagnostics.stats import bootstrap, table
+
+    assert schema.LABELS == ("entailment", "not_entailment")
+    assert schema.CLASS_LABELS == ("not_entailment", "entailment")  # class 1 = entailment = ``probability``
+    for alias in (table.LABELS, stats.LABELS, templates.LABELS, predictors.LABELS, readers.BINARY, bootstrap.LABELS):
+        assert alias is schema.LABELS
+    assert mixtures.LABELS is schema.CLASS_LABELS
+    assert table.REQUIRED is stats.REQUIRED is schema.PREDICTION_REQUIRED
+    assert table.OPTIONAL is schema.PREDICTION_OPTIONAL
+    assert schema.TRAINER_COLUMNS == schema.PREDICTION_REQUIRED + ("probability",)
+    assert set(schema.TRAINER_COLUMNS) <= set(schema.PREDICTION_REQUIRED + schema.PREDICTION_OPTIONAL)
+    assert store.PREDICTION_COLUMNS == list(schema.TRAINER_COLUMNS)
+
+
+def test_label_names_are_written_only_in_the_schema():
+    found = sorted(f"{m}:{n.lineno}" for m in MODULES if m != "diagnostics.schema"
+                   for n in _strings(m) if n.value in ("entailment", "not_entailment"))
+    assert not found, f"label names spelled out (import them from diagnostics.schema): {found}"
+
+
+def test_prediction_columns_are_listed_only_in_the_schema():
+    found = []
+    for module in MODULES:
+        if module == "diagnostics.schema":
+            continue
+        for node in ast.walk(TREES[module]):
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if {"example_id", "prediction"} <= values:
+                    found.append(f"{module}:{node.lineno}")
+    assert not found, f"predictions-table columns listed again (use diagnostics.schema): {found}"
+
+
+def _assigned(name: str) -> list[str]:
+    return sorted(m for m in MODULES for n in ast.walk(TREES[m]) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                  if isinstance(t, ast.Name) and t.id == name)
+
+
+def test_file_kinds_are_defined_once():
+    from diagnostics.annotate import io as annotate_io
+    from diagnostics.data import cli as data_cli
+    from diagnostics.data import registry
+
+    assert _assigned("KINDS") == ["diagnostics.data.registry"]
+    assert annotate_io.KINDS is registry.KINDS and data_cli.KINDS is registry.KINDS
+
+
+def test_mcc_is_defined_once():
+    defined = sorted(f"{m}.{n.name}" for m in MODULES for n in ast.walk(TREES[m])
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in ("mcc", "mcc_from_counts"))
+    assert defined == ["diagnostics.stats.mcc.mcc", "diagnostics.stats.mcc.mcc_from_counts"]
+    from diagnostics.finetune import quality
+    from diagnostics.stats import mcc, reference
+
+    assert reference.mcc is mcc.mcc and quality._mcc is mcc.mcc
+
+
+def test_atomic_writes_go_through_io_utils():
+    calls = sorted(m for m in MODULES for n in ast.walk(TREES[m])
+                   if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "replace"
+                   and isinstance(n.func.value, ast.Name) and n.func.value.id == "os")
+    assert calls == ["diagnostics.io_utils"]
+    assert _assigned("write_json_atomic") == [] and len([m for m in MODULES for n in ast.walk(TREES[m])
+                                                          if isinstance(n, ast.FunctionDef)
+                                                          and n.name == "write_json_atomic"]) == 1
+    from diagnostics import io_utils
+    from diagnostics.finetune import store
+
+    assert store.write_json_atomic is io_utils.write_json_atomic
+
+
+def test_line_aware_yaml_loader_is_defined_once():
+    loaders = sorted(m for m in MODULES for n in ast.walk(TREES[m]) if isinstance(n, ast.ClassDef)
+                     for b in n.bases if isinstance(b, ast.Attribute) and b.attr.endswith("Loader"))
+    assert loaders == ["diagnostics.yaml_lines"]
+    from diagnostics import yaml_lines
+    from diagnostics.behave import yamllines
+
+    assert yamllines.LineDict is yaml_lines.LineDict and yamllines.line_of is yaml_lines.line_of
+
+
+@pytest.mark.parametrize("module", ["diagnostics.schema", "diagnostics.io_utils", "diagnostics.yaml_lines"])
+def test_foundation_modules_import_nothing_of_the_package(module):
+    assert GRAPH[module] == set()
