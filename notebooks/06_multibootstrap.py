@@ -21,9 +21,10 @@
 # difference "survives" when its CI excludes 0.
 
 # %% tags=["parameters"]
-scale = "tiny"
-output_dir = "reports/notebooks"
+scale = "demo"
+output_dir = None
 runs_dir = None
+train_missing = False
 
 # %%
 # %matplotlib inline
@@ -32,11 +33,11 @@ from IPython.display import display
 
 from diagnostics import stats
 from diagnostics.data.consistency import compare_diagnostics
-from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, scale_spec
+from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths, scale_spec
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
-runs_dir = runs_dir or f"runs/{scale}"
+runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"), train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
 predictions = ensure_runs(scale, runs_dir, only=("base", "extra"))
 base = predictions[predictions["experiment"] == "base"]
@@ -74,7 +75,9 @@ if {"en", "ru"} <= set(languages):
 # %%
 sizes = {name: extra_size(cfg) for name, cfg in experiment_configs(scale, runs_dir, ("base", "extra")).items()}
 smallest, largest = min(sizes, key=sizes.get), max(sizes, key=sizes.get)
-for lang in sorted(predictions.loc[predictions["experiment"] == largest, "language"].unique()):
+in_both = set(predictions.loc[predictions["experiment"] == smallest, "language"]) & \
+    set(predictions.loc[predictions["experiment"] == largest, "language"])
+for lang in sorted(in_both):
     if smallest == largest or lang not in languages:
         continue
     diff = stats.compare_settings(predictions, {"experiment": smallest, "language": lang},
