@@ -19,9 +19,10 @@
 # categories named the same way everywhere. Everything here is computed by `diagnostics.data`.
 
 # %% tags=["parameters"]
-scale = "tiny"
-output_dir = "reports/notebooks"
+scale = "demo"
+output_dir = None
 runs_dir = None
+train_missing = False
 
 # %%
 # %matplotlib inline
@@ -29,9 +30,10 @@ from pathlib import Path
 
 from diagnostics import data
 from diagnostics.data.consistency import compare_diagnostics
+from diagnostics.pipeline import notebook_paths
 from diagnostics.plots.data import category_counts_by_language
 
-Path(output_dir).mkdir(parents=True, exist_ok=True)
+runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir)
 data.available()
 
 # %% [markdown]

@@ -21,20 +21,21 @@
 # easy; the study's Table 3).
 
 # %% tags=["parameters"]
-scale = "tiny"
-output_dir = "reports/notebooks"
+scale = "demo"
+output_dir = None
 runs_dir = None
+train_missing = False
 
 # %%
 # %matplotlib inline
 from IPython.display import display
 
 from diagnostics import stats
-from diagnostics.pipeline import ensure_runs
+from diagnostics.pipeline import ensure_runs, notebook_paths
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
-runs_dir = runs_dir or f"runs/{scale}"
+runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir, only=("base",))
 scores = stats.category_scores(predictions)
 stab = stats.stability(scores)

@@ -27,9 +27,10 @@
 # * Threshold shares (MCC delta > 0.1, σ delta < −0.05) per language and pooled over languages.
 
 # %% tags=["parameters"]
-scale = "tiny"
-output_dir = "reports/notebooks"
+scale = "demo"
+output_dir = None
 runs_dir = None
+train_missing = False
 
 # %%
 # %matplotlib inline
@@ -37,12 +38,12 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import stats
-from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size
+from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 from diagnostics.plots.curves import metric_curve
 
-runs_dir = runs_dir or f"runs/{scale}"
+runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"), train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir, only=("base", "extra"))
 configs = experiment_configs(scale, runs_dir, ("base", "extra"))
 # experiment -> pairs of extra English data in its training mixture; deltas are taken against the smallest

@@ -25,9 +25,10 @@
 # below lists what this run's mixtures hold.
 
 # %% tags=["parameters"]
-scale = "tiny"
-output_dir = "reports/notebooks"
+scale = "demo"
+output_dir = None
 runs_dir = None
+train_missing = False
 
 # %%
 # %matplotlib inline
@@ -37,12 +38,13 @@ from IPython.display import display
 from diagnostics import stats
 from diagnostics.annotate import feature_distribution
 from diagnostics.finetune.mixtures import extra_ref, labelled, subset
-from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, scale_spec
+from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths, scale_spec
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 from diagnostics.plots.curves import metric_curve
 
-runs_dir = runs_dir or f"runs/{scale}"
+runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
+                                       train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
 predictions = ensure_runs(scale, runs_dir, only=("presence",))
 configs = experiment_configs(scale, runs_dir, only=("presence",))

@@ -36,9 +36,10 @@
 # the pretrained model in those layers.
 
 # %% tags=["parameters"]
-scale = "tiny"
-output_dir = "reports/notebooks"
+scale = "demo"
+output_dir = None
 runs_dir = None
+train_missing = False
 
 # %%
 # %matplotlib inline
@@ -47,13 +48,14 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import display
 
-from diagnostics.pipeline import ensure_runs, experiment_configs, pretrained_models, scale_spec
+from diagnostics.finetune.store import list_runs
+from diagnostics.pipeline import ensure_runs, experiment_configs, notebook_paths, pretrained_models, scale_spec
 from diagnostics.pipeline.scales import probe_frames
 from diagnostics.plots import save
 from diagnostics.plots.probe import accuracy_by_layer, compare_by_layer
-from diagnostics.probe import discover_runs, layer_summary, probe_gold_cv, probe_models
+from diagnostics.probe import layer_summary, probe_gold_cv, probe_models
 
-runs_dir = Path(runs_dir or f"runs/{scale}")
+runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
 predictions = ensure_runs(scale, runs_dir, only=("base",))
 model_name, pretrained = next(iter(pretrained_models(scale, runs_dir).items()))
@@ -64,7 +66,9 @@ cache_dir = runs_dir / ".cache" / "probe"
 # %%
 tables, probed, frames = [], {}, {}
 for language in languages:
-    seeds = discover_runs(runs_dir / "base" / language)
+    runs = [r for r in list_runs(runs_dir, experiment="base", language=language, state="done") if r.has_checkpoint]
+    seeds = {f"seed={r.seed}" if len({r.model for r in runs}) == 1 else f"{r.model}/seed={r.seed}": r.model_folder()
+             for r in sorted(runs, key=lambda r: (r.seed, r.model))}
     probed[language] = {"pretrained": pretrained} | dict(list(seeds.items())[: spec.probe_finetuned_seeds])
     frames[language] = probe_frames(base, language, max_train=spec.probe_max_train, cache_dir=cache_dir)
     tables.append(probe_models(probed[language], language, cache_dir=cache_dir, selection=spec.probe_selection,

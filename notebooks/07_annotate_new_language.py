@@ -14,9 +14,10 @@
 # ---
 
 # %% tags=["parameters"]
-scale = "tiny"
-output_dir = "reports/notebooks"
+scale = "demo"
+output_dir = None
 runs_dir = None
+train_missing = False
 
 # %% [markdown]
 # # Annotating a new language: a rules file plus a backend choice
@@ -34,9 +35,11 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import annotate as ann
+from diagnostics.pipeline import notebook_paths
 from diagnostics.plots import annotate as annplots
 from diagnostics.plots import save
 
+runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir)
 langs = ["en"] if scale == "tiny" else ["en", "ru", "sv"]
 scores = {lang: ann.evaluate(lang) for lang in langs}
 scores[langs[0]].round(3)

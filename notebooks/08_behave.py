@@ -21,9 +21,10 @@
 # evaluated on the suite of their training language, with the spread and RS corr of their failure rates.
 
 # %% tags=["parameters"]
-scale = "tiny"
-output_dir = "reports/notebooks"
+scale = "demo"
+output_dir = None
 runs_dir = None
+train_missing = False
 seed = 0
 
 # %%
@@ -34,11 +35,12 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import behave
-from diagnostics.pipeline import ensure_runs, scale_spec
+from diagnostics.pipeline import ensure_runs, notebook_paths, scale_spec
 from diagnostics.behave.baselines import LexicalOverlapPredictor
+from diagnostics.finetune.store import list_runs
 from diagnostics.plots.behave import failure_by_seed, failure_heatmap
 
-Path(output_dir).mkdir(parents=True, exist_ok=True)
+runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 max_per_test = {"tiny": 10, "demo": 50, "paper": 200}[scale]
 suite = behave.generate_suites(seed=seed, max_per_test=max_per_test)
 behave.suite_frame(suite).groupby(["language", "type"]).size().unstack()
@@ -60,7 +62,7 @@ runs_dir = Path(runs_dir or f"runs/{scale}")
 predictions = ensure_runs(scale, runs_dir, only=("base",))
 frames = []
 for language in sorted(predictions["language"].unique()):
-    run_dirs = sorted(p for p in (runs_dir / "base" / language).glob("*/seed=*") if (p / "DONE").exists())
+    run_dirs = [run.path for run in list_runs(runs_dir, experiment="base", language=language, state="done")]
     frames.append(behave.run_sweep([c for c in suite if c.language == language], run_dirs,
                                    precision=scale_spec(scale, runs_dir).inference_precision))
 results = pd.concat(frames, ignore_index=True)

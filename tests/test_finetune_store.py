@@ -1,4 +1,5 @@
-"""Run store: locks (live refused, stale taken over), run states, status command, collection."""
+"""Run store: locks (live refused, stale taken over), run states, status command, collection, listing runs,
+coordinates, model folders and the integrity check of finished runs."""
 
 import json
 import os
@@ -11,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from diagnostics.cli import app
-from diagnostics.finetune import RunLockedError, collect_predictions, run_dir, sweep_status
-from diagnostics.finetune.store import PREDICTION_COLUMNS, RunLock, mark_done, run_state
+from diagnostics.finetune import RunLockedError, SweepConfig, collect_predictions, run_dir, run_sweep, sweep_status
+from diagnostics.finetune.store import (PREDICTION_COLUMNS, Run, RunLock, list_runs, mark_done, run_coordinates,
+                                        run_state, verify_run)
 
 
 def _write_lock(folder, pid):
@@ -57,7 +59,10 @@ def test_states_and_status_command(tmp_path, live_pid):
     root = tmp_path / "runs"
     done = run_dir(root, "e", "en", "m", 0)
     done.mkdir(parents=True)
-    (done / "config.json").write_text(json.dumps({"run": {"experiment": "e", "language": "en", "model": "m"}}))
+    sweep = SweepConfig().to_dict()
+    (done / "config.json").write_text(json.dumps({"run": {"experiment": "e", "language": "en", "model": "m",
+                                                          "run_hash": SweepConfig().run_hash()}, "sweep": sweep}))
+    (done / "versions.json").write_text("{}")
     (done / "metrics.json").write_text(json.dumps({"selection_metric": "mcc", "best": {"validation_mcc": 0.25},
                                                    "resources": {"total_s": 90.0}}))
     table = pd.DataFrame({c: ["x"] for c in PREDICTION_COLUMNS}).assign(seed=0, probability=0.4)
@@ -124,3 +129,105 @@ def test_versions_record_the_code_and_status_shows_its_commit(tmp_path, tiny_mod
     assert "fffffff" in result.output
     if in_checkout:
         assert "made by 2 different commits" in result.output and "run_hash" in result.output
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory, tiny_model_dir):
+    """A real sweep on a tiny random BERT: en + ru x seeds 0, 1, checkpoints kept; one more unfinished run."""
+    root = tmp_path_factory.mktemp("store") / "runs"
+    cfg = SweepConfig(output_dir=str(root), experiment="base", languages=["en", "ru"], seeds=[0, 1],
+                      models=[{"name": "tiny", "path": str(tiny_model_dir)}], train_size=32, max_seq_length=32,
+                      batch_size=16, max_epochs=1, max_steps=1, eval_batch_size=256, warmup_ratio=0.0,
+                      num_threads=1, progress=False, save_checkpoint=True)
+    assert run_sweep(cfg)["state"].tolist() == ["done"] * 4
+    failed = run_dir(root, "base", "en", "tiny", 7)
+    failed.mkdir(parents=True)
+    (failed / "FAILED").write_text("Traceback ...")
+    return root
+
+
+def _copy_store(tiny_store, tmp_path):
+    import shutil
+
+    return shutil.copytree(tiny_store, tmp_path / "runs")
+
+
+def test_list_runs_filters_by_coordinates_and_state(tiny_store):
+    runs = list_runs(tiny_store)
+    assert [(r.language, r.seed, r.state) for r in runs] == [("en", 0, "done"), ("en", 1, "done"),
+                                                             ("en", 7, "failed"), ("ru", 0, "done"),
+                                                             ("ru", 1, "done")]
+    assert all(r.experiment == "base" and r.model == "tiny" for r in runs)
+    assert [r.seed for r in list_runs(tiny_store, language="en", state="done")] == [0, 1]
+    assert [r.seed for r in list_runs(tiny_store, state=["failed", "running"])] == [7]
+    assert list_runs(tiny_store, experiment="other") == [] and list_runs(tiny_store, model="big") == []
+    assert [r.language for r in list_runs(tiny_store / "base" / "ru")] == ["ru", "ru"]
+    assert list_runs(tiny_store / "base" / "ru" / "tiny" / "seed=1") == [Run.at(tiny_store / "base/ru/tiny/seed=1")]
+    assert list_runs(tiny_store / "missing") == []
+
+
+def test_run_reads_its_files_and_model_folder(tiny_store):
+    run = list_runs(tiny_store, language="ru", state="done")[0]
+    assert run.model_folder() == run.path / "checkpoint"
+    assert (run.model_folder() / "config.json").is_file()
+    assert run.config()["run"]["seed"] == 0 and run.config()["sweep"]["save_checkpoint"] is True
+    assert "best" in run.metrics() and "code" in run.versions()
+    table = run.predictions()
+    assert set(table["dataset"]) == {"lidirus"} and set(table["seed"]) == {0}
+    assert verify_run(run.path) == []
+    failed = list_runs(tiny_store, state="failed")[0]
+    with pytest.raises(FileNotFoundError, match="save_checkpoint: true"):
+        failed.model_folder()
+
+
+def test_run_coordinates_of_a_run_and_of_its_checkpoint(tiny_store):
+    run = run_dir(tiny_store, "base", "en", "tiny", 1)
+    expected = {"experiment": "base", "language": "en", "model": "tiny", "seed": 1}
+    assert run_coordinates(run) == expected
+    assert run_coordinates(run / "checkpoint") == expected
+    assert run_coordinates(run / "checkpoint" / "model.safetensors") == expected
+    with pytest.raises(ValueError, match="not in a run folder"):
+        run_coordinates(tiny_store / "base" / "en")
+
+
+def test_verify_run_catches_truncated_predictions(tiny_store, tmp_path):
+    root = _copy_store(tiny_store, tmp_path)
+    path = run_dir(root, "base", "en", "tiny", 0) / "predictions.parquet"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    problems = verify_run(path.parent)
+    assert len(problems) == 1 and "predictions.parquet is unreadable" in problems[0]
+
+
+def test_verify_run_catches_an_edited_config(tiny_store, tmp_path):
+    root = _copy_store(tiny_store, tmp_path)
+    path = run_dir(root, "base", "en", "tiny", 1) / "config.json"
+    stored = json.loads(path.read_text())
+    stored["sweep"]["lr"] = stored["sweep"]["lr"] * 10
+    path.write_text(json.dumps(stored))
+    problems = verify_run(path.parent)
+    assert len(problems) == 1 and "config.json was edited" in problems[0]
+
+
+def test_verify_run_catches_corrupt_metrics_and_missing_files(tiny_store, tmp_path):
+    root = _copy_store(tiny_store, tmp_path)
+    run = run_dir(root, "base", "ru", "tiny", 0)
+    (run / "metrics.json").write_text('{"best": {"validation_mcc": 0.')
+    assert [p.split(" (")[0] for p in verify_run(run)] == ["metrics.json is unreadable"]
+    (run / "versions.json").unlink()
+    assert "DONE but versions.json is missing" in verify_run(run)
+    assert verify_run(run_dir(root, "base", "en", "tiny", 7)) == ["not finished (failed)"]
+
+
+def test_collect_predictions_and_status_skip_corrupt_runs_with_a_warning(tiny_store, tmp_path):
+    root = _copy_store(tiny_store, tmp_path)
+    bad = run_dir(root, "base", "en", "tiny", 0)
+    data = (bad / "predictions.parquet").read_bytes()
+    (bad / "predictions.parquet").write_bytes(data[:100])
+    with pytest.warns(UserWarning, match=r"skipping run .*seed=0.*predictions.parquet is unreadable"):
+        table = collect_predictions(root)
+    assert sorted(table.groupby(["language", "seed"]).size().index) == [("en", 1), ("ru", 0), ("ru", 1)]
+    with pytest.warns(UserWarning, match="corrupt"):
+        status = sweep_status(root)
+    states = status.set_index(["language", "seed"])["state"].to_dict()
+    assert states[("en", 0)] == "corrupt" and states[("en", 1)] == "done" and states[("en", 7)] == "failed"

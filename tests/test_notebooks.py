@@ -22,7 +22,7 @@ def test_notebook_runs_at_tiny_scale(script, tmp_path, tiny_runs):
     jupytext.write(notebook, source)
     papermill.execute_notebook(str(source), str(tmp_path / "out.ipynb"), cwd=str(script.parents[1]),
                                parameters={"scale": "tiny", "output_dir": str(tmp_path / "figures"),
-                                           "runs_dir": str(tiny_runs)},
+                                           "runs_dir": str(tiny_runs), "train_missing": True},
                                kernel_name="python3", progress_bar=False)
     assert any((tmp_path / "figures").glob("*.png")), "the notebook saved no figure"
 

@@ -68,3 +68,79 @@ def test_mixed_commits_notice():
     assert short_commit({"commit": None}) is None and short_commit(None) is None
     assert mixed_commits_notice(["aaaaaaa", "aaaaaaa+dirty", None]) is None
     assert "2 different commits" in mixed_commits_notice(["aaaaaaa", "bbbbbbb", None])
+
+
+# --- one resource root ------------------------------------------------------------------------------------------
+
+RESOURCE_DIRS = {"datasets_dir": "datasets", "annotators_dir": "annotators", "configs_dir": "configs",
+                 "notebooks_dir": "notebooks"}
+
+
+def test_resource_dirs_point_at_the_checkout(monkeypatch):
+    from diagnostics import resources
+
+    monkeypatch.delenv("DIAGNOSTICS_ROOT", raising=False)
+    monkeypatch.delenv("DIAGNOSTICS_DATASETS", raising=False)
+    assert resources.project_root() == ROOT
+    for function, folder in RESOURCE_DIRS.items():
+        found = getattr(resources, function)()
+        assert found == ROOT / folder and found.is_dir(), function
+
+
+def test_resource_dirs_follow_the_root_override(monkeypatch, tmp_path):
+    import shutil
+
+    import pytest
+
+    from diagnostics import resources
+    from diagnostics.annotate.rules import annotators_root
+    from diagnostics.behave.templates import templates_root
+    from diagnostics.data import datasets_root
+    from diagnostics.pipeline.scales import scale_inputs
+
+    shutil.copytree(ROOT / "configs", tmp_path / "configs")
+    (tmp_path / "configs" / "demo.yaml").write_text("pipeline:\n  bogus: 1\n")  # only the copy has this key
+    monkeypatch.setenv("DIAGNOSTICS_ROOT", str(tmp_path))
+    monkeypatch.delenv("DIAGNOSTICS_DATASETS", raising=False)
+    monkeypatch.delenv("DIAGNOSTICS_ANNOTATORS", raising=False)
+    assert resources.project_root() == tmp_path.resolve()
+    for function, folder in RESOURCE_DIRS.items():
+        assert getattr(resources, function)() == tmp_path.resolve() / folder, function
+    assert datasets_root() == tmp_path.resolve() / "datasets"
+    assert annotators_root() == tmp_path.resolve() / "annotators"
+    assert templates_root() == tmp_path.resolve() / "annotators" / "behave"
+    with pytest.raises(ValueError, match="bogus") as error:
+        scale_inputs("demo")
+    assert str(tmp_path.resolve() / "configs") in str(error.value)
+    monkeypatch.setenv("DIAGNOSTICS_DATASETS", str(tmp_path / "elsewhere"))  # still overrides datasets alone
+    assert resources.datasets_dir() == tmp_path / "elsewhere"
+
+
+def test_unfindable_root_names_the_override(monkeypatch, tmp_path):
+    import pytest
+
+    from diagnostics import resources
+
+    monkeypatch.setenv("DIAGNOSTICS_ROOT", str(tmp_path / "missing"))
+    with pytest.raises(resources.ResourceRootError, match="DIAGNOSTICS_ROOT"):
+        resources.configs_dir()
+    monkeypatch.delenv("DIAGNOSTICS_ROOT")
+    monkeypatch.setattr(resources, "PACKAGE_DIR", tmp_path / "site-packages" / "diagnostics")  # an installed copy
+    with pytest.raises(resources.ResourceRootError, match="DIAGNOSTICS_ROOT"):
+        resources.notebooks_dir()
+
+
+def test_no_module_finds_resources_relative_to_its_own_file():
+    """Resource folders come from diagnostics.resources only: no ``Path(__file__)...parents[k]`` elsewhere."""
+    import ast
+
+    offenders = []
+    for path in sorted((ROOT / "diagnostics").rglob("*.py")):
+        if path == ROOT / "diagnostics" / "resources.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "parents" \
+                    and any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(node.value)):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not offenders, f"use diagnostics.resources instead of parents[...] of __file__: {offenders}"

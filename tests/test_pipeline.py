@@ -2,9 +2,14 @@
 every finished run."""
 
 import json
+from pathlib import Path
 
-from diagnostics.pipeline import run_pipeline
-from diagnostics.pipeline.runner import SLOWEST_FIRST, execute_notebooks
+import pytest
+
+from diagnostics.pipeline import ensure_runs, notebook_paths, run_pipeline
+from diagnostics.pipeline.runner import SLOWEST_FIRST, RunsNotFinishedError, execute_notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
 
 NOTEBOOKS = ["00_datasets", "02_seed_stability", "06_multibootstrap"]
 
@@ -27,9 +32,43 @@ def test_tiny_pipeline_in_two_lanes_writes_report_and_reuses_runs(tmp_path):
     execute_notebooks("tiny", out, runs, names=["00_datasets"], lanes=2)  # one notebook: no pool needed
     run_pipeline("tiny", out_dir=out, runs_dir=runs, notebooks=["00_datasets"])
     assert sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE")) == done  # nothing retrained
+    assert len(ensure_runs("tiny", runs, train=False))  # a finished store reads without training
+    assert notebook_paths("tiny", runs, out / "figures", needs=("base", "extra", "presence"))[0] == runs.resolve()
 
 
 def test_slowest_notebooks_exist():
-    from diagnostics.pipeline.runner import NOTEBOOKS as FOLDER
+    from diagnostics.resources import notebooks_dir
 
-    assert {p.stem for p in FOLDER.glob("[0-9][0-9]_*.py")} >= set(SLOWEST_FIRST)
+    assert {p.stem for p in notebooks_dir().glob("[0-9][0-9]_*.py")} >= set(SLOWEST_FIRST)
+
+
+def test_ensure_runs_without_training_names_the_command_and_trains_nothing(tmp_path, monkeypatch):
+    import diagnostics.finetune
+    import diagnostics.finetune.sweep
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained")
+
+    monkeypatch.setattr(diagnostics.finetune, "run_sweeps", no_training)
+    monkeypatch.setattr(diagnostics.finetune.sweep, "run_sweeps", no_training)
+    runs = tmp_path / "runs"
+    with pytest.raises(RunsNotFinishedError, match=r"runs of the demo scale .*bash scripts/demo\.sh"):
+        ensure_runs("demo", runs, only=("base",), train=False)
+    with pytest.raises(RunsNotFinishedError, match=r"diagnostics pipeline --scale tiny"):
+        ensure_runs("tiny", runs, train=False)
+    with pytest.raises(RunsNotFinishedError, match="bash scripts/demo.sh"):  # a notebook opened by hand
+        notebook_paths("demo", runs, tmp_path / "figures", needs=("base",))
+    assert not any(runs.rglob("seed=*")) and not (runs / "base").exists()  # no run started
+
+
+def test_notebook_paths_resolve_from_the_project_root(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("DIAGNOSTICS_ROOT", raising=False)
+    monkeypatch.chdir(tmp_path)  # a kernel started elsewhere, e.g. in notebooks/
+    runs, figures = notebook_paths("demo", output_dir=tmp_path / "figures")
+    assert runs == ROOT / "runs" / "demo" and figures == tmp_path / "figures" and figures.is_dir()
+    root = tmp_path / "project"
+    root.mkdir()
+    monkeypatch.setenv("DIAGNOSTICS_ROOT", str(root))
+    assert notebook_paths("tiny") == (root.resolve() / "runs" / "tiny", root.resolve() / "reports" / "tiny" / "figures")
+    assert notebook_paths("tiny", "store", "figs") == (root.resolve() / "store", root.resolve() / "figs")
+    assert str(root.resolve() / "reports" / "tiny" / "figures") in capsys.readouterr().out

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..resources import annotators_dir
 from ..taxonomy import FINE, UnknownCategoryError, canonical_fine
 from ..yaml_lines import YAMLLineError, load_yaml_lines
 from ..yaml_lines import plain as _plain
@@ -97,9 +98,10 @@ class RuleSet:
 
 
 def annotators_root() -> Path:
-    """Folder with the bundled rules files (``$DIAGNOSTICS_ANNOTATORS`` overrides ``<repo>/annotators``)."""
+    """Folder with the bundled rules files (``$DIAGNOSTICS_ANNOTATORS`` overrides
+    :func:`diagnostics.resources.annotators_dir`)."""
     override = os.environ.get("DIAGNOSTICS_ANNOTATORS")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "annotators"
+    return Path(override) if override else annotators_dir()
 
 
 def available_languages() -> list[str]:

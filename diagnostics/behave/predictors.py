@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,33 +11,29 @@ from diagnostics.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT
 #: Class order assumed for a head without label names (``LABEL_0``, ``LABEL_1``): id 0 = entailment.
 UNNAMED_HEAD_ORDER = (ENTAILMENT, NOT_ENTAILMENT)
 _NOT = {NOT_ENTAILMENT, "not entailment", "non_entailment", "neutral", "contradiction"}
-_WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json")
-
-
-def _is_model_folder(path: Path) -> bool:
-    return (path / "config.json").is_file() and any((path / w).is_file() for w in _WEIGHTS)
-
 
 def resolve_model_dir(path: str | Path) -> Path:
     """Find the Hugging Face model folder inside a run directory.
 
-    Accepts the model folder itself, a run directory ``runs/<exp>/<lang>/<model>/seed=<k>/`` with the model in
-    ``checkpoint/`` (the sweep runner's layout) or directly in it, or any folder with exactly one model folder
-    one level down.
+    Accepts the model folder itself, a run directory ``runs/<exp>/<lang>/<model>/seed=<k>/`` (its ``checkpoint/``:
+    :meth:`diagnostics.finetune.store.Run.model_folder`), or any folder with exactly one model folder one level
+    down.
 
     Raises
     ------
     FileNotFoundError
         If no folder with ``config.json`` and weights is found (the message lists what was looked at).
     """
+    from diagnostics.finetune.store import Run, is_model_folder, seed_of_folder
+
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such run directory or model folder")
-    if _is_model_folder(path):
+    if is_model_folder(path):
         return path
-    if _is_model_folder(path / "checkpoint"):
-        return path / "checkpoint"
-    found = [p for p in sorted(path.iterdir()) if p.is_dir() and _is_model_folder(p)]
+    if seed_of_folder(path.name) is not None:
+        return Run.at(path).model_folder()
+    found = [p for p in sorted(path.iterdir()) if p.is_dir() and is_model_folder(p)]
     if len(found) == 1:
         return found[0]
     hint = f"several candidates: {', '.join(p.name for p in found)}" if found else "none found"
@@ -182,27 +177,13 @@ def predict_many(predictors: Sequence[TransformersPredictor], premises: Sequence
 
 
 def run_coordinates(path: str | Path) -> dict:
-    """``experiment, language, model, seed`` of a run directory ``.../<exp>/<lang>/<model>/seed=<k>[/checkpoint]``.
+    """``experiment, language, model, seed`` of a run directory ``.../<exp>/<lang>/<model>/seed=<k>[/checkpoint]``
+    (:func:`diagnostics.finetune.store.run_coordinates`); a plain model folder gives ``model`` = its name and
+    ``None`` for the rest."""
+    from diagnostics.finetune.store import run_coordinates as store_coordinates
+    from diagnostics.finetune.store import run_folder
 
-    Read from the run's ``config.json`` when it records them, else parsed from the path; missing parts are
-    ``None`` (a plain model folder gives ``model`` = its name and ``seed`` = None).
-    """
     path = Path(path)
-    parts = path.parts
-    coords = {"experiment": None, "language": None, "model": path.name, "seed": None}
-    idx = next((i for i in range(len(parts) - 1, -1, -1) if re.fullmatch(r"seed=\d+", parts[i])), None)
-    if idx is not None:
-        coords["seed"] = int(parts[idx].split("=")[1])
-        coords["model"] = parts[idx - 1] if idx >= 1 else None
-        coords["language"] = parts[idx - 2] if idx >= 2 else None
-        coords["experiment"] = parts[idx - 3] if idx >= 3 else None
-        config = Path(*parts[:idx + 1]) / "config.json"
-        if config.is_file():
-            try:
-                recorded = json.loads(config.read_text())
-            except (OSError, json.JSONDecodeError):
-                recorded = {}
-            for key in coords:
-                if isinstance(recorded, dict) and recorded.get(key) is not None and not isinstance(recorded[key], dict):
-                    coords[key] = recorded[key]
-    return coords
+    if run_folder(path) is None:
+        return {"experiment": None, "language": None, "model": path.name, "seed": None}
+    return store_coordinates(path)

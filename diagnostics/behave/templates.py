@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from diagnostics.resources import annotators_dir
 from diagnostics.schema import LABELS
 from diagnostics.taxonomy import FINE, UnknownCategoryError, canonical_fine
 
@@ -129,8 +130,8 @@ class TemplateSet:
 
 
 def templates_root() -> Path:
-    """Folder holding the shipped template files (``annotators/behave``)."""
-    return Path(__file__).resolve().parents[2] / "annotators" / "behave"
+    """Folder holding the shipped template files (``annotators/behave`` under the project root)."""
+    return annotators_dir() / "behave"
 
 
 def available_languages() -> list[str]:

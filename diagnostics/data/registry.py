@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..resources import datasets_dir
 from . import readers
 from .errors import DataFormatError
 from .normalise import normalise_csv_quotes
@@ -20,9 +20,9 @@ Reader = Callable[..., pd.DataFrame]
 
 
 def datasets_root() -> Path:
-    """Folder holding the bundled data (``$DIAGNOSTICS_DATASETS`` overrides the repository's ``datasets/``)."""
-    override = os.environ.get("DIAGNOSTICS_DATASETS")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "datasets"
+    """Folder holding the bundled data (``$DIAGNOSTICS_DATASETS`` overrides the project root's ``datasets/``; see
+    :func:`diagnostics.resources.datasets_dir`)."""
+    return datasets_dir()
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,15 @@
 """The main job: sweeps -> statistics -> probes -> executed notebooks -> HTML report, at one of three scales."""
 
+from .locate import notebook_paths
 from .scales import SCALES, ScaleSpec, experiment_configs, extra_size, pretrained_models, scale_spec
 
-__all__ = ["SCALES", "ScaleSpec", "ensure_runs", "experiment_configs", "extra_size", "pretrained_models", "run_pipeline", "scale_spec"]
+__all__ = ["SCALES", "ScaleSpec", "ensure_runs", "experiment_configs", "extra_size", "notebook_paths",
+           "pretrained_models", "run_pipeline", "scale_spec"]
 
 
 def ensure_runs(*args, **kwargs):
-    """Run (or reuse) the sweeps of a scale's experiments; see :func:`diagnostics.pipeline.runner.ensure_runs`."""
+    """Run (or reuse; with ``train=False`` only check) the sweeps of a scale's experiments; see
+    :func:`diagnostics.pipeline.runner.ensure_runs`."""
     from .runner import ensure_runs as _ensure_runs
 
     return _ensure_runs(*args, **kwargs)

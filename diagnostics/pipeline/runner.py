@@ -11,10 +11,11 @@ from typing import Any
 
 import pandas as pd
 
+from diagnostics.resources import notebooks_dir
+
 from .inputs import PipelineInputs, load_inputs
 from .scales import experiment_configs, scale_inputs, scale_spec
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 # the demo's longest notebooks (probing 150 s, behave 52 s, annotators 51 s of ~310 s on 2 cores), started first
 SLOWEST_FIRST = ("05_probing", "08_behave", "07_annotate_new_language")
 PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "torch", "transformers", "spacy", "pymorphy3", "seaborn")
@@ -28,6 +29,36 @@ class PlanError(RuntimeError):
         self.problems = problems
 
 
+class RunsNotFinishedError(RuntimeError):
+    """Runs a caller needs are not finished in the run store, and it asked not to train them."""
+
+
+def unfinished_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> tuple[list[Path], int]:
+    """The run folders of a scale's experiments (``only``: families) without a finished run, and the number of
+    runs those experiments have in all. Reads the run store only."""
+    from diagnostics.finetune.store import is_done
+    from diagnostics.finetune.sweep import plan
+
+    paths = [spec.path for config in experiment_configs(scale, runs_dir, only).values() for spec in plan(config)]
+    return [p for p in paths if not is_done(p)], len(paths)
+
+
+def require_finished(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> None:
+    """Raise :class:`RunsNotFinishedError`, naming the command that makes them, unless every run of a scale's
+    experiments (``only``: families) is finished in ``runs_dir``."""
+    missing, total = unfinished_runs(scale, runs_dir, only)
+    if not missing:
+        return
+    families = ", ".join(only) if only else "all"
+    command = "bash scripts/demo.sh" if scale == "demo" else f"diagnostics pipeline --scale {scale}"
+    shown = [str(p) for p in missing[:5]] + ([f"... and {len(missing) - 5} more"] if len(missing) > 5 else [])
+    raise RunsNotFinishedError(
+        f"{len(missing)} of {total} runs of the {scale} scale ({families} experiments) are not finished in the run "
+        f"store {Path(runs_dir).resolve()}; nothing was trained. Run `{command}` from the project root first "
+        f"(or pass runs_dir= to a run store that holds them, or train_missing=True to train them here)."
+        + "".join(f"\n  {line}" for line in shown))
+
+
 def effective_inputs(scale: str, runs_dir: str | Path, given: PipelineInputs | None = None) -> PipelineInputs:
     """The inputs a pipeline runs with: the scale config's ``pipeline`` section updated by ``given`` (command-line
     ``--data`` / ``--set``); with nothing given, those recorded in the run store by the last run (else the
@@ -38,7 +69,8 @@ def effective_inputs(scale: str, runs_dir: str | Path, given: PipelineInputs | N
     return stored if stored is not None else scale_inputs(scale).resolved()
 
 
-def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> pd.DataFrame:
+def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None, *,
+                train: bool = True) -> pd.DataFrame:
     """Run every unfinished sweep of a scale (finished runs are skipped) and return their predictions.
 
     Parameters
@@ -49,6 +81,9 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
         Root of the run store.
     only : tuple of str, optional
         Experiment families to run (``base``, ``extra``, ``presence``); all by default.
+    train : bool
+        Train the unfinished runs (default). With ``False`` nothing trains: an unfinished run raises
+        :class:`RunsNotFinishedError`, which names the command that makes the runs.
 
     Returns
     -------
@@ -57,6 +92,8 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
     """
     from diagnostics.finetune import collect_predictions, run_sweeps
 
+    if not train:
+        require_finished(scale, runs_dir, only)
     configs = experiment_configs(scale, runs_dir, only)
     status = run_sweeps(list(configs.values()))
     failed = status[~status["state"].isin(["done", "skipped"])]
@@ -90,9 +127,9 @@ def execute_notebook(script: Path, scale: str, out_dir: Path, runs_dir: Path) ->
     jupytext.write(jupytext.read(script), source)
     t0 = time.perf_counter()
     papermill.execute_notebook(str(source), str(out_dir / "notebooks" / f"{script.stem}.ipynb"),
-                               cwd=str(NOTEBOOKS.parent), kernel_name="python3", progress_bar=False,
-                               parameters={"scale": scale, "output_dir": str(out_dir / "figures"),
-                                           "runs_dir": str(runs_dir)})
+                               cwd=str(notebooks_dir().parent), kernel_name="python3", progress_bar=False,
+                               parameters={"scale": scale, "output_dir": str((out_dir / "figures").resolve()),
+                                           "runs_dir": str(Path(runs_dir).resolve()), "train_missing": True})
     source.unlink()
     return round(time.perf_counter() - t0, 1)
 
@@ -114,7 +151,7 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
         notebook with another's.
     """
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
-    scripts = [s for s in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py")) if names is None or s.stem in names]
+    scripts = [s for s in sorted(notebooks_dir().glob("[0-9][0-9]_*.py")) if names is None or s.stem in names]
     scripts.sort(key=lambda s: (SLOWEST_FIRST.index(s.stem) if s.stem in SLOWEST_FIRST else len(SLOWEST_FIRST),
                                 s.stem))
     if lanes <= 1 or len(scripts) <= 1:

@@ -20,13 +20,13 @@ from pathlib import Path
 
 from diagnostics.finetune import SweepConfig
 from diagnostics.finetune.config import LANGUAGE_DEFAULTS, apply_overrides, read_config_file
+from diagnostics.resources import configs_dir
 from diagnostics.stats.study import presence_experiment
 from diagnostics.taxonomy import canonical_fine
 
 from .inputs import PipelineInputs, load_inputs
 
 SCALES = ("tiny", "demo", "paper")
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 STUDY_EXTRA_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
 STUDY_PRESENCE_FEATURES = ("Conjunction", "Anaphora/Coreference", "Negation", "Disjunction")
 
@@ -212,8 +212,8 @@ def scale_inputs(scale: str) -> PipelineInputs:
     spec = SPECS[scale]
     if spec.config is None:
         return PipelineInputs()
-    section = read_config_file(CONFIGS / spec.config).get("pipeline") or {}
-    return PipelineInputs.from_mapping(section, source=str(CONFIGS / spec.config))
+    section = read_config_file(configs_dir() / spec.config).get("pipeline") or {}
+    return PipelineInputs.from_mapping(section, source=str(configs_dir() / spec.config))
 
 
 def _inputs(scale: str, runs_dir, inputs: PipelineInputs | None) -> PipelineInputs:
@@ -257,7 +257,7 @@ def _base_values(scale: str, runs_dir: Path, inputs: PipelineInputs) -> dict:
     if spec.config is None:
         values = _tiny_config(runs_dir).to_dict()
     else:
-        values = read_config_file(CONFIGS / spec.config)
+        values = read_config_file(configs_dir() / spec.config)
         values.pop("pipeline", None)
         values |= {"experiment": "base", "output_dir": str(runs_dir), "presence": None, "save_checkpoint": True,
                    **spec.overrides}

@@ -23,23 +23,17 @@ def discover_runs(folder: str | Path, *, require_done: bool = True) -> dict[str,
         ``"seed=<k>"`` -> model folder, sorted by seed. Two runs with the same seed (from different
         experiments) are labelled by their path relative to ``folder`` instead.
     """
+    from diagnostics.finetune.store import list_runs
+
     folder = Path(folder)
-    runs = sorted((p for p in folder.rglob("seed=*") if p.is_dir()),
-                  key=lambda p: (int(p.name.split("=", 1)[1]) if p.name.split("=", 1)[1].isdigit() else 1 << 30,
-                                 str(p)))
-    if folder.name.startswith("seed="):
-        runs = [folder]
+    runs = sorted(list_runs(folder, state="done" if require_done else None), key=lambda r: (r.seed, str(r.path)))
     found: dict[str, Path] = {}
-    names = [p.name for p in runs]
+    names = [r.path.name for r in runs]
     for run in runs:
-        if require_done and not (run / "DONE").exists():
+        if not run.has_checkpoint:
             continue
-        try:
-            model = find_model_folder(run)
-        except FileNotFoundError:
-            continue
-        label = run.name if names.count(run.name) == 1 else str(run.relative_to(folder.parent))
-        found[label] = model
+        label = run.path.name if names.count(run.path.name) == 1 else str(run.path.relative_to(folder.parent))
+        found[label] = run.model_folder()
     return found
 
 

@@ -17,8 +17,9 @@ POOLINGS = ("mean", "cls")
 def find_model_folder(path: str | Path) -> Path:
     """Return the Hugging Face model folder inside ``path`` (itself, or a single nested folder with weights).
 
-    A fine-tuned run folder (``runs/<exp>/<lang>/<model>/seed=<k>/``) keeps its model under ``checkpoint/``;
-    any folder holding ``config.json`` and a weights file is accepted.
+    A fine-tuned run folder (``runs/<exp>/<lang>/<model>/seed=<k>/``) gives its ``checkpoint/``
+    (:meth:`diagnostics.finetune.store.Run.model_folder`); any folder holding ``config.json`` and a weights file is
+    accepted.
 
     Parameters
     ----------
@@ -34,24 +35,22 @@ def find_model_folder(path: str | Path) -> Path:
     FileNotFoundError
         When no model folder, or more than one, is found.
     """
+    from diagnostics.finetune.store import Run, is_model_folder, seed_of_folder
+
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"model path {path} does not exist")
-
-    def _is_model(folder: Path) -> bool:
-        return (folder / "config.json").is_file() and any(
-            (folder / name).is_file() for name in ("model.safetensors", "model.safetensors.index.json",
-                                                   "pytorch_model.bin"))
-
-    if _is_model(path):
+    if is_model_folder(path):
         return path
+    if seed_of_folder(path.name) is not None:
+        return Run.at(path).model_folder()
     found = sorted({c.parent for pattern in ("*/config.json", "*/*/config.json") for c in path.glob(pattern)
-                    if _is_model(c.parent)})
+                    if is_model_folder(c.parent)})
     if len(found) == 1:
         return found[0]
     if not found:
         raise FileNotFoundError(f"no model folder (config.json + model.safetensors) in {path}; a fine-tuned run "
-                                f"keeps it only when the sweep ran with save_checkpoint=True")
+                                f"keeps it only when the sweep ran with `save_checkpoint: true`")
     raise FileNotFoundError(f"{len(found)} model folders under {path}: {', '.join(map(str, found))}; pass one")
 
 

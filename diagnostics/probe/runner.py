@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import warnings
 from pathlib import Path
 
@@ -25,15 +24,16 @@ RESULT_COLUMNS = ["model", "seed", "language", "task", "layer", "accuracy", "bal
 RESULTS_VERSION = 2
 #: Where a probe's L2 strength is chosen: the study's annotated RTE-style test split, or pairs held out of training.
 SELECTIONS = ("test", "holdout")
-_SEED = re.compile(r"seed[=_-]?(\d+)$")
 
 
 def seed_of(label: str, path: str | Path | None = None) -> int | None:
-    """Fine-tuning seed read from a ``seed=<k>`` label or path component; None for a pretrained model."""
-    for part in [str(label)] + (list(reversed(Path(path).parts)) if path is not None else []):
-        match = _SEED.search(part)
-        if match:
-            return int(match.group(1))
+    """Fine-tuning seed of a model: that of the run folder ``path`` is in, else of a ``seed=<k>`` label (or a
+    label ending in one); None for a pretrained model (see :func:`diagnostics.finetune.store.run_folder`)."""
+    from diagnostics.finetune.store import run_coordinates, run_folder
+
+    for where in ([path] if path is not None else []) + [label]:
+        if run_folder(where) is not None:
+            return run_coordinates(where)["seed"]
     return None
 
 
