@@ -139,8 +139,9 @@ def test_sweep_dry_run_says_a_changed_run_is_refused(tmp_path, tiny_model_dir):
 
     from diagnostics.finetune import load_config, run_sweep
 
-    values = dict(experiment="s", output_dir=str(tmp_path / "runs"), models=[{"name": "tiny", "path": str(tiny_model_dir)}],
-                  languages=["en"], seeds=[0], train_size=16, max_seq_length=32, max_epochs=1, progress=False)
+    values = dict(experiment="s", output_dir=str(tmp_path / "runs"),
+                  models=[{"name": "tiny", "path": str(tiny_model_dir)}], languages=["en"], seeds=[0], train_size=16,
+                  max_seq_length=32, max_epochs=1, progress=False)
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(values))
     run_sweep(load_config(path))
@@ -155,7 +156,8 @@ def test_sweep_dry_run_says_a_changed_run_is_refused(tmp_path, tiny_model_dir):
 def test_real_run_refuses_before_anything_trains(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     runs = tmp_path / "runs"
-    result = CliRunner().invoke(app, ["pipeline", "--scale", "paper", "--runs", str(runs), "--out", str(tmp_path / "r")])
+    result = CliRunner().invoke(app, ["pipeline", "--scale", "paper", "--runs", str(runs),
+                                      "--out", str(tmp_path / "r")])
     assert result.exit_code == 1
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 2 and len(result.output.splitlines()) == 2  # one line per problem, nothing else

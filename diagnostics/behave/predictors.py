@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from diagnostics.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT
+from diagnostics.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT  # noqa: F401 (LABELS re-exported)
 
 #: Class order assumed for a head without label names (``LABEL_0``, ``LABEL_1``): id 0 = entailment.
 UNNAMED_HEAD_ORDER = (ENTAILMENT, NOT_ENTAILMENT)
