@@ -174,3 +174,17 @@ def test_several_sweeps_share_one_pool_and_match_separate_sweeps(tiny, tmp_path,
     assert run_sweeps([first, second])["state"].tolist() == ["skipped"] * 3
     with pytest.raises(ValueError, match="repeat"):
         run_sweeps([first, first])
+
+
+def test_a_corrupt_finished_run_is_trained_again_and_matches(tiny, tmp_path):
+    cfg = load_config(write_config(tmp_path, tiny, languages=["en"], train_size=32, max_epochs=1))
+    run_sweep(cfg)
+    before = sorted_table(collect_predictions(tmp_path / "runs"))
+    broken = tmp_path / "runs/s/en/tiny/seed=1/predictions.parquet"
+    broken.write_bytes(broken.read_bytes()[:100])  # truncated by a full disk, say
+    dry = CliRunner().invoke(app, ["sweep", "run", str(tmp_path / "sweep.yaml"), "--dry-run"])
+    assert dry.exit_code == 0 and [line.split()[-1] for line in dry.output.splitlines()] == ["done", "corrupt"]
+    with pytest.warns(UserWarning, match="seed=1.*corrupt.*training it again"):
+        result = run_sweep(cfg).set_index("seed")
+    assert result.loc[0, "state"] == "skipped" and result.loc[1, "state"] == "done"
+    pd.testing.assert_frame_equal(sorted_table(collect_predictions(tmp_path / "runs")), before)

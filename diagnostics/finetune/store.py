@@ -421,6 +421,29 @@ def _verify(path: Path) -> tuple[list[str], pd.DataFrame | None]:
     return problems, (None if problems else table)
 
 
+def reopen_corrupt(path: str | Path) -> list[str]:
+    """Withdraw the ``DONE`` marker of a finished run that fails :func:`verify_run`, so that a sweep trains it again.
+
+    Parameters
+    ----------
+    path : str or Path
+        A run folder.
+
+    Returns
+    -------
+    list of str
+        The problems found (empty, and nothing changed, for a sound or unfinished run). The run's files stay until
+        the retraining clears them, so the problems can still be inspected.
+    """
+    path = Path(path)
+    if not is_done(path):
+        return []
+    problems = verify_run(path)
+    if problems:
+        (path / "DONE").unlink(missing_ok=True)
+    return problems
+
+
 def verify_run(path: str | Path) -> list[str]:
     """Integrity problems of a finished run; an empty list when it is sound.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
     """Every run of a sweep with what a real run would do with it.
 
     States: ``done`` (skipped), ``conflict`` (finished with other settings: the real run refuses the whole sweep),
+    ``corrupt`` (finished, but failing :func:`~diagnostics.finetune.store.verify_run`: trained again),
     ``running`` (locked by a live process), ``failed`` / ``interrupted`` (retried from scratch) or ``pending``.
     """
     out = []
@@ -55,6 +57,8 @@ def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
         state = store.run_state(spec.path)
         if state == "done" and settings_conflict(config, spec) is not None:
             state = "conflict"
+        elif state == "done" and store.verify_run(spec.path):
+            state = "corrupt"
         out.append((spec, state))
     return out
 
@@ -159,6 +163,11 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
         root.mkdir(parents=True, exist_ok=True)
         store.write_json_atomic(root / "sweep.json", config.to_dict())
         order.update({str(s.path): len(order) + i for i, s in enumerate(specs)})
+        for spec in specs:
+            problems = store.reopen_corrupt(spec.path)
+            if problems:
+                warnings.warn(f"{spec.path}: finished run is corrupt ({'; '.join(problems)}); training it again",
+                              stacklevel=2)
         pending = [s for s in specs if not store.is_done(s.path)]
         rows += [_row(config, s, "skipped", None, str(s.path)) for s in specs if store.is_done(s.path)]
         if pending:
