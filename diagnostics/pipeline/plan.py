@@ -225,8 +225,10 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
         mixtures = {}
         for language in config.languages:
             mixtures[language] = _mixture(config, language, sizes, shortfalls, name)
-            for ref in config.language_data(language)["diagnostics"] + [config.language_data(language)["validation"]]:
-                sizes.size(ref, _option(ref, language, "diagnostic" if ref.split != "validation" else "validation"))
+            refs = config.language_data(language)
+            sizes.size(refs["validation"], _option(refs["validation"], language, "validation"))
+            for ref in refs["diagnostics"]:
+                sizes.size(ref, _option(ref, language, "diagnostic"))
         conflicts = []
         for spec_run, state in run_states(config):
             mixture, total = mixtures[spec_run.language]
