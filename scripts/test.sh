@@ -11,5 +11,6 @@ if [ "${1:-}" = "--slow" ]; then
   shift
   exec .venv/bin/python -m pytest -m slow "$@"
 fi
-# two workers: most tests are single-threaded Python; the tiny main job's tests share one worker (tests/conftest.py)
-exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"
+# two workers: most tests are single-threaded Python. Whole modules go to a worker (--dist loadfile), so a module's
+# fixtures (the tiny main job, the CLI bad-input cases) run once; tests/conftest.py puts the longest module first
+exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"

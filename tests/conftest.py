@@ -1,4 +1,4 @@
-"""Shared fixtures: models are built once per test session."""
+"""Shared fixtures (models built once per worker) and the collection order: ``runs_first`` modules first."""
 
 import os
 
@@ -24,16 +24,10 @@ def tiny_model_dir(tmp_path_factory):
     return tiny_random_model(tmp_path_factory.mktemp("tiny") / "tiny-bert", seed=0)
 
 
-@pytest.fixture(scope="session")
-def tiny_pipeline(tmp_path_factory):
-    """The main job at the tiny scale, run once per session: every notebook executed once, in two lanes.
+def pytest_collection_modifyitems(items):
+    """Move the tests of ``runs_first`` modules to the front, keeping every other test's order.
 
-    Returns ``(report folder, run store, index.html)``; tests read its outputs and must not change them.
+    ``--dist loadfile`` hands whole modules to the workers in collection order: a module whose fixture takes minutes
+    (the tiny main job) then starts at once rather than as the last module of a worker.
     """
-    from diagnostics.pipeline import run_pipeline
-
-    root = tmp_path_factory.mktemp("tiny-pipeline")
-    out, runs = root / "report", root / "runs"
-    index = run_pipeline("tiny", out_dir=out, runs_dir=runs, lanes=2)
-    return out, runs, index
-
+    items.sort(key=lambda item: item.get_closest_marker("runs_first") is None)

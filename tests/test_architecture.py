@@ -251,7 +251,7 @@ def test_file_kinds_are_defined_once():
     from diagnostics.data import cli as data_cli
     from diagnostics.data import registry
 
-    assert _assigned("KINDS") == ["diagnostics.data.registry"]
+    assert _assigned("KINDS") == ["diagnostics.data.kinds"]
     assert annotate_io.KINDS is registry.KINDS and data_cli.KINDS is registry.KINDS
 
 
@@ -296,3 +296,14 @@ def test_foundation_modules_import_nothing_of_the_package(module):
 
 def test_the_yaml_loader_needs_only_the_error_types():
     assert GRAPH["diagnostics.yaml_lines"] == {"diagnostics.errors"}
+
+
+def test_the_command_line_starts_without_the_heavy_libraries():
+    """``diagnostics --help`` and every command's argument errors need none of them: they load inside commands."""
+    import subprocess
+    import sys
+
+    heavy = ("scipy", "torch", "transformers", "sklearn", "matplotlib", "seaborn", "spacy", "nbformat", "papermill")
+    code = f"import sys, diagnostics.cli; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", loaded

@@ -11,8 +11,6 @@ import pytest
 
 from _cli import assert_user_error, run_cli
 
-pytestmark = pytest.mark.xdist_group("bad_config_inputs")  # the module fixture runs its cases once
-
 PAIR = {"premise": "A man sleeps.", "hypothesis": "A man rests."}
 
 # (id, config changes as YAML texts, extra arguments, names the error must contain). In names, {file} is the

@@ -19,8 +19,6 @@ from _cli import assert_user_error, run_cli
 from _stats_fixtures import FLIP, synthetic_table
 from diagnostics.stats.report import OUTPUTS
 
-pytestmark = pytest.mark.xdist_group("bad_table_inputs")  # its module fixtures run once, on one worker
-
 
 @dataclass
 class Case:

@@ -424,6 +424,18 @@ def test_exports_are_unique_and_unknown_names_raise(package):
         getattr(module, "no_such_export")
 
 
+
+@pytest.mark.parametrize("package", EXPORTING)
+def test_lazy_names_are_not_hidden_by_submodules(package):
+    """A lazily exported name equal to a submodule's name would be replaced by the module once that is imported."""
+    module = importlib.import_module(f"diagnostics.{package}")
+    lazy = getattr(module, "_EXPORTS", {})
+    for name, submodule in lazy.items():
+        importlib.import_module(f"diagnostics.{package}.{submodule}")
+    hidden = [n for n in lazy if inspect.ismodule(getattr(module, n))]
+    assert not hidden, f"diagnostics.{package}: {hidden} read as submodules; import them eagerly"
+
+
 def _deferred_targets(function) -> list[tuple[str, str]]:
     """``(module, name)`` of each relative ``from .module import name`` inside a wrapper function's body."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(function)))

@@ -1,5 +1,9 @@
-"""Every notebook executes top to bottom at the tiny scale (once, inside the tiny main job of the session), and its
-.ipynb pair matches the .py source."""
+"""The main job end to end at the tiny scale, run once for this module: sweeps, every notebook in two lanes, the
+manifest and the report; a rerun reuses every finished run. Every notebook executes top to bottom, and its .ipynb
+pair matches the .py source.
+
+The module is collected first (``runs_first``): under ``--dist loadfile`` the whole module goes to one worker, and
+its few minutes of main job start at once instead of last."""
 
 import json
 from pathlib import Path
@@ -7,9 +11,24 @@ from pathlib import Path
 import jupytext
 import pytest
 
-pytestmark = pytest.mark.xdist_group("tiny_pipeline")  # the tiny main job runs once, on one worker
+from diagnostics.pipeline import ensure_runs, notebook_paths, run_pipeline
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.py"))
+pytestmark = pytest.mark.runs_first
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+
+
+@pytest.fixture(scope="module")
+def tiny_pipeline(tmp_path_factory):
+    """The main job at the tiny scale, run once per module: every notebook executed once, in two lanes.
+
+    Returns ``(report folder, run store, index.html)``; tests read its outputs and must not change them.
+    """
+    root = tmp_path_factory.mktemp("tiny-pipeline")
+    out, runs = root / "report", root / "runs"
+    index = run_pipeline("tiny", out_dir=out, runs_dir=runs, lanes=2)
+    return out, runs, index
 
 
 @pytest.mark.parametrize("script", NOTEBOOKS, ids=lambda p: p.stem)
@@ -31,3 +50,21 @@ def test_ipynb_pair_in_sync(script):
     assert pair.exists(), f"missing paired notebook; run `jupytext --sync {script}`"
     sources = [c.source for c in jupytext.read(script).cells]
     assert [c.source for c in jupytext.read(pair).cells] == sources, f"run `jupytext --sync {script}`"
+
+
+def test_tiny_pipeline_writes_report_manifest_and_reuses_runs(tiny_pipeline, tmp_path):
+    out, runs, index = tiny_pipeline
+    assert index.is_file() and index.stat().st_size > 10_000
+    manifest = json.loads((out / "manifest.json").read_text())
+    stems = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    assert sorted(manifest["timings_s"]["notebooks"]) == stems
+    assert manifest["runs"] == 2 * 2 + 1 * 2 + 2 * 2  # base en+ru, extra-32 en, presence 0.25 / 0.75 en; 2 seeds
+    assert manifest["code"]["version"] and manifest["versions"]["code"] == manifest["code"]  # which code made it
+    commits = {json.loads(p.read_text())["code"]["commit"] for p in runs.rglob("versions.json")}
+    assert commits == {manifest["code"]["commit"]}
+    done = sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE"))
+    again = run_pipeline("tiny", out_dir=tmp_path / "again", runs_dir=runs, notebooks=["00_datasets"])
+    assert again.is_file()
+    assert sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE")) == done  # nothing retrained
+    assert len(ensure_runs("tiny", runs, train=False))  # a finished store reads without training
+    assert notebook_paths("tiny", runs, tmp_path / "figures", needs=("base", "extra", "presence"))[0] == runs.resolve()

@@ -1,35 +1,14 @@
-"""The main job end to end at the tiny scale: sweeps, every notebook in two lanes, manifest and report; a rerun
-reuses every finished run."""
+"""The main job's plumbing: which notebooks run first, what a notebook opened by hand reads, and that nothing trains
+without being asked (the tiny main job itself is run and checked in ``test_notebooks.py``)."""
 
-import json
 from pathlib import Path
 
 import pytest
 
-from diagnostics.pipeline import ensure_runs, notebook_paths, run_pipeline
+from diagnostics.pipeline import ensure_runs, notebook_paths
 from diagnostics.pipeline.runner import SLOWEST_FIRST, RunsNotFinishedError
 
-pytestmark = pytest.mark.xdist_group("tiny_pipeline")  # the tiny main job runs once, on one worker
-
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def test_tiny_pipeline_writes_report_manifest_and_reuses_runs(tiny_pipeline, tmp_path):
-    out, runs, index = tiny_pipeline
-    assert index.is_file() and index.stat().st_size > 10_000
-    manifest = json.loads((out / "manifest.json").read_text())
-    stems = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
-    assert sorted(manifest["timings_s"]["notebooks"]) == stems
-    assert manifest["runs"] == 2 * 2 + 1 * 2 + 2 * 2  # base en+ru, extra-32 en, presence 0.25 / 0.75 en; 2 seeds
-    assert manifest["code"]["version"] and manifest["versions"]["code"] == manifest["code"]  # which code made it
-    commits = {json.loads(p.read_text())["code"]["commit"] for p in runs.rglob("versions.json")}
-    assert commits == {manifest["code"]["commit"]}
-    done = sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE"))
-    again = run_pipeline("tiny", out_dir=tmp_path / "again", runs_dir=runs, notebooks=["00_datasets"])
-    assert again.is_file()
-    assert sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE")) == done  # nothing retrained
-    assert len(ensure_runs("tiny", runs, train=False))  # a finished store reads without training
-    assert notebook_paths("tiny", runs, tmp_path / "figures", needs=("base", "extra", "presence"))[0] == runs.resolve()
 
 
 def test_slowest_notebooks_exist():

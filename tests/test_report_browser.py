@@ -28,8 +28,6 @@ from diagnostics.schema import ENTAILMENT
 
 from _explorer_data import fake_annotations, synthetic_dataset, synthetic_predictions
 
-pytestmark = pytest.mark.xdist_group("report_browser")  # its module fixtures run once, on one worker
-
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "report_browser"
 SETUP = "bash scripts/setup_browser.sh (installs the Debian packages chromium and chromium-driver; needs apt-get)"
 

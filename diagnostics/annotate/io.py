@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..data.registry import KINDS  # file-format kinds accepted by ``--kind`` -> registry name of the reader
+from ..data.kinds import KINDS  # file-format kinds accepted by ``--kind`` -> registry name of the reader
 from ..errors import UserInputError
 from ..io_utils import atomic_path
 

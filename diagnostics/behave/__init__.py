@@ -7,15 +7,17 @@ Templates with typed slots and per-language lexicons live in ``annotators/behave
 is loaded.
 """
 
-from .errors import SuiteFormatError, TemplateError
-from .generate import generate_suite, generate_suites, generate_test
-from .runner import (SeedSummary, as_predictor, failure_rates, rs_corr, run_suite, run_sweep,
-                     summarise_across_seeds)
-from .suite import Case, load_suite, save_suite, suite_frame
-from .rendering import render
-from .templates import available_languages, load_templates
+from __future__ import annotations
 
-__all__ = ["TemplateError", "SuiteFormatError", "generate_suite", "generate_suites", "generate_test",
-           "SeedSummary", "as_predictor", "failure_rates", "rs_corr", "run_suite", "run_sweep",
-           "summarise_across_seeds", "Case", "load_suite", "save_suite", "suite_frame", "available_languages",
-           "load_templates", "render"]
+from diagnostics.lazy import lazy_exports
+
+_EXPORTS = {
+    "SuiteFormatError": "errors", "TemplateError": "errors", "generate_suite": "generate",
+    "generate_suites": "generate", "generate_test": "generate", "SeedSummary": "runner", "as_predictor": "runner",
+    "failure_rates": "runner", "rs_corr": "runner", "run_suite": "runner", "run_sweep": "runner",
+    "summarise_across_seeds": "runner", "Case": "suite", "load_suite": "suite", "save_suite": "suite",
+    "suite_frame": "suite", "render": "rendering", "available_languages": "templates", "load_templates": "templates",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -5,13 +5,16 @@
 1104
 """
 
-from .errors import DataFormatError
-from .export import to_hf
-from .normalise import normalise_csv_quotes
-from .registry import (REGISTRY, USER_LANGUAGES, DatasetSpec, available, bind_files, datasets_root, get_spec, load,
-                       manifest, register, user_dataset)
-from .summary import dataset_statistics, words
+from __future__ import annotations
 
-__all__ = ["DataFormatError", "DatasetSpec", "REGISTRY", "USER_LANGUAGES", "available", "bind_files",
-           "dataset_statistics", "datasets_root", "get_spec", "load", "manifest", "normalise_csv_quotes", "register",
-           "to_hf", "user_dataset", "words"]
+from diagnostics.lazy import lazy_exports
+
+_EXPORTS = {
+    "DataFormatError": "errors", "to_hf": "export", "normalise_csv_quotes": "normalise", "REGISTRY": "registry",
+    "USER_LANGUAGES": "registry", "DatasetSpec": "registry", "available": "registry", "bind_files": "registry",
+    "datasets_root": "registry", "get_spec": "registry", "load": "registry", "manifest": "registry",
+    "register": "registry", "user_dataset": "registry", "dataset_statistics": "summary", "words": "summary",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from .registry import KINDS
+from .kinds import KINDS
 
 data_app = typer.Typer(help="Bundled datasets: list, inspect, validate files.", no_args_is_help=True)
 

@@ -15,6 +15,7 @@ from ..errors import UnknownNameError, UserInputError
 from ..resources import datasets_dir
 from . import readers
 from .errors import DataFormatError
+from .kinds import KINDS  # noqa: F401  (re-exported: the registry names the formats a file may be read as)
 from .normalise import normalise_csv_quotes
 
 Reader = Callable[..., pd.DataFrame]
@@ -156,12 +157,6 @@ def _bundled() -> None:
 
 
 _bundled()
-
-#: File-format kinds a user's file may be read as (``--kind`` of ``diagnostics data validate`` and
-#: ``diagnostics annotate``) -> the registered dataset whose reader reads it (``load(KINDS[kind], path=...)``).
-KINDS = {"rte": "rte_format", "diagnostic": "diagnostic_format", "swediagnostics": "swediagnostics",
-         "glue-tsv": "axb", "sick": "sick", "mnli": "mnli"}
-
 
 def bind_files(name: str, files: dict[str, str | Path]) -> DatasetSpec:
     """Bind user files to a registered user-supplied dataset, so ``load(name, split)`` reads them.

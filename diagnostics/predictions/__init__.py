@@ -11,18 +11,22 @@ and compare two systems per diagnostic category.
   for single runs), :func:`write_comparison` (CSV, PNG, markdown), :func:`mcnemar_exact`.
 
 >>> from diagnostics.predictions import match_key
->>> match_key("\u201cHi\u201d,  she said.", "x") == match_key('"Hi", she said.', "x")
+>>> match_key("“Hi”,  she said.", "x") == match_key('"Hi", she said.', "x")
 True
 """
 
-from .compare import Comparison, compare_tables, delta_figure, mcnemar_exact, write_comparison
-from .exporters import to_columns, to_lm_eval, to_trainer, write_table
-from .importer import ImportRefusedError, ImportResult, import_predictions, import_with_report
-from .labels import parse_label_map
-from .readers import FORMATS, ROLES, detect_format, read_source
-from .text import match_key, normalise_text
+from __future__ import annotations
 
-__all__ = ["Comparison", "FORMATS", "ImportRefusedError", "ImportResult", "ROLES", "compare_tables", "delta_figure",
-           "detect_format", "import_predictions", "import_with_report", "match_key", "mcnemar_exact",
-           "normalise_text", "parse_label_map", "read_source", "to_columns", "to_lm_eval", "to_trainer",
-           "write_comparison", "write_table"]
+from diagnostics.lazy import lazy_exports
+
+_EXPORTS = {
+    "Comparison": "compare", "compare_tables": "compare", "delta_figure": "compare", "mcnemar_exact": "compare",
+    "write_comparison": "compare", "to_columns": "exporters", "to_lm_eval": "exporters", "to_trainer": "exporters",
+    "write_table": "exporters", "ImportRefusedError": "importer", "ImportResult": "importer",
+    "import_predictions": "importer", "import_with_report": "importer", "parse_label_map": "labels",
+    "FORMATS": "readers", "ROLES": "readers", "detect_format": "readers", "read_source": "readers", "match_key": "text",
+    "normalise_text": "text",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,5 +1,12 @@
 """Render executed analysis notebooks of a finished run directory into one self-contained HTML report."""
 
-from .html import render_report
+from __future__ import annotations
 
-__all__ = ["render_report"]
+from diagnostics.lazy import lazy_exports
+
+_EXPORTS = {
+    "render_report": "html",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

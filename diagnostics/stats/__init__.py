@@ -18,38 +18,35 @@ Pure numpy / pandas / scipy (no torch). Functional API:
   :func:`sigma_drivers` (leave-one-example-out change of σ)
 """
 
-from .agreement import agreement, binary_agreement, fleiss_kappa, fleiss_kappa_from_counts, pairwise_agreement
-from .bootstrap import multibootstrap, multibootstrap_pair, point_estimate
-from .categories import category_matrix
-from .inference import (SettingArrays, bootstrap_ci, compare, compare_settings, setting_arrays, setting_ci,
-                        summarize_samples)
-from .instances import (SettingMatrix, category_instability, flip_rate, instance_stability, setting_matrices,
-                        sigma_drivers)
-from .mcc import binary_counts, mcc_from_counts
-from .multiple import adjust_pvalues, simultaneous_interval, simultaneous_level
-from .planner import SeedPlan, plan_seeds, simulate_plan, variance_components
-from .scores import ALL, OVERALL, category_scores
-from .stability import (cross_language_corr, delta_summary, deltas, mean_cross_language_corr, rs_corr,
-                        seed_correlations, stability)
-from .study import (average_sigma_decrease, consistent_gains, extra_data_table, feature_slug, improvement_correlation,
-                    parse_presence_experiment, presence_experiment, presence_table, sigma_table)
-from .table import (LABELS, REQUIRED, ExampleSetWarning, example_set_differences, read_predictions, run_keys,
-                    validate_predictions)
+from __future__ import annotations
 
-mcc_by_category = category_scores
+from diagnostics.lazy import lazy_exports
 
-__all__ = ["ALL", "ExampleSetWarning", "LABELS", "OVERALL", "REQUIRED", "SettingArrays", "adjust_pvalues",
-           "agreement",
-           "average_sigma_decrease", "binary_agreement", "binary_counts", "bootstrap_ci", "category_matrix",
-           "category_scores", "compare", "compare_settings", "consistent_gains", "cross_language_corr", "delta_summary",
-           "deltas", "example_set_differences", "extra_data_table", "feature_slug", "fleiss_kappa",
-           "fleiss_kappa_from_counts", "improvement_correlation", "mcc_by_category", "mcc_from_counts",
-           "mean_cross_language_corr", "multibootstrap", "multibootstrap_pair", "pairwise_agreement",
-           "parse_presence_experiment", "point_estimate", "presence_experiment", "presence_table", "read_predictions",
-           "rs_corr", "run_keys", "seed_correlations",
-           "SeedPlan", "plan_seeds", "simulate_plan", "variance_components",  # seed planning
-           "setting_arrays", "setting_ci", "sigma_table",
-           "simultaneous_interval", "simultaneous_level", "stability",
-           "summarize_samples", "validate_predictions"]
-__all__ += ["SettingMatrix", "category_instability", "flip_rate", "instance_stability", "setting_matrices",
-            "sigma_drivers"]
+# Imported at once: these two functions share their submodule's name, and importing a submodule binds its name in
+# the package, which would hide a lazily exported function of the same name.
+from .agreement import agreement  # noqa: F401
+from .stability import stability  # noqa: F401
+
+_EXPORTS = {
+    "agreement": "agreement", "binary_agreement": "agreement", "fleiss_kappa": "agreement",
+    "fleiss_kappa_from_counts": "agreement", "pairwise_agreement": "agreement", "multibootstrap": "bootstrap",
+    "multibootstrap_pair": "bootstrap", "point_estimate": "bootstrap", "category_matrix": "categories",
+    "SettingArrays": "inference", "bootstrap_ci": "inference", "compare": "inference", "compare_settings": "inference",
+    "setting_arrays": "inference", "setting_ci": "inference", "summarize_samples": "inference",
+    "SettingMatrix": "instances", "category_instability": "instances", "flip_rate": "instances",
+    "instance_stability": "instances", "setting_matrices": "instances", "sigma_drivers": "instances",
+    "binary_counts": "mcc", "mcc_from_counts": "mcc", "adjust_pvalues": "multiple", "simultaneous_interval": "multiple",
+    "simultaneous_level": "multiple", "SeedPlan": "planner", "plan_seeds": "planner", "simulate_plan": "planner",
+    "variance_components": "planner", "ALL": "scores", "OVERALL": "scores", "category_scores": "scores",
+    "cross_language_corr": "stability", "delta_summary": "stability", "deltas": "stability",
+    "mean_cross_language_corr": "stability", "rs_corr": "stability", "seed_correlations": "stability",
+    "stability": "stability", "average_sigma_decrease": "study", "consistent_gains": "study",
+    "extra_data_table": "study", "feature_slug": "study", "improvement_correlation": "study",
+    "parse_presence_experiment": "study", "presence_experiment": "study", "presence_table": "study",
+    "sigma_table": "study", "LABELS": "table", "REQUIRED": "table", "ExampleSetWarning": "table",
+    "example_set_differences": "table", "read_predictions": "table", "run_keys": "table",
+    "validate_predictions": "table", "mcc_by_category": "scores",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

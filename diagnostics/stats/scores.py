@@ -145,3 +145,6 @@ def _block(level: str, names: list[str], counts: dict, runs: pd.DataFrame) -> pd
     block = block.assign(level=level, category=category, coarse=coarse, n=n.ravel().round().astype("int64"),
                          mcc=mcc.ravel(), accuracy=accuracy.ravel(), degenerate=degenerate.ravel())
     return block[block["n"] > 0]
+
+#: The earlier name of :func:`category_scores`.
+mcc_by_category = category_scores
