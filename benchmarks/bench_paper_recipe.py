@@ -4,18 +4,21 @@ GPU-hours of the whole paper plan.
 A randomly initialised ``BertForSequenceClassification`` of mBERT's size (vocabulary 119,547, 12 layers x 768,
 12 heads, 3072 intermediate; the study's model has hub weights this machine cannot fetch, the cost is the same),
 the study's recipe (full fine-tuning, batch 4, AdamW lr 1e-5, weight decay 0.01, gradient clipping 1.0, dropout
-0.1) with bf16 autocast, on RTE-length inputs: each batch holds 4 real RTE train pairs' lengths in tokens
+0.1), on RTE-length inputs: each batch holds 4 real RTE train pairs' lengths in tokens
 (whitespace words x 1.35 word pieces per word + 3 special tokens, at most 256 — mBERT's tokenizer is not
 available offline), padded dynamically to the batch's longest. Reported: steps/s, examples/s and peak GPU memory,
-for bf16 autocast and for fp32 (the baseline, same run: ``bf16_speedup`` is their ratio).
+for bf16 autocast and for fp32 (the baseline, same run: ``bf16_speedup`` is their ratio; on an H100 at batch 4 it
+is about 0.3, which is why ``configs/paper.yaml`` trains in fp32).
 
 With ``--plan PLAN.json`` (the output of ``diagnostics pipeline --scale paper --dry-run --json``) the plan's
 pair-epochs (pairs x max_epochs per run, an upper bound: early stopping ends most runs sooner) are divided by the
 measured examples/s: the projected GPU-hours of the whole plan, training only (evaluation passes add a few per
 cent: they are forward-only, at batch 64).
 
-Run: ``python benchmarks/bench_paper_recipe.py [--steps 60] [--plan plan.json] [--device cuda]``; writes
-``benchmarks/results/bench_paper_recipe.json``. ``--layers 2 --device cpu --steps 3`` checks the script itself.
+Run: ``python benchmarks/bench_paper_recipe.py [--steps 60] [--batch-size 4] [--precisions fp32,bf16]
+[--plan plan.json] [--device cuda]``; writes ``benchmarks/results/bench_paper_recipe.json`` (with ``--plan``, a
+projection per precision). ``bench_paper_recipe_batches.json`` holds batch sizes 4, 16 and 32 (batch 4 in both
+orders). ``--layers 2 --device cpu --steps 3`` checks the script itself.
 """
 
 from __future__ import annotations
@@ -116,18 +119,21 @@ def main() -> None:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--plan", type=Path, help="dry-run JSON of the paper plan, for the GPU-hours projection")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--precisions", default="fp32,bf16", help="measured in this order (both are needed for "
+                        "bf16_speedup)")
     parser.add_argument("--out", type=Path, default=RESULTS / "bench_paper_recipe.json")
     args = parser.parse_args()
     import torch
 
     results = {p: measure(p, args.device, args.steps, args.layers, args.batch_size, args.seed)
-               for p in ("fp32", "bf16")}
+               for p in args.precisions.split(",")}
     report = {"model": {**MBERT, "num_hidden_layers": args.layers}, "batch_size": args.batch_size,
+              "order": list(results),
               "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else platform.processor(),
               "torch": torch.__version__, "results": results,
               "bf16_speedup": round(results["bf16"]["examples_per_s"] / results["fp32"]["examples_per_s"], 2)}
     if args.plan is not None:
-        report["projection_bf16"] = project(args.plan, results["bf16"]["examples_per_s"])
+        report["projection"] = {p: project(args.plan, r["examples_per_s"]) for p, r in results.items()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
     print(json.dumps(report, indent=2))
