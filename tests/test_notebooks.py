@@ -56,7 +56,7 @@ def test_tiny_pipeline_writes_report_manifest_and_reuses_runs(tiny_pipeline, tmp
     out, runs, index = tiny_pipeline
     assert index.is_file() and index.stat().st_size > 10_000
     manifest = json.loads((out / "manifest.json").read_text())
-    stems = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    stems = [p.stem for p in NOTEBOOKS]
     assert sorted(manifest["timings_s"]["notebooks"]) == stems
     assert manifest["runs"] == 2 * 2 + 1 * 2 + 2 * 2  # base en+ru, extra-32 en, presence 0.25 / 0.75 en; 2 seeds
     assert manifest["code"]["version"] and manifest["versions"]["code"] == manifest["code"]  # which code made it
