@@ -40,7 +40,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ..schema import ENTAILMENT, LABELS
-from ..stats.categories import category_matrix, dataset_frame
+from ..stats.categories import category_matrix, dataset_for, dataset_frame, dataset_frames
 from ..stats.instances import category_instability, instance_stability, sigma_drivers
 from ..stats.scores import category_scores
 from ..stats.table import SETTING_KEYS, validate_predictions
@@ -92,22 +92,6 @@ def mcc_color(value: float | None) -> str:
     low, mid, high = np.array([33, 102, 172]), np.array([247, 247, 247]), np.array([178, 24, 43])
     rgb = mid + (high - mid) * v if v >= 0 else mid + (low - mid) * (-v)
     return "#" + "".join(f"{int(round(c)):02x}" for c in rgb)
-
-
-def _datasets_for_validation(predictions: pd.DataFrame, dataset) -> dict | None:
-    if isinstance(dataset, Mapping):
-        return {k: dataset_frame(v) for k, v in dataset.items()}
-    if dataset is not None:
-        return {name: dataset_frame(dataset) for name in pd.unique(predictions["dataset"].astype(str))}
-    return None
-
-
-def _source(dataset, name: str):
-    if dataset is None:
-        return name
-    if isinstance(dataset, Mapping):
-        return dataset.get(name, name)
-    return dataset
 
 
 def _annotator_features(frame: pd.DataFrame, language: str | None, annotations, cache_dir) -> list | None:
@@ -175,7 +159,7 @@ def build_explorer(predictions: pd.DataFrame, dataset: str | pd.DataFrame | Mapp
         The explorer's state, no front end attached.
     """
     if validate:
-        predictions = validate_predictions(predictions, datasets=_datasets_for_validation(predictions, dataset),
+        predictions = validate_predictions(predictions, datasets=dataset_frames(predictions, dataset),
                                            trust_labels=trust_labels)
     instances = instance_stability(predictions, validate=False)
     scores = category_scores(predictions, dataset, levels=(level,), validate=False)
@@ -184,7 +168,7 @@ def build_explorer(predictions: pd.DataFrame, dataset: str | pd.DataFrame | Mapp
     texts = {}
     for name, group in predictions.groupby("dataset", sort=False):
         language = str(group["language"].iat[0]) if "language" in group else None
-        texts[str(name)] = _texts(str(name), _source(dataset, str(name)), language, annotations, cache_dir)
+        texts[str(name)] = _texts(str(name), dataset_for(dataset, str(name)), language, annotations, cache_dir)
     return ExplorerModel(instances, scores, categories, drivers, texts, level=level)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 import numpy as np
@@ -94,3 +95,50 @@ def category_matrix(dataset: str | pd.DataFrame, level: str = "fine",
             matrix[i, column[fine if level == "fine" else COARSE_OF[fine]]] = True
     keep = matrix.any(axis=0)
     return [n for n, k in zip(names, keep) if k], matrix[:, keep]
+
+
+def dataset_for(dataset: str | pd.DataFrame | Mapping | None, name: str) -> str | pd.DataFrame:
+    """The category source of the table rows whose ``dataset`` column is ``name``.
+
+    Parameters
+    ----------
+    dataset : str, pandas.DataFrame, mapping or None
+        What the caller was given: ``None`` (each row's own dataset name), one source for every row, or a mapping
+        from dataset name to its source (names it lacks use their own name).
+    name : str
+        A value of the table's ``dataset`` column.
+
+    Returns
+    -------
+    str or pandas.DataFrame
+        A registered dataset name or a loaded table, for :func:`dataset_frame`.
+    """
+    if dataset is None:
+        return name
+    if isinstance(dataset, Mapping):
+        return dataset.get(name, name)
+    return dataset
+
+
+def dataset_frames(predictions: pd.DataFrame,
+                   dataset: str | pd.DataFrame | Mapping | None) -> dict[str, pd.DataFrame] | None:
+    """The datasets to check a predictions table against, when the caller names them.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        The predictions table (its ``dataset`` column gives the names).
+    dataset : str, pandas.DataFrame, mapping or None
+        As in :func:`dataset_for`.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame or None
+        Dataset name -> its table, for :func:`~diagnostics.stats.table.validate_predictions`; ``None`` when
+        ``dataset`` is ``None`` (each row is checked against the dataset it names).
+    """
+    if isinstance(dataset, Mapping):
+        return {k: dataset_frame(v) for k, v in dataset.items()}
+    if dataset is not None:
+        return {name: dataset_frame(dataset) for name in pd.unique(predictions["dataset"].astype(str))}
+    return None

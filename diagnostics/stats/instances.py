@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..schema import ENTAILMENT, NOT_ENTAILMENT
-from .categories import category_matrix, dataset_frame
+from .categories import category_matrix, dataset_for, dataset_frame
 from .mcc import binary_counts, mcc_from_counts
 from .table import SETTING_KEYS, validate_predictions
 
@@ -215,16 +215,8 @@ def instance_stability(predictions: pd.DataFrame, *, validate: bool = True) -> p
     return pd.concat(parts, ignore_index=True)
 
 
-def _source(dataset, name: str):
-    if dataset is None:
-        return name
-    if isinstance(dataset, Mapping):
-        return dataset.get(name, name)
-    return dataset
-
-
 def _category_arrays(m: SettingMatrix, dataset, level: str) -> tuple[list[str], np.ndarray]:
-    names, members = category_matrix(dataset_frame(_source(dataset, str(m.setting.get("dataset")))), level,
+    names, members = category_matrix(dataset_frame(dataset_for(dataset, str(m.setting.get("dataset")))), level,
                                       ids=m.ids)
     return names, members
 

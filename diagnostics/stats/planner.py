@@ -56,7 +56,7 @@ What the pilot cannot tell (the limits)
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -66,7 +66,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from ..schema import ENTAILMENT
-from .categories import category_matrix, dataset_frame
+from .categories import category_matrix, dataset_for, dataset_frame, dataset_frames
 from .mcc import mcc_from_counts
 from .scores import OVERALL
 from .table import SETTING_KEYS, validate_predictions
@@ -235,12 +235,7 @@ def variance_components(predictions: pd.DataFrame, *, by: str = "category", data
     if n_boot < 2:
         raise ValueError(f"n_boot must be >= 2, found {n_boot}")
     if validate:
-        datasets = None
-        if isinstance(dataset, Mapping):
-            datasets = {k: dataset_frame(v) for k, v in dataset.items()}
-        elif dataset is not None:
-            datasets = {name: dataset_frame(dataset) for name in pd.unique(predictions["dataset"].astype(str))}
-        predictions = validate_predictions(predictions, datasets=datasets)
+        predictions = validate_predictions(predictions, datasets=dataset_frames(predictions, dataset))
     rng = np.random.default_rng(seed)
     rows, skipped = [], []
     for values, group in predictions.groupby(list(SETTING_KEYS), sort=True):
@@ -249,9 +244,8 @@ def variance_components(predictions: pd.DataFrame, *, by: str = "category", data
         if pred.shape[1] < 2:
             skipped.append(keys | {"runs": int(pred.shape[1])})
             continue
-        source = dataset.get(keys["dataset"], keys["dataset"]) if isinstance(dataset, Mapping) else \
-            (dataset if dataset is not None else keys["dataset"])
-        names, members = category_matrix(dataset_frame(source), "coarse" if by == "coarse" else "fine",
+        names, members = category_matrix(dataset_frame(dataset_for(dataset, keys["dataset"])),
+                                         "coarse" if by == "coarse" else "fine",
                                          ids=ids.to_numpy())
         if not names:
             raise ValueError(f"setting {keys}: the dataset has no diagnostic categories to plan for")

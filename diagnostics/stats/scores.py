@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..schema import ENTAILMENT
 from ..taxonomy import COARSE_OF
-from .categories import category_matrix, dataset_frame
+from .categories import category_matrix, dataset_for, dataset_frame, dataset_frames
 from .mcc import binary_counts, mcc_from_counts
 from .table import run_keys, validate_predictions
 
@@ -60,24 +60,12 @@ def category_scores(predictions: pd.DataFrame, dataset: str | pd.DataFrame | Map
         if level not in LEVELS:
             raise ValueError(f"levels must be among {LEVELS}, found {level!r}")
     if validate:
-        datasets = None
-        if isinstance(dataset, Mapping):
-            datasets = {k: dataset_frame(v) for k, v in dataset.items()}
-        elif dataset is not None:
-            datasets = {name: dataset_frame(dataset) for name in pd.unique(predictions["dataset"].astype(str))}
-        predictions = validate_predictions(predictions, datasets=datasets, trust_labels=trust_labels)
+        predictions = validate_predictions(predictions, datasets=dataset_frames(predictions, dataset),
+                                           trust_labels=trust_labels)
     keys = run_keys(predictions)
-    parts = [_dataset_scores(group, _source(dataset, name), keys, levels)
+    parts = [_dataset_scores(group, dataset_for(dataset, name), keys, levels)
              for name, group in predictions.groupby("dataset", sort=False)]
     return pd.concat(parts, ignore_index=True)
-
-
-def _source(dataset, name: str):
-    if dataset is None:
-        return name
-    if isinstance(dataset, Mapping):
-        return dataset.get(name, name)
-    return dataset
 
 
 def _dataset_scores(group: pd.DataFrame, source, keys: list[str], levels) -> pd.DataFrame:
