@@ -65,8 +65,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ..schema import ENTAILMENT
+from ..errors import UserInputError
 from .categories import category_matrix, dataset_for, dataset_frame, dataset_frames
+from .instances import SettingMatrix, setting_matrices
 from .mcc import mcc_from_counts
 from .scores import OVERALL
 from .table import SETTING_KEYS, validate_predictions
@@ -154,19 +155,20 @@ def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(choices)}, found {value!r}")
 
 
-def _setting_matrix(rows: pd.DataFrame, keys: dict) -> tuple[pd.Index, np.ndarray, np.ndarray]:
-    """Examples x runs 0/1 predictions and the gold labels of one setting; every run on the same examples."""
-    run_columns = ["pretrain_seed", "seed"] if "pretrain_seed" in rows.columns else ["seed"]
-    wide = rows.pivot(index="example_id", columns=run_columns, values="prediction")
-    if wide.isna().any().any():
-        short = [c for c in wide.columns if wide[c].isna().any()]
-        from ..errors import UserInputError
+def _complete_matrix(m: SettingMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ids, examples x runs 0/1 predictions and gold labels of one setting, examples sorted by id.
 
-        raise UserInputError(f"setting {keys}: runs {short[:3]} lack predictions for some examples; the planner "
-                             "needs every pilot run on the same examples")
-    labels = rows.drop_duplicates("example_id").set_index("example_id")["label"].loc[wide.index]
-    return wide.index, (wide.to_numpy() == ENTAILMENT).astype(np.float64), \
-        (labels.to_numpy() == ENTAILMENT).astype(np.float64)
+    Raises
+    ------
+    UserInputError
+        When a run lacks predictions for some examples (every pilot run must cover the same examples).
+    """
+    short = [run for run, complete in zip(m.runs, m.valid.all(axis=0)) if not complete]
+    if short:
+        raise UserInputError(f"setting {m.setting}: runs {short[:3]} lack predictions for some examples; the "
+                             "planner needs every pilot run on the same examples")
+    order = np.argsort(m.ids, kind="stable")
+    return m.ids[order], m.pred[order].astype(np.float64), m.gold[order].astype(np.float64)
 
 
 def _unit_scores(weights: np.ndarray, pred: np.ndarray, gold: np.ndarray, members: np.ndarray,
@@ -238,15 +240,16 @@ def variance_components(predictions: pd.DataFrame, *, by: str = "category", data
         predictions = validate_predictions(predictions, datasets=dataset_frames(predictions, dataset))
     rng = np.random.default_rng(seed)
     rows, skipped = [], []
-    for values, group in predictions.groupby(list(SETTING_KEYS), sort=True):
-        keys = dict(zip(SETTING_KEYS, values))
-        ids, pred, gold = _setting_matrix(group, keys)
+    matrices = setting_matrices(predictions, validate=False)
+    for m in sorted(matrices, key=lambda m: tuple(m.setting[k] for k in SETTING_KEYS)):
+        keys = dict(m.setting)
+        ids, pred, gold = _complete_matrix(m)
         if pred.shape[1] < 2:
             skipped.append(keys | {"runs": int(pred.shape[1])})
             continue
         names, members = category_matrix(dataset_frame(dataset_for(dataset, keys["dataset"])),
                                          "coarse" if by == "coarse" else "fine",
-                                         ids=ids.to_numpy())
+                                         ids=ids)
         if not names:
             raise ValueError(f"setting {keys}: the dataset has no diagnostic categories to plan for")
         members = members.astype(np.float64)
