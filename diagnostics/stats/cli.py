@@ -39,8 +39,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     """
     import warnings
 
-    from ..data import bind_files
-    from ..errors import UserInputError, one_line
+    from ..errors import UserInputError
     from .bootstrap import RESAMPLE
     from .report import write_report
     from .table import ExampleSetWarning, example_set_differences, read_predictions
@@ -54,14 +53,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     if not 0 < level < 1:
         raise UserInputError(f"--level: expected a number in (0, 1), found {level}")
     _check_out_folder(out)
-    for item in dataset:
-        name, sep, path = item.partition("=")
-        if not sep or not name.strip() or not path.strip():
-            raise UserInputError(f"--dataset {item!r}: expected NAME=PATH")
-        try:
-            bind_files(name.strip(), {"test": path.strip()})
-        except (ValueError, KeyError) as err:
-            raise UserInputError(f"--dataset {item!r}: {one_line(err)}") from None
+    _bind_datasets(dataset)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ExampleSetWarning)
         table = read_predictions(predictions, trust_labels=trust_labels)
@@ -129,7 +121,6 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
     import json
     import warnings
 
-    from ..data import bind_files
     from ..errors import UserInputError, one_line
     from .planner import BY, EXAMPLES, SEED_SHAPES, plan_seeds
     from .report import markdown_table
@@ -158,14 +149,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
                              "--half-width and --examples fixed")
     if out is not None:
         _check_out_folder(out)
-    for item in dataset:
-        name, sep, path = item.partition("=")
-        if not sep or not name.strip() or not path.strip():
-            raise UserInputError(f"--dataset {item!r}: expected NAME=PATH")
-        try:
-            bind_files(name.strip(), {"test": path.strip()})
-        except (ValueError, KeyError) as err:
-            raise UserInputError(f"--dataset {item!r}: {one_line(err)}") from None
+    _bind_datasets(dataset)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExampleSetWarning)  # the planner refuses such runs itself, naming them
         predictions = read_predictions(table)
@@ -256,6 +240,21 @@ class _StatsGroup(TyperGroup):
 
 
 _REPORT = "report"
+
+
+def _bind_datasets(items: list[str]) -> None:
+    """Bind each ``--dataset NAME=PATH`` (a user-supplied diagnostic set) before the table is read."""
+    from ..data import bind_files
+    from ..errors import UserInputError, one_line
+
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise UserInputError(f"--dataset {item!r}: expected NAME=PATH")
+        try:
+            bind_files(name.strip(), {"test": path.strip()})
+        except (ValueError, KeyError) as err:
+            raise UserInputError(f"--dataset {item!r}: {one_line(err)}") from None
 
 
 def _check_out_folder(out: Path) -> None:
