@@ -45,13 +45,14 @@ def rte_lengths(max_length: int = 256) -> np.ndarray:
     return np.minimum(np.round(words * 1.35).astype(int) + 3, max_length)
 
 
-def measure(precision: str, device: str, steps: int, layers: int, batch_size: int, seed: int) -> dict:
+def measure(precision: str, device: str, steps: int, layers: int, batch_size: int, seed: int,
+            vocab_size: int = MBERT["vocab_size"]) -> dict:
     """Train ``steps`` steps of the recipe after 5 warm-up steps; throughput and peak memory."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
     torch.manual_seed(seed)
-    config = BertConfig(**{**MBERT, "num_hidden_layers": layers}, hidden_dropout_prob=0.1,
+    config = BertConfig(**{**MBERT, "num_hidden_layers": layers, "vocab_size": vocab_size}, hidden_dropout_prob=0.1,
                         attention_probs_dropout_prob=0.1, num_labels=2)
     model = BertForSequenceClassification(config).to(device)
     model.train()
@@ -69,7 +70,7 @@ def measure(precision: str, device: str, steps: int, layers: int, batch_size: in
     def step():
         batch = rng.choice(lengths, batch_size)
         width = int(batch.max())
-        ids = torch.randint(1000, MBERT["vocab_size"], (batch_size, width), device=device)
+        ids = torch.randint(1000, vocab_size, (batch_size, width), device=device)
         mask = (torch.arange(width, device=device)[None, :] < torch.as_tensor(batch, device=device)[:, None])
         labels = torch.randint(0, 2, (batch_size,), device=device)
         with autocast:
@@ -115,6 +116,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--layers", type=int, default=12)
+    parser.add_argument("--vocab-size", type=int, default=MBERT["vocab_size"], help="e.g. 250002 for "
+                        "xlm-roberta-base's embedding size")
     parser.add_argument("--batch-size", type=int, default=4)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--plan", type=Path, help="dry-run JSON of the paper plan, for the GPU-hours projection")
@@ -125,9 +128,10 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    results = {p: measure(p, args.device, args.steps, args.layers, args.batch_size, args.seed)
+    results = {p: measure(p, args.device, args.steps, args.layers, args.batch_size, args.seed, args.vocab_size)
                for p in args.precisions.split(",")}
-    report = {"model": {**MBERT, "num_hidden_layers": args.layers}, "batch_size": args.batch_size,
+    report = {"model": {**MBERT, "num_hidden_layers": args.layers, "vocab_size": args.vocab_size},
+              "batch_size": args.batch_size,
               "order": list(results),
               "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else platform.processor(),
               "torch": torch.__version__, "results": results,
