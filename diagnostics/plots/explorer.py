@@ -192,7 +192,7 @@ class ExplorerModel:
 
     Notes
     -----
-    Build it with :func:`build_explorer`. Filters default to the first language and the lead experiment (``base``
+    Build it with :func:`build_explorer`. Filters default to the first language and the main experiment (``base``
     when present) so the heat map starts small; ``None`` means all values.
     """
 
@@ -745,7 +745,7 @@ class ExplorerModel:
         path : str or Path
             A ``.json`` file, or a folder (created) to write :data:`PAYLOAD_NAME` into.
         n : int
-            Least stable categories per language in the lead section.
+            Least stable categories per language in the opening section.
 
         Returns
         -------
