@@ -10,7 +10,7 @@ from scipy.stats import pearsonr
 from _stats_fixtures import synthetic_table
 from diagnostics.stats import (agreement, binary_agreement, category_scores, cross_language_corr, delta_summary,
                                deltas, fleiss_kappa, fleiss_kappa_from_counts, mean_cross_language_corr,
-                               pairwise_agreement, rs_corr, seed_correlations, stability)
+                               pairwise_agreement, rs_corr, rs_corr_variants, seed_correlations, stability)
 
 
 @pytest.fixture(scope="module")
@@ -187,3 +187,38 @@ def test_agreement_table_on_lidirus():
     wide = table.pivot(index="example_id", columns="seed", values="prediction").to_numpy()
     last = out.iloc[-1]
     assert last["n"] == 1104 and last["kappa"] == pytest.approx(fleiss_kappa(wide))
+
+
+def test_cross_language_corr_from_one_run_per_language_and_from_seed_means(multilingual):
+    both = mean_cross_language_corr(multilingual, basis="both").set_index(["experiment", "basis"])
+    assert set(both.index.get_level_values("basis")) == {"one run (seed 0)", "seed mean"}
+    fine = multilingual[multilingual["level"] == "fine"]
+    for experiment, group in fine.groupby("experiment"):
+        runs = group[group["seed"] == 0].pivot(index="category", columns="language", values="mcc").dropna()
+        expected = [pearsonr(runs[a], runs[b]).statistic for a, b in itertools.combinations(runs.columns, 2)]
+        assert both.loc[(experiment, "one run (seed 0)"), "mean_r"] == pytest.approx(np.mean(expected), abs=1e-12)
+        means = group.groupby(["category", "language"])["mcc"].mean().unstack("language").dropna()
+        expected = [pearsonr(means[a], means[b]).statistic for a, b in itertools.combinations(means.columns, 2)]
+        assert both.loc[(experiment, "seed mean"), "mean_r"] == pytest.approx(np.mean(expected), abs=1e-12)
+    one = cross_language_corr(multilingual, basis="one_run", seed=3).set_index(["experiment", "language_a",
+                                                                                "language_b"])
+    runs = fine[(fine["experiment"] == "rte") & (fine["seed"] == 3)].pivot(index="category", columns="language",
+                                                                           values="mcc")
+    assert one.loc[("rte", "en", "sv"), "r"] == pytest.approx(pearsonr(runs["en"], runs["sv"]).statistic, abs=1e-12)
+    assert set(one["basis"]) == {"one run (seed 3)"}
+    with pytest.raises(ValueError, match="basis"):
+        cross_language_corr(multilingual, basis="median")
+
+
+def test_rs_corr_variants_side_by_side(scores):
+    table = synthetic_table("axb", experiments=(("rte", 0.65),), seeds=range(4))
+    table.loc[table["seed"] == 1, "prediction"] = "entailment"  # a collapsed run
+    sc = category_scores(table)
+    out = rs_corr_variants(sc).iloc[0]
+    vectors = sc[sc["level"] == "fine"].pivot(index="category", columns="seed", values="mcc")
+    defined = [pearsonr(vectors[a], vectors[b]).statistic for a, b in itertools.combinations([0, 2, 3], 2)]
+    assert out["n_collapsed"] == 1 and out["n_seeds"] == 4 and out["n_pairs"] == 6 and out["n_pairs_drop"] == 3
+    assert out["rs_corr_drop"] == pytest.approx(np.mean(defined), abs=1e-12)
+    assert out["rs_corr_zero"] == pytest.approx(np.sum(defined) / 6, abs=1e-12)
+    assert out["rs_corr_drop"] == pytest.approx(rs_corr(sc, constant="drop")["rs_corr"].item())
+    assert out["rs_corr_zero"] == pytest.approx(rs_corr(sc, constant="zero")["rs_corr"].item())

@@ -1,4 +1,5 @@
-"""The study's tables (Tables 4, 5, 6; Fig. 5) against direct pandas / scipy computations on bundled diagnostics."""
+"""The study's tables (Tables 1, 3, 4, 5, 6; Fig. 5) against direct pandas / scipy computations on bundled
+diagnostics."""
 
 import itertools
 import re
@@ -9,9 +10,11 @@ import pytest
 from scipy.stats import pearsonr
 
 from _stats_fixtures import synthetic_table
-from diagnostics.stats import (average_sigma_decrease, category_scores, consistent_gains, extra_data_table,
-                               feature_slug, improvement_correlation, parse_presence_experiment, presence_experiment,
-                               presence_table, sigma_table, stability)
+from diagnostics import data
+from diagnostics.stats import (average_sigma_decrease, category_scores, consistent_gains, diagnostic_table,
+                               display_table, extra_data_table, feature_slug, improvement_correlation,
+                               mcc_sigma_table, parse_presence_experiment, presence_experiment, presence_table,
+                               seed_stability_table, sigma_table, stability)
 from diagnostics.taxonomy import FINE
 
 SETS = [("axb", "en"), ("lidirus", "ru"), ("swediagnostics", "sv")]
@@ -51,12 +54,138 @@ def _rs_corr(scores, experiment, language):
 def test_sigma_table_is_std_over_seeds_with_language_average(scores):
     table = sigma_table(stability(scores), setting=WITHOUT)
     expected = _seed_sigma(scores, "base")
-    assert list(table.columns) == ["en", "ru", "sv", "Average"]
+    # Swedish is scored on SweDiagnostics, not the study's Swedish set: its column says so
+    assert list(table.columns) == ["en", "ru", "sv (SweDiagnostics)", "Average"]
+    assert table.columns.name == "σ (ddof=1)"
     assert list(table.index.get_level_values("category")) == [c for c in FINE if c in expected.index]
-    got = table.droplevel("coarse")
+    got = table.droplevel("coarse").rename(columns={"sv (SweDiagnostics)": "sv"})
     for language in ("en", "ru", "sv"):
         np.testing.assert_allclose(got[language], expected.loc[got.index, language], rtol=1e-12)
     np.testing.assert_allclose(got["Average"], expected.loc[got.index].mean(axis=1), rtol=1e-12)
+    codes = sigma_table(stability(scores, ddof=0), setting=WITHOUT, labels=False)
+    assert list(codes.columns) == ["en", "ru", "sv", "Average"] and codes.columns.name == "σ (ddof=0)"
+
+
+def test_mcc_sigma_table_puts_seed_mean_mcc_beside_sigma(scores):
+    table = mcc_sigma_table(scores, setting=WITHOUT, ddof=0)
+    means = _seed_mean(scores, "base")
+    sigmas = _fine(scores, "base").groupby(["category", "language"])["mcc"].std(ddof=0).unstack("language")
+    assert list(table.columns) == [(lang, q) for lang in ("en", "ru", "sv (SweDiagnostics)", "Average")
+                                   for q in ("MCC", "σ (ddof=0)")]
+    got = table.droplevel("coarse")
+    for language, label in (("en", "en"), ("ru", "ru"), ("sv", "sv (SweDiagnostics)")):
+        np.testing.assert_allclose(got[(label, "MCC")], means.loc[got.index, language], rtol=1e-12)
+        np.testing.assert_allclose(got[(label, "σ (ddof=0)")], sigmas.loc[got.index, language], rtol=1e-12)
+    np.testing.assert_allclose(got[("Average", "MCC")], means.loc[got.index].mean(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(got[("Average", "σ (ddof=0)")], sigmas.loc[got.index].mean(axis=1), rtol=1e-12)
+
+
+def _collapse(predictions, language, seeds, experiment="base"):
+    """Runs that predict one class for every pair (a collapsed fine-tuning run)."""
+    mask = ((predictions["language"] == language) & predictions["seed"].isin(seeds)
+            & (predictions["experiment"] == experiment))
+    out = predictions.copy()
+    out.loc[mask, "prediction"] = "not_entailment"
+    return out
+
+
+def _rs_variants_direct(scores, experiment, language):
+    """RS corr from scipy's pearsonr over every seed pair: undefined pairs left out, and counted as 0."""
+    rows = _fine(scores, experiment)
+    vectors = rows[rows["language"] == language].pivot(index="category", columns="seed", values="mcc")
+    defined, all_pairs = [], []
+    for a, b in itertools.combinations(vectors, 2):
+        if vectors[a].nunique() == 1 or vectors[b].nunique() == 1:
+            all_pairs.append(0.0)
+        else:
+            r = pearsonr(vectors[a], vectors[b]).statistic
+            defined.append(r)
+            all_pairs.append(r)
+    collapsed = sum(vectors[c].nunique() == 1 for c in vectors)
+    return np.mean(defined), np.mean(all_pairs), collapsed
+
+
+@pytest.fixture(scope="module")
+def collapsed_scores():
+    table = pd.concat([synthetic_table(name, experiments=(("base", 0.65), ("extra-100", 0.75)), seeds=range(5),
+                                       language=language, seed=i) for i, (name, language) in enumerate(SETS[:2])],
+                      ignore_index=True)
+    # English: one of five seeds collapsed; Russian: two
+    return category_scores(_collapse(_collapse(table, "en", [2]), "ru", [0, 3]))
+
+
+def test_seed_stability_table_means_and_both_rs_corr_readings(collapsed_scores):
+    table = seed_stability_table(collapsed_scores, ddof=1).set_index(["experiment", "language"])
+    for language, n_collapsed in (("en", 1), ("ru", 2)):
+        row = table.loc[("base", language)]
+        drop, zero, collapsed = _rs_variants_direct(collapsed_scores, "base", language)
+        assert collapsed == n_collapsed == row["n_collapsed"]
+        assert row["rs_corr_drop"] == pytest.approx(drop, abs=1e-12)
+        assert row["rs_corr_zero"] == pytest.approx(zero, abs=1e-12)
+        # 5 seeds, k collapsed: C(5-k, 2) of the 10 pairs are defined
+        assert zero == pytest.approx(drop * {1: 6, 2: 3}[n_collapsed] / 10)
+        assert row["mcc"] == pytest.approx(_seed_mean(collapsed_scores, "base")[language].mean())
+        assert row["sigma"] == pytest.approx(_seed_sigma(collapsed_scores, "base")[language].mean())
+        assert row["n_seeds"] == 5
+    assert table.loc[("extra-100", "en"), "n_collapsed"] == 0
+    assert table.loc[("extra-100", "en"), "rs_corr_zero"] == pytest.approx(table.loc[("extra-100", "en"),
+                                                                                      "rs_corr_drop"])
+    shown = display_table(seed_stability_table(collapsed_scores, ddof=0))
+    assert {"MCC", "σ (ddof=0)", "RS corr (collapsed seeds dropped)", "RS corr (collapsed seeds as 0)",
+            "collapsed runs"} <= set(shown.columns)
+    population = seed_stability_table(collapsed_scores, ddof=0).set_index(["experiment", "language"])
+    sigma0 = _fine(collapsed_scores, "base").groupby(["category", "language"])["mcc"].std(ddof=0).unstack()
+    assert population.loc[("base", "ru"), "sigma"] == pytest.approx(sigma0["ru"].mean())
+
+
+def test_extra_data_table_shows_both_rs_corr_readings_and_collapsed_runs(collapsed_scores):
+    table = extra_data_table(collapsed_scores, WITHOUT, WITH).set_index("language")
+    for language in ("en", "ru"):
+        drop, zero, collapsed = _rs_variants_direct(collapsed_scores, "base", language)
+        drop_with, zero_with, _ = _rs_variants_direct(collapsed_scores, "extra-100", language)
+        row = table.loc[language]
+        assert row["rs_corr_without"] == pytest.approx(drop, abs=1e-12)
+        assert row["rs_corr_zero_without"] == pytest.approx(zero, abs=1e-12)
+        assert row["rs_corr_zero_with"] == pytest.approx(zero_with, abs=1e-12)
+        assert row["rs_corr_zero_diff"] == pytest.approx(zero_with - zero, abs=1e-12)
+        assert (row["n_collapsed_without"], row["n_collapsed_with"]) == (collapsed, 0)
+    headers = display_table(extra_data_table(collapsed_scores, WITHOUT, WITH, ddof=0)).columns
+    assert {"σ without (ddof=0)", "σ with (ddof=0)", "σ with − without (ddof=0)",
+            "RS corr without (collapsed seeds as 0)", "collapsed runs without"} <= set(headers)
+
+
+def test_every_sigma_header_names_its_ddof(scores):
+    tables = [display_table(extra_data_table(scores, WITHOUT, WITH)),
+              display_table(average_sigma_decrease(scores, WITHOUT, WITH)),
+              display_table(seed_stability_table(scores))]
+    for table in tables:
+        sigma = [c for c in table.columns if "σ" in str(c)]
+        assert sigma and all("(ddof=1)" in c for c in sigma), table.columns
+        assert "sv (SweDiagnostics)" in set(table["language"]) and "sv" not in set(table["language"])
+
+
+def test_diagnostic_table_counts_pairs_labels_and_categories(tmp_path):
+    diag = tmp_path / "fr_diag.jsonl"
+    diag.write_text('{"idx": "0", "label": "not_entailment", "sentence1": "Le chat dort.", '
+                    '"sentence2": "Le chat ne dort pas.", "logic": "Negation"}\n'
+                    '{"idx": "1", "label": "entailment", "sentence1": "Il pleut et il vente.", '
+                    '"sentence2": "Il pleut.", "logic": "Conjunction;Negation"}\n'
+                    '{"idx": "2", "label": "not_entailment", "sentence1": "Paul dort.", '
+                    '"sentence2": "Marie dort.", "lexical-semantics": "Named entities"}\n', encoding="utf-8")
+    fr = data.load("diagnostic_format", path=diag, language="fr")
+    sets = [data.load("axb"), data.load("swediagnostics"), fr]
+    table = diagnostic_table(sets)
+    assert list(table.columns) == ["en", "sv (SweDiagnostics)", "fr"]
+    for name, frame in zip(table.columns, sets):
+        column = table[name]
+        assert column[("pairs", "pairs")] == len(frame)
+        assert column[("label share", "entailment")] == pytest.approx((frame["label"] == "entailment").mean())
+        counts = frame["features"].explode().value_counts()
+        for category in FINE:
+            coarse = table.xs(category, level="row").index[0]
+            assert column[(coarse, category)] == counts.get(category, 0)
+    assert table["fr"].loc[("label share", "not_entailment")] == pytest.approx(2 / 3)
+    assert len(table) == 3 + len(FINE)
 
 
 def test_extra_data_table_equals_direct_means_and_rs_corr(scores):

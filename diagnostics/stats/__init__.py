@@ -6,10 +6,15 @@ Pure numpy / pandas / scipy (no torch). Functional API:
   dataset), :func:`example_set_differences`
 * scores: :func:`category_scores` (MCC per run x fine / coarse category, overall = mean of per-feature MCCs)
 * stability: :func:`stability` (mean, std with ddof=1 over seeds), :func:`rs_corr`, :func:`seed_correlations`,
-  :func:`cross_language_corr`, :func:`mean_cross_language_corr`, :func:`deltas`, :func:`delta_summary`
-* the study's tables: :func:`sigma_table` (Table 6), :func:`extra_data_table`, :func:`consistent_gains`,
-  :func:`average_sigma_decrease` (Table 4), :func:`improvement_correlation` (Fig. 5), :func:`presence_table`
-  (Table 5) with :func:`presence_experiment`, :func:`parse_presence_experiment`, :func:`feature_slug`
+  :func:`rs_corr_variants` (collapsed seeds dropped / counted as 0), :func:`cross_language_corr`,
+  :func:`mean_cross_language_corr` (from seed means or from one run per language), :func:`deltas`,
+  :func:`delta_summary`
+* the study's tables: :func:`diagnostic_table` (Table 1 of diagnostic sets), :func:`seed_stability_table`
+  (Table 3), :func:`sigma_table`, :func:`mcc_sigma_table` (Table 6), :func:`extra_data_table`,
+  :func:`consistent_gains`, :func:`average_sigma_decrease` (Table 4), :func:`improvement_correlation`
+  (Fig. 5), :func:`presence_table` (Table 5) with :func:`presence_experiment`,
+  :func:`parse_presence_experiment`, :func:`feature_slug`;
+  :func:`display_table` and :func:`language_labels` for display headers (σ's ddof, language labels)
 * Multi-Bootstrap (Sellam et al. 2022): :func:`multibootstrap`, :func:`multibootstrap_pair`,
   :func:`bootstrap_ci`, :func:`compare`, :func:`setting_ci`, :func:`compare_settings`
 * agreement: :func:`agreement`, :func:`fleiss_kappa`, :func:`pairwise_agreement`
@@ -43,7 +48,9 @@ _EXPORTS = {
     "stability": "stability", "average_sigma_decrease": "study", "consistent_gains": "study",
     "extra_data_table": "study", "feature_slug": "study", "improvement_correlation": "study",
     "parse_presence_experiment": "study", "presence_experiment": "study", "presence_table": "study",
-    "sigma_table": "study", "LABELS": "table", "REQUIRED": "table", "ExampleSetWarning": "table",
+    "sigma_table": "study", "mcc_sigma_table": "study", "seed_stability_table": "study",
+    "display_table": "study", "diagnostic_table": "study", "language_labels": "study",
+    "rs_corr_variants": "stability", "LABELS": "table", "REQUIRED": "table", "ExampleSetWarning": "table",
     "example_set_differences": "table", "read_predictions": "table", "run_keys": "table",
     "validate_predictions": "table", "mcc_by_category": "scores",
 }

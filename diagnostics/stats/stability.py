@@ -50,7 +50,7 @@ def stability(scores: pd.DataFrame, value: str = "mcc", ddof: int = 1) -> pd.Dat
         One row per setting x category: setting keys, ``level, category, coarse, n`` (category size; the
         largest over runs), ``n_seeds, mean, std, min, max, degenerate_share``. ``std`` is the standard
         deviation over seeds with ``ddof`` (NaN with ``n_seeds <= ddof``). In nested designs every
-        (pretrain_seed, seed) run counts as one seed.
+        (pretrain_seed, seed) run counts as one seed. ``attrs["ddof"]`` records ``ddof`` (table headers show it).
 
     Raises
     ------
@@ -65,6 +65,7 @@ def stability(scores: pd.DataFrame, value: str = "mcc", ddof: int = 1) -> pd.Dat
     out = grouped.agg(n=("n", "max"), n_seeds=(value, "size"), mean=(value, "mean"),
                       std=(value, lambda s: s.std(ddof=ddof)), min=(value, "min"), max=(value, "max"),
                       degenerate_share=("degenerate", "mean")).reset_index()
+    out.attrs["ddof"] = ddof
     return out
 
 
@@ -130,8 +131,9 @@ def rs_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc", const
         What to do with a pair involving a seed whose vector is constant (e.g. MCC 0 in every category: a
         collapsed run), whose correlation is undefined. ``"drop"`` (default): leave the pair out of the mean
         (RS corr then describes the other seeds; ``n_dropped`` says how many pairs are missing); ``"zero"``:
-        count it as 0, no linear relation (a collapsed seed pulls RS corr towards 0); ``"error"``: raise.
-        The study does not say what it does.
+        count it as 0, no linear relation (a collapsed seed pulls RS corr towards 0; a pair of two collapsed
+        seeds counts 0 too); ``"error"``: raise. The study does not say what it does;
+        :func:`rs_corr_variants` gives the first two side by side.
 
     Returns
     -------
@@ -173,8 +175,64 @@ def rs_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc", const
     return pd.DataFrame(parts)
 
 
-def cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc") -> pd.DataFrame:
-    """Pearson correlation between languages of the seed-mean per-category scores.
+def rs_corr_variants(scores: pd.DataFrame, level: str = "fine", value: str = "mcc") -> pd.DataFrame:
+    """RS corr with collapsed seeds dropped and with them counted as correlation 0, side by side.
+
+    A collapsed run predicts one class only, so its MCC is 0 in every category; its per-category vector is
+    constant (a zero vector) and Pearson's r with it is 0/0, undefined. The study does not say what it did with
+    such runs. Two readings give different numbers:
+
+    * dropped: pairs with a collapsed seed leave the mean (what ``DataFrame.corr().mean()`` or ``np.nanmean`` of
+      the correlation matrix does without saying so); RS corr then describes the other seeds only;
+    * counted as 0: every undefined pair, one collapsed seed or two, contributes correlation 0 ("no linear
+      relation") to the mean over all seed pairs (``fillna(0)`` of the matrix). With one collapsed seed of six,
+      10 of the 15 pairs are defined and this reading is 10/15 = 2/3 of the dropped one.
+
+    Any constant vector counts as collapsed (in practice: MCC 0 everywhere).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`~diagnostics.stats.category_scores`.
+    level : {"fine", "coarse"}
+        Which category vectors to correlate.
+    value : str
+        Score column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setting: setting keys, ``rs_corr_drop`` (collapsed seeds dropped, :func:`rs_corr` with
+        ``constant="drop"``), ``rs_corr_zero`` (undefined pairs as 0, ``constant="zero"``), ``n_collapsed``
+        (seeds with a constant vector), ``n_seeds``, ``n_pairs`` (all seed pairs), ``n_pairs_drop`` (pairs in
+        the dropped mean), ``n_categories``.
+    """
+    keys = _setting_keys(scores)
+    dropped = rs_corr(scores, level, value, constant="drop")
+    zero = rs_corr(scores, level, value, constant="zero")
+    if dropped.empty:
+        return pd.DataFrame(columns=keys + ["rs_corr_drop", "rs_corr_zero", "n_collapsed", "n_seeds", "n_pairs",
+                                            "n_pairs_drop", "n_categories"])
+    out = dropped[keys].assign(rs_corr_drop=dropped["rs_corr"], rs_corr_zero=zero["rs_corr"].to_numpy(),
+                               n_collapsed=dropped["n_constant_seeds"], n_seeds=dropped["n_seeds"],
+                               n_pairs=zero["n_pairs"].to_numpy(), n_pairs_drop=dropped["n_pairs"],
+                               n_categories=dropped["n_categories"])
+    return out.reset_index(drop=True)
+
+
+#: What the cross-language correlation is computed from (see :func:`cross_language_corr`).
+CROSS_LANGUAGE_BASES = ("seed_mean", "one_run")
+
+
+def _basis_label(basis: str, seed) -> str:
+    if basis not in CROSS_LANGUAGE_BASES:
+        raise ValueError(f"basis must be one of {CROSS_LANGUAGE_BASES}, found {basis!r}")
+    return "seed mean" if basis == "seed_mean" else f"one run (seed {seed})"
+
+
+def cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc", basis: str = "seed_mean",
+                        seed: int = 0) -> pd.DataFrame:
+    """Pearson correlation between languages of the per-category scores, from seed means or from one run.
 
     Parameters
     ----------
@@ -182,14 +240,28 @@ def cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = 
         Output of :func:`~diagnostics.stats.category_scores` with several languages.
     level : {"fine", "coarse"}
     value : str
+    basis : {"seed_mean", "one_run"}
+        ``"seed_mean"`` (default): each language's vector is its seed-mean score per category. ``"one_run"``:
+        the scores of the run with ``seed`` alone, one run per language, as the study's Fig. 1 shows (in nested
+        designs, the smallest ``pretrain_seed`` with that seed).
+    seed : int
+        The run of ``basis="one_run"``.
 
     Returns
     -------
     pandas.DataFrame
         For each (experiment, model): ``language_a, language_b, r, n_categories`` over every ordered pair of
-        languages, on the categories both languages have.
+        languages, on the categories both languages have, and ``basis`` (``"seed mean"`` or
+        ``"one run (seed <k>)"``). With ``"one_run"``, languages without that seed are absent.
     """
-    means = stability(scores[scores["level"] == level], value)
+    label = _basis_label(basis, seed)
+    rows = scores[scores["level"] == level]
+    if basis == "one_run":
+        rows = rows[rows["seed"] == seed]
+        if "pretrain_seed" in rows.columns:
+            first = rows.groupby(["experiment", "model", "language"])["pretrain_seed"].transform("min")
+            rows = rows[rows["pretrain_seed"] == first]
+    means = stability(rows, value)
     parts = []
     for (experiment, model), group in means.groupby(["experiment", "model"], sort=False):
         wide = group.pivot_table(index="category", columns="language", values="mean", aggfunc="first")
@@ -202,15 +274,18 @@ def cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = 
                 else:
                     r = _pairwise_pearson(both.to_numpy(dtype=np.float64))[0, 1] if len(both) > 1 else np.nan
                 parts.append({"experiment": experiment, "model": model, "language_a": la, "language_b": lb,
-                              "r": r, "n_categories": len(both)})
-    return pd.DataFrame(parts)
+                              "r": r, "n_categories": len(both), "basis": label})
+    return pd.DataFrame(parts, columns=["experiment", "model", "language_a", "language_b", "r", "n_categories",
+                                        "basis"])
 
 
-def mean_cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc") -> pd.DataFrame:
-    """Mean Pearson correlation over language pairs of the seed-mean per-category scores.
+def mean_cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: str = "mcc",
+                             basis: str = "seed_mean", seed: int = 0) -> pd.DataFrame:
+    """Mean Pearson correlation over language pairs of the per-category scores.
 
-    The study's summary of how alike the languages' category profiles are (about 0.3 for mBERT): the mean of
-    :func:`cross_language_corr` over the unordered pairs of distinct languages.
+    The study's summary of how alike the languages' category profiles are (about 0.3 for mBERT, from Fig. 1's
+    single run per language): the mean of :func:`cross_language_corr` over the unordered pairs of distinct
+    languages.
 
     Parameters
     ----------
@@ -218,22 +293,32 @@ def mean_cross_language_corr(scores: pd.DataFrame, level: str = "fine", value: s
         Output of :func:`~diagnostics.stats.category_scores` with several languages.
     level : {"fine", "coarse"}
     value : str
+    basis : {"seed_mean", "one_run", "both"}
+        What each language's vector is (see :func:`cross_language_corr`); ``"both"`` gives the one-run rows and
+        then the seed-mean rows.
+    seed : int
+        The run of ``basis="one_run"`` (the study's Fig. 1: seed 0).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (experiment, model): ``mean_r`` (mean over language pairs with a defined correlation),
-        ``n_pairs`` (such pairs), ``n_undefined`` (pairs with a constant vector), ``n_languages``.
+        One row per (experiment, model) and basis: ``mean_r`` (mean over language pairs with a defined
+        correlation), ``n_pairs`` (such pairs), ``n_undefined`` (pairs with a constant vector), ``n_languages``,
+        ``basis`` (``"seed mean"`` or ``"one run (seed <k>)"``).
     """
-    cross = cross_language_corr(scores, level, value)
+    if basis == "both":
+        return pd.concat([mean_cross_language_corr(scores, level, value, b, seed) for b in ("one_run", "seed_mean")],
+                         ignore_index=True)
+    cross = cross_language_corr(scores, level, value, basis, seed)
     pairs = cross[cross["language_a"].astype(str) < cross["language_b"].astype(str)]
     rows = []
     for (experiment, model), group in cross.groupby(["experiment", "model"], sort=False):
         r = pairs.loc[(pairs["experiment"] == experiment) & (pairs["model"] == model), "r"]
         rows.append({"experiment": experiment, "model": model, "mean_r": r.mean() if r.notna().any() else np.nan,
                      "n_pairs": int(r.notna().sum()), "n_undefined": int(r.isna().sum()),
-                     "n_languages": group["language_a"].nunique()})
-    return pd.DataFrame(rows, columns=["experiment", "model", "mean_r", "n_pairs", "n_undefined", "n_languages"])
+                     "n_languages": group["language_a"].nunique(), "basis": _basis_label(basis, seed)})
+    return pd.DataFrame(rows, columns=["experiment", "model", "mean_r", "n_pairs", "n_undefined", "n_languages",
+                                       "basis"])
 
 
 def deltas(scores: pd.DataFrame, a: Mapping, b: Mapping, value: str = "mcc", mcc_threshold: float = 0.1,
