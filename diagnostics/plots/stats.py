@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ..stats.study import language_labels
 from ..stats.study import ordered_categories as _ordered
 
 
@@ -27,6 +28,12 @@ def _heatmap(wide: pd.DataFrame, title: str, cmap: str, center: float | None, la
     ax.set_ylabel("")
     fig.tight_layout()
     return fig
+
+
+def _labelled(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with ``language`` replaced by its display label (``"sv (SweDiagnostics)"``)."""
+    names = language_labels(frame)
+    return frame.assign(language=frame["language"].map(lambda lang: names.get(lang, lang))) if names else frame
 
 
 def _select(frame: pd.DataFrame, selection: dict | None) -> pd.DataFrame:
@@ -55,7 +62,8 @@ def category_seed_heatmap(scores: pd.DataFrame, setting: dict | None = None, lev
     """
     rows = _select(scores[scores["level"] == level], setting)
     wide = rows.pivot_table(index="category", columns="seed", values=value, aggfunc="mean")
-    name = ", ".join(f"{v}" for v in (setting or {}).values()) or "all runs"
+    names = language_labels(rows)
+    name = ", ".join(f"{names.get(v, v) if k == 'language' else v}" for k, v in (setting or {}).items()) or "all runs"
     return _heatmap(wide, f"{value.upper()} per {level} category and seed ({name})", "RdBu_r", 0.0, value)
 
 
@@ -78,8 +86,9 @@ def category_language_heatmap(stability: pd.DataFrame, setting: dict | None = No
     Returns
     -------
     matplotlib.figure.Figure
+        Languages scored on a substitute diagnostic set are labelled so (``"sv (SweDiagnostics)"``).
     """
-    rows = _select(stability[stability["level"] == level], setting)
+    rows = _labelled(_select(stability[stability["level"] == level], setting))
     wide = rows.pivot_table(index="category", columns="language", values=value, aggfunc="mean")
     cmap, center = ("viridis", None) if value == "std" else ("RdBu_r", 0.0)
     default = {"mean": "Seed-mean MCC", "std": "σ of MCC over seeds"}.get(value, value.upper())
@@ -103,6 +112,8 @@ def delta_heatmap(deltas: pd.DataFrame, value: str = "mcc_delta", columns: str =
     matplotlib.figure.Figure
     """
     rows = deltas[deltas["level"] == level]
+    if "language" in rows.columns:
+        rows = _labelled(rows)
     if columns not in rows.columns:
         rows = rows.assign(**{columns: "delta"})
     wide = rows.pivot_table(index="category", columns=columns, values=value, aggfunc="mean")
@@ -176,12 +187,13 @@ def category_trajectories(scores: pd.DataFrame, before: dict, after: dict, level
         A line per category joining its two values; the five largest rises are named.
     """
     rows = scores[scores["level"] == level]
-    means = {side: _select(rows, selection).groupby(["language", "category"])["mcc"].mean()
+    rows = rows.assign(_language=rows["language"].map(language_labels(rows)))
+    means = {side: _select(rows, selection).groupby(["_language", "category"])["mcc"].mean()
              for side, selection in (("before", before), ("after", after))}
     wide = pd.DataFrame(means).dropna()
     if wide.empty:
         raise ValueError("nothing to plot: the two selections share no (language, category)")
-    languages = sorted(wide.index.get_level_values("language").unique())
+    languages = sorted(wide.index.get_level_values("_language").unique())
     fig = Figure(figsize=(3.6 * len(languages) + 0.6, 5.0))
     axes = np.atleast_1d(fig.subplots(1, len(languages), sharey=True))
     names = labels or (", ".join(map(str, before.values())), ", ".join(map(str, after.values())))
