@@ -1,4 +1,4 @@
-"""Model resolution offline, the tiny random model, fingerprints, the E5S1 reader and the models CLI."""
+"""Model resolution (local cache, hub unless offline, never the network in a test), the tiny random model, fingerprints, the E5S1 reader and the models CLI."""
 
 from __future__ import annotations
 
@@ -42,14 +42,65 @@ def _fake_hub_cache(root, repo_id, model_folder, *, weights=True):
     return snapshot
 
 
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:  # bound and closed again: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def online_without_network(monkeypatch):
+    """Offline variables unset, the hub endpoint a closed localhost port: a download attempt fails at once."""
+    from huggingface_hub import constants
+
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)  # huggingface_hub read the variable at import
+    endpoint = f"http://127.0.0.1:{_closed_port()}"
+    monkeypatch.setenv("HF_ENDPOINT", endpoint)
+    monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "2")
+    return endpoint
+
+
 def test_hub_name_offline_fails_fast_with_clear_message(tmp_path):
     start = time.perf_counter()
     with pytest.raises(ModelNotAvailableError) as err:
         resolve_model(HUB_ID, hf_cache=tmp_path)
     assert time.perf_counter() - start < 10
     message = str(err.value)
-    assert HUB_ID in message and "never downloads" in message and "'embedded'" in message
+    assert HUB_ID in message and "HF_HUB_OFFLINE" in message and "the hub is not asked" in message
+    assert "'embedded'" in message and "`path:`" in message
     assert "hf download" in message and str(tmp_path) in message
+
+
+def test_hub_name_online_but_unreachable_fails_in_seconds_with_clear_message(tmp_path, online_without_network):
+    start = time.perf_counter()
+    with pytest.raises(ModelNotAvailableError) as err:
+        resolve_model("org/not-cached", hf_cache=tmp_path)
+    assert time.perf_counter() - start < 15
+    message = str(err.value)
+    assert "org/not-cached" in message and "not in the local Hugging Face cache" in message
+    assert f"the hub ({online_without_network}) could not provide it" in message
+    assert "`path:`" in message and "'embedded'" in message and "\n" not in message
+
+
+def test_cached_hub_model_loads_by_name_from_hf_home_with_the_hub_allowed(tmp_path, tiny, online_without_network,
+                                                                          monkeypatch):
+    """A model in the hub-cache layout under HF_HOME resolves by name without asking the (closed) hub."""
+    import transformers
+
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    snapshot = _fake_hub_cache(tmp_path / "hub", "org/tiny-bert", tiny)
+    ref = resolve_model("org/tiny-bert")
+    assert ref == ModelRef("org/tiny-bert", snapshot, "hf-cache")
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(ref, num_labels=2, use_safetensors=True)
+    assert model.config.num_hidden_layers == 2
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))  # the explicit cache variable, same answer
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "elsewhere"))
+    assert resolve_model("org/tiny-bert").path == snapshot
 
 
 def test_hub_name_uses_default_hf_cache_without_network(tmp_path, monkeypatch):

