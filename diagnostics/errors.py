@@ -5,14 +5,25 @@ message is one line naming the file and line, or the key, then what was expected
 line prints such an error as ``error: <message>`` and exits with :data:`USER_ERROR_EXIT`, without a traceback;
 any other exception is a bug and keeps its traceback. ``DIAGNOSTICS_TRACEBACK=1`` shows tracebacks for user
 errors too.
+
+Errors of the disk and the file system (a full disk, a read-only mount, permissions, a folder where a file should
+be: :data:`DISK_ERRNOS`, or any operating-system error naming a file) are not bugs either: they are printed the
+same way, as ``error: <path>: <reason>``.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 
 USER_ERROR_EXIT = 2
 TRACEBACK_VARIABLE = "DIAGNOSTICS_TRACEBACK"
+
+
+#: Operating-system errors about the place a command reads or writes, reported as one line even without a file name.
+DISK_ERRNOS = frozenset(getattr(errno, name) for name in (
+    "ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "ENOENT", "EEXIST", "ENOTEMPTY", "ELOOP",
+    "ENAMETOOLONG", "EFBIG", "EIO", "EXDEV", "EMLINK", "ETXTBSY", "EBUSY", "ESTALE") if hasattr(errno, name))
 
 
 class UserInputError(ValueError):
@@ -41,11 +52,14 @@ def is_user_error(err: BaseException) -> bool:
     Returns
     -------
     bool
-        ``True`` for :class:`UserInputError` and for operating-system errors about a path the user gave
-        (missing file, a folder where a file was expected, permissions).
+        ``True`` for :class:`UserInputError` and for operating-system errors about a path or the disk: one that
+        names a file, or one whose errno is in :data:`DISK_ERRNOS` (a full disk, a read-only mount,
+        permissions, a folder where a file was expected ...).
     """
-    return isinstance(err, (UserInputError, FileNotFoundError, IsADirectoryError, NotADirectoryError,
-                            PermissionError, FileExistsError))
+    if isinstance(err, (UserInputError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError,
+                        FileExistsError)):
+        return True
+    return isinstance(err, OSError) and (err.filename is not None or err.errno in DISK_ERRNOS)
 
 
 def one_line(err: BaseException) -> str:

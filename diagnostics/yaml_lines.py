@@ -3,6 +3,10 @@
 The files people edit by hand (annotator rules, behavioural templates) are read with :func:`load_yaml_lines`, so
 that every later check can report ``file:line``: mappings come back as :class:`LineDict`, sequences as
 :class:`LineList`, and a syntax error as :class:`YAMLLineError` naming the file and the line the parser reports.
+
+Anchors and aliases (``&name`` / ``*name``) are read, but a document whose aliases would expand it beyond
+:data:`MAX_NODES` nodes (a "billion laughs" file: a few lines that grow to gigabytes once copied or written out),
+and an alias of a node inside itself, are refused as invalid YAML at the alias's line.
 """
 
 from __future__ import annotations
@@ -53,8 +57,61 @@ class YAMLLineError(UserInputError):
         super().__init__(f"{where}: invalid YAML: {problem}")
 
 
+#: Most nodes (scalars, mappings, sequences) a document may hold with every alias expanded.
+MAX_NODES = 100_000
+
+
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that remembers the line of every mapping, mapping key, sequence and sequence item."""
+    """SafeLoader that remembers the line of every mapping, mapping key, sequence and sequence item.
+
+    It also counts the nodes of the document with its aliases expanded, and refuses more than :data:`MAX_NODES`
+    or a recursive alias.
+    """
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._expanded = 0
+        self._sizes: dict[int, int] = {}
+        self._open: set[str] = set()
+
+    def compose_node(self, parent, index):  # noqa: D102 - the composer's own hook
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor in self._open:
+                raise yaml.composer.ComposerError(None, None, f"alias *{event.anchor} refers to a node that holds "
+                                                  "it (a recursive alias)", event.start_mark)
+            node = self.anchors.get(event.anchor)
+            self._count(_size(node, self._sizes) if node is not None else 0, event)
+            return super().compose_node(parent, index)
+        self._count(1, event)
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            self._open.add(anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._open.discard(anchor)
+
+    def _count(self, n: int, event) -> None:
+        self._expanded += n
+        if self._expanded > MAX_NODES:
+            raise yaml.composer.ComposerError(None, None, f"aliases expand the document beyond {MAX_NODES:,} nodes "
+                                              "(refused: a file that grows without bound when expanded)",
+                                              event.start_mark)
+
+
+def _size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """Nodes under ``node`` (itself included) with every alias expanded; memoised by node identity."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        total += sum(_size(item, sizes) for item in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        total += sum(_size(k, sizes) + _size(v, sizes) for k, v in node.value)
+    sizes[id(node)] = total
+    return total
 
 
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:

@@ -15,7 +15,8 @@ def test_atomic_path_replaces_the_target_on_success(tmp_path):
     target = tmp_path / "out.txt"
     target.write_text("old")
     with atomic_path(target) as tmp:
-        assert tmp == temporary_path(target) and tmp.parent == tmp_path and tmp.name.startswith(".out.txt.tmp")
+        assert tmp.parent == tmp_path and tmp.name.startswith(".out.txt.tmp") and tmp.is_file()
+        assert temporary_path(target) != temporary_path(target)  # a fresh name per call
         tmp.write_text("new")
         assert target.read_text() == "old"  # not visible before the block ends
     assert target.read_text() == "new"

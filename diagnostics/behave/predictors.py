@@ -175,6 +175,9 @@ class TransformersPredictor:
                  allow_untrained_head: bool = False):
         self.model_dir = resolve_model_dir(model_dir)
         check_safe_weights(self.model_dir)  # before torch is imported: a refused folder costs nothing
+        from diagnostics.models.loading import check_model_folder
+
+        check_model_folder(self.model_dir)  # a damaged config.json or weights file: one line naming it
 
         import torch
         from transformers import AutoModelForSequenceClassification

@@ -5,12 +5,19 @@ transformers 5 parses the 17 MB XLM-R ``tokenizer.json`` of the embedded model f
 cache is keyed by their content (sha256, memoised per path, size and mtime), not by folder: probing three seeds or
 running the behavioural suite on them loads the tokenizer once. The returned object is shared: callers must not
 mutate it (tokenizer calls with ``padding``/``truncation`` arguments do not).
+
+:func:`check_model_folder` reads what a folder's ``config.json`` and safetensors files claim before transformers
+loads them, so that a damaged file is refused in one line naming it (``load_tokenizer`` runs it first).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import struct
 from pathlib import Path
+
+from ..errors import UserInputError
 
 from .fingerprint import _file_digest
 
@@ -64,6 +71,7 @@ def load_tokenizer(folder: str | os.PathLike):
         The same object for every folder with identical tokenizer files.
     """
     folder = Path(os.fspath(folder))
+    check_model_folder(folder)
     digest = tokenizer_digest(folder)
     if digest not in _TOKENIZERS:
         from transformers import AutoTokenizer
@@ -72,3 +80,79 @@ def load_tokenizer(folder: str | os.PathLike):
             _TOKENIZERS.pop(next(iter(_TOKENIZERS)))
         _TOKENIZERS[digest] = AutoTokenizer.from_pretrained(str(folder))
     return _TOKENIZERS[digest]
+
+
+def check_model_folder(folder: str | os.PathLike) -> None:
+    """Refuse a model folder whose ``config.json`` or safetensors weights are damaged, naming the file.
+
+    Only what the files claim about themselves is read: ``config.json`` must be a JSON object; each
+    ``*.safetensors`` file must hold its 8-byte header length, a JSON header of that length, and every tensor's
+    bytes (the header's largest data offset) after it. A folder without these files passes (transformers reports
+    what it lacks).
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        A local model folder.
+
+    Raises
+    ------
+    UserInputError
+        ``<file>: expected ..., found ...`` for the first damaged file.
+    """
+    folder = Path(os.fspath(folder))
+    if not folder.is_dir():
+        return
+    config = folder / "config.json"
+    if config.is_file():
+        from ..file_checks import read_json
+
+        payload = read_json(config, "a model configuration (a JSON object)")
+        if not isinstance(payload, dict):
+            raise UserInputError(f"{config}: expected a model configuration (a JSON object), found a JSON "
+                                 f"{type(payload).__name__}")
+    for weights in sorted(folder.glob("*.safetensors")):
+        check_safetensors(weights)
+
+
+def check_safetensors(path: str | os.PathLike) -> None:
+    """Check a safetensors file's framing: header length, JSON header, tensor bytes present.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+
+    Raises
+    ------
+    UserInputError
+        ``<file>: expected safetensors weights, found ...`` (cut short, a header that is not JSON ...).
+    """
+    path = Path(os.fspath(path))
+    size = path.stat().st_size
+    expected = "safetensors weights"
+    if size < 8:
+        raise UserInputError(f"{path}: expected {expected}, found a file of {size} bytes")
+    with open(path, "rb") as handle:
+        (length,) = struct.unpack("<Q", handle.read(8))
+        if length > size - 8 or length > 100_000_000:
+            raise UserInputError(f"{path}: expected {expected}, found a header length of {length} bytes in a file of "
+                                 f"{size} bytes (damaged or cut short)")
+        raw = handle.read(length)
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise UserInputError(f"{path}: expected {expected}, found a header that is not JSON (damaged)") from None
+    if not isinstance(header, dict):
+        raise UserInputError(f"{path}: expected {expected}, found a header that is not a JSON object (damaged)")
+    end = 0
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        offsets = entry.get("data_offsets") if isinstance(entry, dict) else None
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(x, int) for x in offsets)):
+            raise UserInputError(f"{path}: expected {expected}, found tensor {name!r} without data offsets (damaged)")
+        end = max(end, offsets[1])
+    if 8 + length + end > size:
+        raise UserInputError(f"{path}: expected {expected}, found {size - 8 - length} bytes of tensor data where "
+                             f"the header names {end} (cut short?)")

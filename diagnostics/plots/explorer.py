@@ -39,6 +39,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from ..io_utils import write_text_atomic
 from ..schema import ENTAILMENT, LABELS
 from ..stats.categories import category_matrix, dataset_for, dataset_frame, dataset_frames
 from ..stats.instances import category_instability, instance_stability, sigma_drivers
@@ -756,8 +757,8 @@ class ExplorerModel:
         if path.is_dir() or path.suffix.lower() != ".json":
             path = path / PAYLOAD_NAME
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.payload(n), ensure_ascii=False, separators=(",", ":"), allow_nan=False),
-                        encoding="utf-8")
+        write_text_atomic(path, json.dumps(self.payload(n), ensure_ascii=False, separators=(",", ":"),
+                                           allow_nan=False))
         return path
 
 

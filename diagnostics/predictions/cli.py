@@ -111,13 +111,18 @@ def import_files(
     --allow-partial; files whose own gold labels differ from the dataset's are refused unless --trust-labels.
     """
     from ..errors import UserInputError
+    from ..file_checks import check_output_path
     from .exporters import TABLE_SUFFIXES, write_table
     from .importer import ImportRefusedError, import_with_report
 
     if out.suffix.lower() not in TABLE_SUFFIXES:
         raise UserInputError(f"--out {out}: expected a {', '.join(TABLE_SUFFIXES)} file name")
-    name = _bind_dataset(dataset)
     report = report if report is not None else out.with_name(f"{out.stem}_import_report")
+    check_output_path(out)  # both outputs are checked before anything is read or written
+    check_output_path(report, folder=True, option="--report")
+    if report.resolve() == out.resolve():
+        raise UserInputError(f"--report {report}: the same path as --out")
+    name = _bind_dataset(dataset)
     try:
         result = import_with_report(
             files, name, fmt=fmt, columns=_pairs(mapping, "--map"), label_map=label_map, sep=_separator(sep),
@@ -128,8 +133,8 @@ def import_files(
         err.result.write(report)
         typer.echo(err.result.summary(), err=True)
         raise ImportRefusedError(f"{err} (report: {report})", err.result) from None
-    write_table(result.table, out)
     result.write(report)
+    write_table(result.table, out)  # last: a table on disk always has its report beside it
     typer.echo(result.summary())
     typer.echo(f"wrote {out} ({len(result.table)} rows) and the report {report}")
 
@@ -209,9 +214,11 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
     """
     import warnings
 
+    from ..file_checks import check_output_path
     from ..stats.table import ExampleSetWarning, read_predictions
     from .compare import compare_tables, write_comparison
 
+    check_output_path(out, folder=True)
     for item in dataset:
         _bind_dataset(item)
     with warnings.catch_warnings():

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserInputError
-from ..io_utils import atomic_path
+from ..io_utils import output_folder
 
 #: Adjustments for multiple comparisons (``none`` keeps the raw p-values).
 ADJUSTMENTS = ("holm", "bh", "none")
@@ -403,28 +403,27 @@ def delta_figure(table: pd.DataFrame, names: tuple[str, str] = ("A", "B"), metri
 
 
 def write_comparison(result: Comparison, out: str | Path) -> dict[str, Path]:
-    """Write a comparison as ``comparison.csv``, ``comparison.png`` and ``summary.md`` (each written whole).
+    """Write a comparison as ``comparison.csv``, ``comparison.png`` and ``summary.md``, as one set.
 
     Parameters
     ----------
     result : Comparison
         From :func:`compare_tables`.
     out : str or Path
-        The folder (created); other files in it are left alone.
+        The folder (created). The three files replace those of an earlier comparison at once
+        (:func:`~diagnostics.io_utils.output_folder`); other files in it are kept.
 
     Returns
     -------
     dict of str to Path
         ``table``, ``figure`` and ``summary`` -> the written files.
     """
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"table": out / OUTPUTS[0], "figure": out / OUTPUTS[1], "summary": out / OUTPUTS[2]}
-    with atomic_path(paths["table"]) as tmp:
-        result.table.to_csv(tmp, index=False)
     fig = result.figure()
-    with atomic_path(paths["figure"]) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
-    with atomic_path(paths["summary"]) as tmp:
-        tmp.write_text(result.summary(), encoding="utf-8")
-    return paths
+    with output_folder(out, OUTPUTS) as files:
+        with files.file(OUTPUTS[0]) as tmp:
+            result.table.to_csv(tmp, index=False)
+        with files.file(OUTPUTS[1]) as tmp:
+            fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+        with files.file(OUTPUTS[2]) as tmp:
+            tmp.write_text(result.summary(), encoding="utf-8")
+    return {"table": files.path(OUTPUTS[0]), "figure": files.path(OUTPUTS[1]), "summary": files.path(OUTPUTS[2])}

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..data.errors import shorten
 from ..errors import UserInputError
-from ..io_utils import atomic_path
+from ..io_utils import output_folder
 from ..schema import PREDICTION_OPTIONAL, PREDICTION_REQUIRED
 from .labels import parse_label_map
 from .readers import Source, cell_text, read_source
@@ -133,31 +133,28 @@ class ImportResult:
         return "\n".join(lines)
 
     def write(self, folder: str | Path) -> dict[str, Path]:
-        """Write the report: ``import_report.md`` and the CSV tables of :data:`REPORT_FILES` (each written whole).
+        """Write the report: ``import_report.md`` and the CSV tables of :data:`REPORT_FILES`, as one set.
 
         Parameters
         ----------
         folder : str or Path
-            Created when missing.
+            Created when missing. The files replace those of an earlier report at once
+            (:func:`~diagnostics.io_utils.output_folder`); other files in it are kept.
 
         Returns
         -------
         dict of str to Path
             File name -> written path.
         """
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
         frames = {"runs.csv": self.runs, "unmatched.csv": self.unmatched, "missing.csv": self.missing,
                   "label_disagreements.csv": self.label_disagreements}
-        paths = {}
-        for name, frame in frames.items():
-            with atomic_path(folder / name) as tmp:
-                frame.to_csv(tmp, index=False)
-            paths[name] = folder / name
-        with atomic_path(folder / "import_report.md") as tmp:
-            tmp.write_text("# Import report\n\n" + self.summary() + "\n", encoding="utf-8")
-        paths["import_report.md"] = folder / "import_report.md"
-        return paths
+        with output_folder(folder, REPORT_FILES) as files:
+            for name, frame in frames.items():
+                with files.file(name) as tmp:
+                    frame.to_csv(tmp, index=False)
+            with files.file("import_report.md") as tmp:
+                tmp.write_text("# Import report\n\n" + self.summary() + "\n", encoding="utf-8")
+        return {name: files.path(name) for name in [*frames, "import_report.md"]}
 
 
 def import_predictions(files: str | Path | Sequence[str | Path], dataset: str, **options) -> pd.DataFrame:

@@ -70,9 +70,10 @@ def load_encoder(path: str | Path):
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
-    from diagnostics.models.loading import load_tokenizer
+    from diagnostics.models.loading import check_model_folder, load_tokenizer
 
     folder = find_model_folder(path)
+    check_model_folder(folder)  # a damaged config.json or weights file: one line naming it
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # a classification checkpoint loaded as a base model warns about its head
     try:

@@ -18,6 +18,9 @@ import html
 import json
 from pathlib import Path
 
+from ..file_checks import read_json
+from ..io_utils import write_text_atomic
+
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em auto;padding:0 1em;color:#222;
 max-width:1500px}
@@ -306,7 +309,7 @@ def render_explorer(payload: dict | str | Path, out: str | Path, title: str | No
         The written page.
     """
     if not isinstance(payload, dict):
-        payload = json.loads(Path(payload).read_text(encoding="utf-8"))
+        payload = read_json(payload, "the instability explorer's data (JSON)")
     title = title or "Instability explorer"
     n_lead = len({s for s, _ in payload.get("lead", [])})
     link = f"<a href='{html.escape(back)}'>back to the report</a> · " if back else ""
@@ -333,7 +336,7 @@ def render_explorer(payload: dict | str | Path, out: str | Path, title: str | No
         f"<script>{_SCRIPT}</script></body></html>")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page, encoding="utf-8")
+    write_text_atomic(out, page)
     return out
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import nbformat
 from markdown_it import MarkdownIt
 
+from ..io_utils import write_text_atomic
+
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 nav{background:#f4f6f8;padding:.6em 1em;border-radius:6px} nav a{margin-right:1.2em}
@@ -98,5 +100,5 @@ def render_report(run_dir: str | Path, title: str | None = None) -> Path:
             f"<body><h1>{html.escape(title)}</h1><p class='meta'>generated {stamp} from {html.escape(str(run_dir))}</p>{meta}"
             f"<nav>{''.join(links)}</nav>{''.join(sections)}</body></html>")
     out = run_dir / "index.html"
-    out.write_text(page, encoding="utf-8")
+    write_text_atomic(out, page)
     return out

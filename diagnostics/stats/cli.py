@@ -122,6 +122,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
     import warnings
 
     from ..errors import UserInputError, one_line
+    from ..io_utils import output_folder
     from .planner import BY, EXAMPLES, SEED_SHAPES, plan_seeds
     from .report import markdown_table
     from .table import ExampleSetWarning, read_predictions
@@ -178,14 +179,15 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
     shown = summary.astype(object).where(summary.notna(), f">{max_seeds}")
     typer.echo(markdown_table(shown, digits=2))
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        files = {"plan_curve.csv": result.curve, "plan_needed.csv": result.needed,
-                 "plan_components.csv": result.components, "plan_summary.csv": summary}
-        for name, frame in files.items():
-            frame.to_csv(out / name, index=False)
-        (out / "plan.json").write_text(json.dumps(target | {"source": str(table)}, indent=2) + "\n",
-                                       encoding="utf-8")
-        typer.echo("wrote " + ", ".join(str(out / name) for name in [*files, "plan.json"]))
+        frames = {"plan_curve.csv": result.curve, "plan_needed.csv": result.needed,
+                  "plan_components.csv": result.components, "plan_summary.csv": summary}
+        with output_folder(out, PLAN_OUTPUTS) as files:
+            for name, frame in frames.items():
+                with files.file(name) as tmp:
+                    frame.to_csv(tmp, index=False)
+            with files.file("plan.json") as tmp:
+                tmp.write_text(json.dumps(target | {"source": str(table)}, indent=2) + "\n", encoding="utf-8")
+        typer.echo("wrote " + ", ".join(str(files.path(name)) for name in PLAN_OUTPUTS))
 
 
 class _DefaultCommand(TyperCommand):
@@ -240,6 +242,8 @@ class _StatsGroup(TyperGroup):
 
 
 _REPORT = "report"
+#: The files of ``stats plan --out``, written as one set.
+PLAN_OUTPUTS = ("plan_curve.csv", "plan_needed.csv", "plan_components.csv", "plan_summary.csv", "plan.json")
 
 
 def _bind_datasets(items: list[str]) -> None:
@@ -258,15 +262,10 @@ def _bind_datasets(items: list[str]) -> None:
 
 
 def _check_out_folder(out: Path) -> None:
-    """Refuse an ``--out`` that is a file or lies under one, before any work is done."""
-    from ..errors import UserInputError
+    """Refuse an ``--out`` that is a file, lies under one, or sits where nothing can be written, before any work."""
+    from ..file_checks import check_output_path
 
-    for folder in (out, *out.parents):
-        if folder.exists():
-            if not folder.is_dir():
-                where = "is a file" if folder == out else f"lies under {folder}, which is a file"
-                raise UserInputError(f"--out {out}: expected a folder, but it {where}")
-            return
+    check_output_path(out, folder=True)
 
 
 def register(app: typer.Typer) -> None:

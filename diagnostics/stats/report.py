@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io_utils import atomic_path
+from ..io_utils import output_folder
 
 from .agreement import agreement
 from .inference import setting_ci
@@ -15,7 +15,7 @@ from .scores import category_scores
 from .stability import rs_corr, stability
 from .table import SETTING_KEYS, example_set_differences
 
-#: Every file :func:`write_report` may write; one it did not write this time is removed (never other files).
+#: Every file :func:`write_report` may write: the set replaces the previous one as a whole (other files are kept).
 OUTPUTS = ("scores.csv", "stability.csv", "rs_corr.csv", "agreement.csv", "bootstrap_ci.csv", "summary.md")
 
 
@@ -50,10 +50,11 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
                  stratify: bool = True) -> dict[str, Path]:
     """Compute scores, stability, RS corr, agreement (and Multi-Bootstrap CIs) and write them to ``out``.
 
-    Everything is computed before the first file is written; each file is written whole (a temporary file, then
-    a rename) with ``summary.md`` last, and an output of :data:`OUTPUTS` this call did not write (e.g. the
-    ``bootstrap_ci.csv`` of an earlier call with ``n_boot > 0``) is removed, so the folder never mixes results of
-    two calls. Other files in ``out`` are left alone.
+    Everything is computed before the first file is written; the files are written as one set
+    (:func:`~diagnostics.io_utils.output_folder`): they replace the previous set of :data:`OUTPUTS` at once, an
+    output this call did not write (e.g. the ``bootstrap_ci.csv`` of an earlier call with ``n_boot > 0``) is gone
+    afterwards, and a call killed midway, or two calls writing ``out`` at once, leave the old set or one whole new
+    one. The folder never mixes results of two calls. Other files in ``out`` are kept.
 
     Parameters
     ----------
@@ -112,17 +113,13 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
         ci = tables["bootstrap_ci"]
         summary += [f"## Multi-Bootstrap {level:.0%} CI of seed-mean MCC ({n_boot} samples, seed {seed})", "",
                     markdown_table(ci[[*SETTING_KEYS, "category", "estimate", "ci_low", "ci_high"]]), ""]
-    out.mkdir(parents=True, exist_ok=True)
     paths = {}
-    for name, table in tables.items():
-        paths[name] = out / f"{name}.csv"
-        with atomic_path(paths[name]) as tmp:
-            table.to_csv(tmp, index=False)
-    paths["summary"] = out / "summary.md"
-    with atomic_path(paths["summary"]) as tmp:
-        tmp.write_text("\n".join(summary), encoding="utf-8")
-    written = {path.name for path in paths.values()}
-    for name in OUTPUTS:
-        if name not in written:
-            (out / name).unlink(missing_ok=True)
+    with output_folder(out, OUTPUTS) as files:
+        for name, table in tables.items():
+            with files.file(f"{name}.csv") as tmp:
+                table.to_csv(tmp, index=False)
+            paths[name] = files.path(f"{name}.csv")
+        with files.file("summary.md") as tmp:
+            tmp.write_text("\n".join(summary), encoding="utf-8")
+        paths["summary"] = files.path("summary.md")
     return paths
