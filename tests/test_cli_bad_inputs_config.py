@@ -171,3 +171,57 @@ def test_pipeline_refuses_a_bad_sweep_override_before_anything_runs(tmp_path):
                      "--set", "lr=-1", cwd=tmp_path)
     assert_user_error(result, "demo.yaml (--set lr=-1)", "lr: expected a number > 0, found -1")
     assert not (tmp_path / "runs").exists() and not (tmp_path / "report").exists()
+
+
+# (id, --set overrides of `pipeline --scale paper --dry-run`, names the one error line must contain)
+PIPELINE_CASES = [
+    ("extra-sizes-not-integers", ["extra_sizes=[1k]"], ["--set extra_sizes=[1k]", "extra_sizes[0]", "'1k'"]),
+    ("extra-languages-unknown-code", ["extra_languages=[en, rus]"],
+     ["--set extra_languages=[en, rus]", "extra_languages[1]", "'rus'", "did you mean 'ru'"]),
+    ("inference-precision-unsupported", ["inference_precision=fp8"],
+     ["--set inference_precision=fp8", "inference_precision", "fp32, bf16", "'fp8'"]),
+    ("sweep-precision-unsupported", ["precision=fp8"], ["paper.yaml (--set precision=fp8)", "precision", "'fp8'"]),
+    ("unknown-setting", ["extra_sizez=[1000]"], ["--set extra_sizez=[1000]", "did you mean 'extra_sizes'"]),
+    ("wrong-type-and-choice-together", ["n_boot=many", "score_missing=maybe"],
+     ["--set n_boot=many", "n_boot: expected an integer", "--set score_missing=maybe", "skip"]),
+]
+
+
+@pytest.fixture(scope="module")
+def pipeline_results(request, tmp_path_factory) -> dict:
+    """The selected cases of :func:`test_pipeline_refuses_bad_settings`, run two at a time."""
+    selected = {item.callspec.params["case"] for item in request.session.items
+                if getattr(item, "originalname", None) == "test_pipeline_refuses_bad_settings"}
+    cases = {case[0]: case for case in PIPELINE_CASES if case[0] in selected}
+    folders = {name: tmp_path_factory.mktemp(name) for name in cases}
+
+    def run(name):
+        sets = [item for value in cases[name][1] for item in ("--set", value)]
+        return run_cli("pipeline", "--scale", "paper", "--runs", folders[name] / "runs", "--dry-run", *sets,
+                       cwd=folders[name])
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {name: pool.submit(run, name) for name in cases}
+        return {name: (future.result(), folders[name]) for name, future in futures.items()}
+
+
+@pytest.mark.parametrize("case", [case[0] for case in PIPELINE_CASES])
+def test_pipeline_refuses_bad_settings(pipeline_results, case):
+    result, folder = pipeline_results[case]
+    assert_user_error(result, *next(c[2] for c in PIPELINE_CASES if c[0] == case))
+    assert not (folder / "runs").exists() and not result.stdout
+
+
+def test_pipeline_setting_in_a_config_file_is_named_with_its_line(tmp_path, monkeypatch):
+    from diagnostics.finetune.config import ConfigError
+    from diagnostics.pipeline import scale_spec
+    from diagnostics.resources import configs_dir
+
+    config = tmp_path / "demo.yaml"
+    config.write_text((configs_dir() / "demo.yaml").read_text() + "\npipeline:\n  set:\n    seeds: [0]\n"
+                      "    extra_sizes: [1k]\n")
+    line = len(config.read_text().splitlines())
+    monkeypatch.setattr("diagnostics.pipeline.scales.configs_dir", lambda: tmp_path)
+    with pytest.raises(ConfigError) as err:
+        scale_spec("demo", tmp_path / "runs")
+    assert str(err.value) == f"{config}:{line}: extra_sizes[0]: expected an integer, found '1k'"

@@ -1,6 +1,7 @@
-"""The whole paper plan end to end: the study's experiments (every language with training data, MNLI sizes,
-presence of four features in an MNLI subset) on the tiny random model with stand-in files in the real formats,
-sizes reduced through ``--set``; the base experiment through submitit's local executor; every notebook executed."""
+"""The whole paper plan end to end: the study's experiments (every language with training data, MNLI sizes for
+English and Russian and the largest for every language, presence of four features in an MNLI subset) on the tiny
+random model with stand-in files in the real formats, sizes reduced through ``--set``; the base experiment through
+submitit's local executor; every notebook executed."""
 
 from __future__ import annotations
 
@@ -37,8 +38,10 @@ def test_paper_plan_end_to_end(tmp_path, tiny_model_dir):
 
     index = run_pipeline("paper", out_dir=out, runs_dir=runs)  # the recorded inputs apply
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["runs"] == 5 * 2 + 2 * 5 * 2 + 4 * 2 * 3 * 2
+    # base: 5 languages x 2 seeds; extra: en, ru at both sizes, fr, de, sv at the largest; presence: en, ru
+    assert manifest["runs"] == 5 * 2 + (2 * 2 + 3 * 1) * 2 + 4 * 2 * 3 * 2
     assert manifest["inputs"]["data"]["mnli"] == files["mnli"]
+    assert [e["label"] for e in manifest["substitutions"]["sv"]] == ["sv (SweDiagnostics)"]
     for notebook in (out / "notebooks").glob("*.ipynb"):
         cells = json.loads(notebook.read_text())["cells"]
         assert not [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"], notebook

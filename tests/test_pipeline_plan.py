@@ -1,5 +1,5 @@
-"""Plan before work: the paper scale's dry run holds the study's run counts, names what stops it, and `sweep run
---dry-run` says what a real run would do."""
+"""Plan before work: the paper scale's dry run holds the study's design and run counts, says which datasets stand in
+for the study's, names what stops it, and `sweep run --dry-run` says what a real run would do."""
 
 from __future__ import annotations
 
@@ -49,28 +49,114 @@ def test_paper_dry_run_without_local_model_names_it(tmp_path, monkeypatch):
 
 
 def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_model_option, language_files):
+    from diagnostics.finetune.loop import total_steps
+    from diagnostics.pipeline import experiment_configs
+
     mnli = write_mnli_tsv(tmp_path / "train.tsv", 392702)  # MNLI train's size
     result = dry_run([*tiny_model_option, "--data", f"mnli={mnli}", *data_options(language_files), "--json"],
                      tmp_path / "runs")
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)
-    assert plan["problems"] == [] and plan["notices"] == []
+    assert plan["problems"] == []
+    # sv is scored on SweDiagnostics, not on the study's own Swedish translation: said, and recorded per language
+    assert len(plan["notices"]) == 1 and plan["notices"][0].startswith("sv: scored on SweDiagnostics (SuperLim 2)")
+    assert "'sv (SweDiagnostics)'" in plan["notices"][0]
+    assert [e["label"] for e in plan["substitutions"]["sv"]] == ["sv (SweDiagnostics)"]
+    assert set(plan["substitutions"]) == {"sv"}
     counts = {name: entry["runs"] for name, entry in plan["counts"].items()}
     languages, seeds = 5, 6
     assert counts["base"] == seeds * languages
     assert sorted(int(n.split("-")[1]) for n in counts if n.startswith("extra-")) == list(STUDY_SIZES)
-    assert sum(v for n, v in counts.items() if n.startswith("extra-")) == 8 * languages * seeds
-    assert sum(v for n, v in counts.items() if n.startswith("presence-")) == 144
+    # §5.3: the eight sizes for English and Russian (Fig. 4), RTE + 374k MNLI for every language (Table 4, Fig. 3)
+    extra_languages = {n: {r["language"] for r in plan["runs"] if r["experiment"] == n} for n in counts
+                       if n.startswith("extra-")}
+    assert extra_languages.pop("extra-374000") == {"en", "ru", "fr", "de", "sv"}
+    assert all(found == {"en", "ru"} for found in extra_languages.values())
+    assert sum(v for n, v in counts.items() if n.startswith("extra-")) == (8 * 2 + 3) * seeds == 114
+    assert sum(v for n, v in counts.items() if n.startswith("presence-")) == 2 * 4 * 3 * seeds == 144
     runs = plan["runs"]
-    assert len(runs) == 30 + 240 + 144
+    assert len(runs) == 30 + 114 + 144 == 288
     assert {r["language"] for r in runs if r["experiment"].startswith("presence-")} == {"en", "ru"}
+    # the cost is the training loop's own step budget times the batch size, not a sum of its own
+    inputs = PipelineInputs({**language_files, "mnli": str(mnli)}, tiny_model_option[1:])
+    configs = experiment_configs("paper", tmp_path / "runs", inputs=inputs)
+    for run in (runs[0], next(r for r in runs if r["experiment"] == "extra-374000")):
+        config = configs[run["experiment"]]
+        assert run["max_steps"] == total_steps(config, run["train_pairs"])
+        assert run["max_pair_epochs"] == run["max_steps"] * config.batch_size
+    assert plan["cost"]["max_pair_epochs"] == sum(r["max_pair_epochs"] for r in runs)
     fr = next(r for r in runs if r["experiment"] == "extra-374000" and r["language"] == "fr")
     assert fr["mixture"] == [{"source": "rte_fr", "size": 80}, {"source": "mnli", "size": 374000}]
     conj = next(r for r in runs if r["experiment"] == "presence-conjunction-0.5" and r["language"] == "ru")
     assert conj["mixture"][0] == {"source": "terra:train", "size": 2616}  # the whole TERRa train set
     assert conj["mixture"][1] == {"source": "mnli", "size": 10000, "feature": "Conjunction", "feature_share": 0.5}
     assert all(set(r) >= {"experiment", "language", "seed", "model", "mixture", "state"} for r in runs)
-    assert plan["cost"]["runs_to_train"] == 414 and plan["cost"]["max_pair_epochs"] > 0
+    assert plan["cost"]["runs_to_train"] == 288 and plan["cost"]["max_pair_epochs"] > 0
+
+
+def without_fr_diagnostic(language_files):
+    return {key: path for key, path in language_files.items() if key != "fr.diagnostic"}
+
+
+def test_language_without_a_diagnostic_set_stops_the_plan(tmp_path, tiny_model_dir, language_files):
+    inputs = PipelineInputs(without_fr_diagnostic(language_files), [f"models=[{{name: tiny, path: {tiny_model_dir}}}]"])
+    plan = make_plan("paper", tmp_path, inputs)
+    fr = [p for p in plan.problems if p.startswith("fr:")]
+    assert len(fr) == 1 and "no diagnostic set" in fr[0] and "--data fr.diagnostic=PATH" in fr[0]
+    assert "--set score_missing=skip" in fr[0]
+    assert not any(p.startswith("de:") for p in plan.problems)  # de has its diagnostic file
+
+
+def test_score_missing_skip_leaves_the_language_out_and_train_keeps_it(tmp_path, tiny_model_dir, language_files):
+    files = without_fr_diagnostic(language_files)
+    model = f"models=[{{name: tiny, path: {tiny_model_dir}}}]"
+    skipped = make_plan("paper", tmp_path, PipelineInputs(files, [model, "score_missing=skip"]))
+    assert not any(p.startswith("fr:") for p in skipped.problems)
+    assert [n for n in skipped.notices if n.startswith("fr:")] == [
+        next(n for n in skipped.notices if n.startswith("fr: skipped (no diagnostic set"))]
+    assert {r["language"] for r in skipped.runs} == {"en", "ru", "de", "sv"}
+    trained = make_plan("paper", tmp_path, PipelineInputs(files, [model, "score_missing=train"]))
+    assert not any(p.startswith("fr:") for p in trained.problems)
+    assert any(n.startswith("fr: trains without a diagnostic set") for n in trained.notices)
+    assert {r["experiment"] for r in trained.runs if r["language"] == "fr"} == {"base", "extra-374000"}
+
+
+def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, language_files):
+    from diagnostics.pipeline.inputs import load_inputs, load_substitutions
+    from diagnostics.pipeline.runner import prepare
+
+    mnli = write_mnli_tsv(tmp_path / "train.tsv", 100)
+    inputs = PipelineInputs({**language_files, "mnli": str(mnli)},
+                            [f"models=[{{name: tiny, path: {tiny_model_dir}}}]", "extra_sizes=[40]",
+                             "presence_shares=[]", "seeds=[0]"])
+    runs = tmp_path / "runs"
+    prepare("paper", runs, inputs)
+    assert load_substitutions(runs) == {"sv": [{"dataset": "swediagnostics", "role": "diagnostic",
+                                                "name": "SweDiagnostics (SuperLim 2)", "label": "sv (SweDiagnostics)",
+                                                "instead_of": "the study's Swedish diagnostic (the authors' "
+                                                              "translation of the English set, not public)"}]}
+    assert load_inputs(runs).data["mnli"] == str(mnli)  # the record still reads back as the inputs
+    sick = make_plan("demo", tmp_path / "demo", PipelineInputs({}, ["languages=[en]", "seeds=[0]"]))
+    assert [e["dataset"] for e in sick.substitutions["en"]] == ["sick"]
+    assert any(n.startswith("extra English data (en): the bundled SICK stands in for MNLI") for n in sick.notices)
+
+
+def test_extra_other_sizes_and_extra_languages_override_the_design(tmp_path, tiny_model_dir):
+    from diagnostics.pipeline import scale_spec
+    from diagnostics.pipeline.scales import extra_plan
+
+    languages = ["en", "ru", "fr", "de", "sv"]
+    spec = scale_spec("paper", tmp_path, PipelineInputs({}, []))
+    plan = extra_plan(spec, languages)
+    assert list(plan) == list(STUDY_SIZES) and plan[374000] == languages and plan[1000] == ["en", "ru"]
+    more = scale_spec("paper", tmp_path, PipelineInputs({}, ["extra_other_sizes=[10000, 374000]"]))
+    assert extra_plan(more, languages)[10000] == languages
+    every = scale_spec("paper", tmp_path, PipelineInputs({}, ["extra_languages=null"]))
+    assert all(found == languages for found in extra_plan(every, languages).values())
+    none = scale_spec("paper", tmp_path, PipelineInputs({}, ["extra_other_sizes=[]"]))
+    assert extra_plan(none, languages)[374000] == ["en", "ru"]
+    shrunk = scale_spec("paper", tmp_path, PipelineInputs({}, ["extra_sizes=[40, 80]"]))  # the largest for others
+    assert extra_plan(shrunk, languages) == {40: ["en", "ru"], 80: languages}
 
 
 def test_too_small_mnli_names_the_sizes_it_cannot_draw(tmp_path, tiny_model_option):

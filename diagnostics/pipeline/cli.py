@@ -29,9 +29,10 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
     """Run sweeps -> statistics -> probes -> executed notebooks -> <out>/index.html.
 
     Data files and --set overrides also come from the scale config's `pipeline:` section (configs/<scale>.yaml);
-    the ones a run used are recorded in <runs>/pipeline.json, where the notebooks read them. Exits 2, one line
-    per problem, when a setting is wrong, a source is missing or too small or a model is not available locally,
-    before anything trains.
+    the ones a run used are recorded in <runs>/pipeline.json, where the notebooks read them. A wrong setting is one
+    `error:` line naming its --set override or file:line; a source missing or too small, a model not available
+    locally or a language that trains without a diagnostic set (see --set score_missing=skip|train) is one line
+    per problem. Either exits 2 before anything trains.
     """
     from .inputs import PipelineInputs, parse_data
     from diagnostics.resources import default_runs_dir
@@ -39,7 +40,7 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
     from diagnostics.errors import USER_ERROR_EXIT, UserInputError
 
     from .runner import PlanError, effective_inputs, run_pipeline
-    from .scales import SCALES
+    from .scales import SCALES, check_settings
 
     if scale not in SCALES:
         raise UserInputError(f"--scale: expected one of {', '.join(SCALES)}, found {scale!r}")
@@ -48,6 +49,7 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
         if "=" not in item:
             raise UserInputError(f"--set {item}: expected key=value, found no '='")
     given = PipelineInputs(parse_data(data), list(overrides))
+    check_settings(scale, runs, effective_inputs(scale, runs, given))  # a wrong setting: one error line, exit 2
     if dry_run:
         from .plan import make_plan
 

@@ -14,7 +14,8 @@ every experiment, exactly as ``diagnostics sweep run --set`` takes it (``seeds``
 ``executor_options.timeout_min`` ...).
 
 The inputs a pipeline ran with are recorded as ``<runs>/pipeline.json``; the notebooks read them from there, so
-they analyse the plan that was trained.
+they analyse the plan that was trained. The same file lists, per language, the datasets that stand in for the
+study's (``substitutions``, see :func:`load_substitutions`), so that tables can label such a column.
 """
 
 from __future__ import annotations
@@ -110,17 +111,22 @@ class PipelineInputs:
         Data key -> file path.
     overrides : list of str
         ``key=value`` overrides, scale settings and sweep keys mixed, in the order given.
+    origins : dict, optional
+        Override key -> where it was written (``configs/paper.yaml:9``), for errors; an override without one is
+        named as ``--set key=value``. Not recorded in ``pipeline.json``.
     """
 
     data: dict[str, str] = field(default_factory=dict)
     overrides: list[str] = field(default_factory=list)
+    origins: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for key in self.data:
             check_data_key(key)
 
     @classmethod
-    def from_mapping(cls, section: dict[str, Any], source: str = "config") -> PipelineInputs:
+    def from_mapping(cls, section: dict[str, Any], source: str = "config",
+                     origins: dict[str, str] | None = None) -> PipelineInputs:
         """Read a config's ``pipeline:`` section: ``{data: {KEY: PATH}, set: [key=value, ...] or {key: value}}``.
 
         Relative paths are resolved against the current directory when the pipeline runs.
@@ -131,6 +137,8 @@ class PipelineInputs:
             The section's mapping.
         source : str
             Where it comes from, for error messages.
+        origins : dict, optional
+            Override key -> where it is written (``file:line``), see :attr:`origins`.
 
         Returns
         -------
@@ -149,7 +157,7 @@ class PipelineInputs:
         if isinstance(overrides, dict):
             overrides = [f"{k}={json.dumps(v)}" for k, v in overrides.items()]
         return cls(data={str(k): str(v) for k, v in (section.get("data") or {}).items()},
-                   overrides=[str(o) for o in overrides])
+                   overrides=[str(o) for o in overrides], origins=dict(origins or {}))
 
     def merged(self, other: PipelineInputs) -> PipelineInputs:
         """Update these inputs by ``other`` (its data keys replace ours; its overrides apply after ours).
@@ -164,7 +172,9 @@ class PipelineInputs:
         PipelineInputs
             New inputs; neither operand changes.
         """
-        return PipelineInputs({**self.data, **other.data}, [*self.overrides, *other.overrides])
+        later = {override_key(o) for o in other.overrides}
+        origins = {k: v for k, v in self.origins.items() if k not in later} | other.origins
+        return PipelineInputs({**self.data, **other.data}, [*self.overrides, *other.overrides], origins)
 
     def resolved(self) -> PipelineInputs:
         """Make the data paths absolute (recorded so notebooks find them from any folder).
@@ -175,7 +185,7 @@ class PipelineInputs:
             New inputs with ``~`` expanded and paths resolved against the current directory.
         """
         return PipelineInputs({k: str(Path(v).expanduser().resolve()) for k, v in self.data.items()},
-                              list(self.overrides))
+                              list(self.overrides), dict(self.origins))
 
     def languages(self) -> list[str]:
         """List the languages some data key names, in key order.
@@ -238,6 +248,21 @@ class PipelineInputs:
         fields = {f.name for f in dataclasses.fields(spec)}
         return [o for o in self.overrides if split_override(o)[0] not in fields]
 
+    def where(self, override: str) -> str:
+        """Name where an override was given, for error messages.
+
+        Parameters
+        ----------
+        override : str
+            One of :attr:`overrides` (``key=value``).
+
+        Returns
+        -------
+        str
+            ``file:line`` when it came from a config file, else ``--set key=value``.
+        """
+        return self.origins.get(override_key(override)) or f"--set {override}"
+
     def to_dict(self) -> dict[str, Any]:
         """Convert to a plain JSON mapping (round-trips through the constructor).
 
@@ -248,13 +273,16 @@ class PipelineInputs:
         """
         return {"data": dict(self.data), "overrides": list(self.overrides)}
 
-    def save(self, runs_dir: str | Path) -> Path:
+    def save(self, runs_dir: str | Path, substitutions: dict[str, list[dict]] | None = None) -> Path:
         """Record the inputs as ``<runs_dir>/pipeline.json`` (atomically).
 
         Parameters
         ----------
         runs_dir : str or Path
             The run store (created when missing).
+        substitutions : dict, optional
+            Language -> datasets that stand in for the study's (see :func:`load_substitutions`), recorded next to
+            the inputs.
 
         Returns
         -------
@@ -265,7 +293,7 @@ class PipelineInputs:
 
         path = Path(runs_dir) / INPUTS_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(path, self.to_dict())
+        write_json_atomic(path, {**self.to_dict(), "substitutions": substitutions or {}})
         return path
 
 
@@ -292,7 +320,49 @@ def load_inputs(runs_dir: str | Path) -> PipelineInputs | None:
         return None
     try:
         values = json.loads(path.read_text(encoding="utf-8"))
-        return PipelineInputs(dict(values.get("data", {})), list(values.get("overrides", [])))
+        overrides = list(values.get("overrides", []))
+        return PipelineInputs(dict(values.get("data", {})), overrides,
+                              {override_key(o): f"{path} ({o})" for o in overrides})
     except (json.JSONDecodeError, AttributeError, ValueError) as err:
         raise UserInputError(f"{path}: not a pipeline inputs record ({err}); delete it and run the pipeline again") \
             from None
+
+
+def load_substitutions(runs_dir: str | Path) -> dict[str, list[dict[str, str]]]:
+    """Read which datasets of a run store stand in for the study's, per language.
+
+    Parameters
+    ----------
+    runs_dir : str or Path
+        The run store.
+
+    Returns
+    -------
+    dict of str to list of dict
+        Language -> one entry per substitute: ``dataset`` (``swediagnostics``), ``role`` (``diagnostic`` or
+        ``extra``), ``label`` (the column label, ``sv (SweDiagnostics)``) and ``instead_of`` (what the study
+        used). Empty when nothing stands in or the store has no ``pipeline.json``.
+    """
+    path = Path(runs_dir) / INPUTS_FILE
+    if not path.is_file():
+        return {}
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")).get("substitutions") or {})
+    except (json.JSONDecodeError, AttributeError, ValueError):
+        return {}
+
+
+def override_key(override: str) -> str:
+    """Return the key of a ``key=value`` override (stripped; the text itself when it has no ``=``).
+
+    Parameters
+    ----------
+    override : str
+        One override.
+
+    Returns
+    -------
+    str
+        The key.
+    """
+    return override.partition("=")[0].strip()

@@ -2,8 +2,12 @@
 
 :func:`make_plan` lists the runs (experiment, language, seed, model, training mixture with sources and sizes and
 the state in the run store) and checks, before anything trains, that every source exists and holds the sizes
-asked of it and that every model is available locally. ``diagnostics pipeline --dry-run [--json]`` prints it;
-the real run refuses to start while it has problems.
+asked of it, that every language that trains can be scored and that every model is available locally.
+``diagnostics pipeline --dry-run [--json]`` prints it; the real run refuses to start while it has problems.
+
+Its cost comes from the training loop's own planning function, :func:`diagnostics.finetune.loop.total_steps`:
+a run's upper bound is its step budget times the batch size (pairs actually trained, a pair seen in two epochs
+counted twice), so the estimate follows the recipe the config chooses.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from diagnostics.finetune import SweepConfig
 from diagnostics.finetune.config import ConfigError, DataRef, ModelSpec, input_problems, model_problems
 
 from .inputs import PipelineInputs
-from .scales import experiment_configs, scale_spec, skipped_languages
+from .scales import experiment_configs, scale_spec, skipped_languages, substitutions, unscored_languages
 
 
 @dataclass
@@ -29,14 +33,18 @@ class Plan:
         ``tiny``, ``demo`` or ``paper``.
     runs : list of dict
         One per run: ``experiment, language, seed, model, mixture`` (list of ``{source, size}``), ``train_pairs``,
-        ``max_pair_epochs`` (pairs x max_epochs, an upper bound: early stopping ends most runs sooner),
+        ``max_steps`` (the run's step budget, :func:`diagnostics.finetune.loop.total_steps`), ``max_pair_epochs``
+        (``max_steps`` x batch size: the pairs it trains at most; early stopping ends most runs sooner),
         ``state`` (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
     notices : list of str
-        Things the user should know that do not stop the run (a language skipped for lack of data).
+        Things the user should know that do not stop the run (a language skipped for lack of data, a dataset
+        standing in for the study's).
     problems : list of str
         One line each; the plan cannot run while any is left.
     train_pairs_per_s : float, optional
         Throughput behind the hours estimate.
+    substitutions : dict
+        Language -> datasets standing in for the study's (see :func:`diagnostics.pipeline.scales.substitutions`).
     """
 
     scale: str
@@ -44,6 +52,7 @@ class Plan:
     notices: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     train_pairs_per_s: float | None = None
+    substitutions: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Count, per experiment, the runs, those done and the pair-epochs still to train (upper bound).
@@ -83,10 +92,11 @@ class Plan:
         Returns
         -------
         dict
-            ``scale``, ``runs``, ``counts`` (:meth:`counts`), ``cost`` (:meth:`cost`), ``notices``, ``problems``.
+            ``scale``, ``runs``, ``counts`` (:meth:`counts`), ``cost`` (:meth:`cost`), ``notices``, ``problems``,
+            ``substitutions``.
         """
         return {"scale": self.scale, "runs": self.runs, "counts": self.counts(), "cost": self.cost(),
-                "notices": self.notices, "problems": self.problems}
+                "notices": self.notices, "problems": self.problems, "substitutions": self.substitutions}
 
     def lines(self) -> list[str]:
         """Render the human-readable plan: one line per run, counts per experiment, cost, notices, problems.
@@ -208,7 +218,7 @@ def _mixture(config: SweepConfig, language: str, sizes: SourceSizes, shortfalls:
 
 
 def model_problem(model: ModelSpec) -> str | None:
-    """Say why a model cannot be loaded from this machine; never downloads.
+    """Say why a model cannot be loaded here (not cached, and offline or the hub unreachable).
 
     Parameters
     ----------
@@ -251,6 +261,7 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
     Plan
         Problems are collected, never raised: a plan is always returned for the dry run to print.
     """
+    from diagnostics.finetune.loop import total_steps
     from diagnostics.finetune.sweep import run_states, settings_conflict
 
     plan = Plan(scale)
@@ -258,6 +269,7 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
         spec = scale_spec(scale, runs_dir, inputs)
         configs = experiment_configs(scale, runs_dir, only, inputs)
         skipped = skipped_languages(scale, runs_dir, inputs)
+        unscored = unscored_languages(scale, runs_dir, inputs)
     except (ValueError, KeyError, FileNotFoundError) as err:
         plan.problems.append(" ".join(str(err).split()))
         return plan
@@ -265,6 +277,28 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
     for language in skipped:
         plan.notices.append(f"{language}: skipped (no training data); supply --data {language}.train=PATH and "
                             f"--data {language}.validation=PATH to train it")
+    for language in unscored:
+        supply = f"supply --data {language}.diagnostic=PATH (AX-b/LiDiRus-format JSONL)"
+        if spec.score_missing == "problem":
+            plan.problems.append(f"{language}: has training data but no diagnostic set, so its runs would train and "
+                                 f"never be scored; {supply}, or leave {language} out with --set score_missing=skip "
+                                 f"(--set score_missing=train trains it anyway)")
+        elif spec.score_missing == "skip":
+            plan.notices.append(f"{language}: skipped (no diagnostic set to score it, score_missing=skip); {supply} "
+                                f"to train and score it")
+        else:
+            plan.notices.append(f"{language}: trains without a diagnostic set (score_missing=train): its runs are "
+                                f"never scored; {supply} to score them")
+    plan.substitutions = substitutions(configs)
+    for language, entries in plan.substitutions.items():
+        for entry in entries:
+            if entry["role"] == "diagnostic":
+                plan.notices.append(f"{language}: scored on {entry['name']}, not on {entry['instead_of']}; its "
+                                    f"results are labelled {entry['label']!r}")
+    sick = [lang for lang, entries in plan.substitutions.items() if any(e["role"] == "extra" for e in entries)]
+    if sick:
+        plan.notices.append(f"extra English data ({', '.join(sick)}): the bundled SICK stands in for MNLI, the "
+                            "study's; supply --data mnli=PATH and --set extra_source=mnli to train on it")
     sizes = SourceSizes()
     shortfalls: dict[tuple, list[str]] = {}
     seen_models = set()
@@ -286,9 +320,11 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
         conflicts = []
         for spec_run, state in run_states(config):
             mixture, total = mixtures[spec_run.language]
+            steps = None if total is None else total_steps(config, total)
             plan.runs.append({"experiment": name, "language": spec_run.language, "seed": spec_run.seed,
                               "model": spec_run.model_spec.name, "mixture": mixture, "train_pairs": total,
-                              "max_pair_epochs": None if total is None else total * config.max_epochs,
+                              "max_steps": steps,
+                              "max_pair_epochs": None if steps is None else steps * config.batch_size,
                               "state": state, "path": str(spec_run.path)})
             if state == "conflict":
                 conflicts.append(spec_run)

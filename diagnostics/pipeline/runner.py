@@ -14,7 +14,7 @@ from diagnostics.errors import UserInputError
 from diagnostics.io_utils import write_json_atomic
 from diagnostics.resources import default_reports_dir, default_runs_dir, notebooks_dir
 
-from .inputs import PipelineInputs, load_inputs
+from .inputs import PipelineInputs, load_inputs, load_substitutions
 from .scales import experiment_configs, scale_inputs, scale_spec
 
 # the demo's longest notebooks (probing 150 s, behave 52 s, annotators 51 s of ~310 s on 2 cores), started first
@@ -136,7 +136,9 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
         Experiment families to run (``base``, ``extra``, ``presence``); all by default.
     train : bool
         Train the unfinished runs (default). With ``False`` nothing trains: an unfinished run raises
-        :class:`RunsNotFinishedError`, which names the command that makes the runs.
+        :class:`RunsNotFinishedError`, which names the command that makes the runs. When every run is finished
+        and sound (:func:`~diagnostics.finetune.store.verify_run`) the store is only read, so a read-only run store
+        works.
 
     Returns
     -------
@@ -144,14 +146,22 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
         The predictions table of every finished run of those experiments.
     """
     from diagnostics.finetune import collect_predictions, run_sweeps
+    from diagnostics.finetune.store import is_done, verify_run
+    from diagnostics.finetune.sweep import check_compatible, plan
 
     if not train:
         require_finished(scale, runs_dir, only)
     configs = experiment_configs(scale, runs_dir, only)
-    status = run_sweeps(list(configs.values()))
-    failed = status[~status["state"].isin(["done", "skipped"])]
-    if len(failed):
-        raise RuntimeError(f"runs not finished:\n{failed.to_string(index=False)}")
+    specs = []
+    for config in configs.values():
+        specs += plan(config)
+        check_compatible(config, plan(config))  # finished runs made with other settings are never read as these
+    # a finished, sound store is only read (it may be read-only): nothing there is rewritten
+    if train and any(not is_done(spec.path) or verify_run(spec.path) for spec in specs):
+        status = run_sweeps(list(configs.values()))
+        failed = status[~status["state"].isin(["done", "skipped"])]
+        if len(failed):
+            raise RuntimeError(f"runs not finished:\n{failed.to_string(index=False)}")
     frames = [collect_predictions(Path(runs_dir) / name) for name in configs]
     return pd.concat(frames, ignore_index=True)
 
@@ -205,7 +215,9 @@ def execute_notebook(script: Path, scale: str, out_dir: Path, runs_dir: Path) ->
     papermill.execute_notebook(str(source), str(out_dir / "notebooks" / f"{script.stem}.ipynb"),
                                cwd=str(notebooks_dir().parent), kernel_name="python3", progress_bar=False,
                                parameters={"scale": scale, "output_dir": str((out_dir / "figures").resolve()),
-                                           "runs_dir": str(Path(runs_dir).resolve()), "train_missing": True})
+                                           "runs_dir": str(Path(runs_dir).resolve()), "train_missing": True},
+                               # the kernel's start-up warning about plain TCP on localhost, once per notebook
+                               extra_arguments=["--IPKernelApp.log_level=ERROR"])
     source.unlink()
     return round(time.perf_counter() - t0, 1)
 
@@ -269,7 +281,8 @@ def prepare(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = No
     Returns
     -------
     PipelineInputs
-        The effective inputs, recorded as ``<runs_dir>/pipeline.json``.
+        The effective inputs, recorded as ``<runs_dir>/pipeline.json`` with the plan's substitutions (datasets
+        standing in for the study's, see :func:`diagnostics.pipeline.inputs.load_substitutions`).
     """
     from .plan import build_mixtures, make_plan
 
@@ -280,7 +293,7 @@ def prepare(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = No
     problems = build_mixtures(experiment_configs(scale, runs_dir, ("presence",), inputs))
     if problems:
         raise PlanError(problems)
-    inputs.save(runs_dir)  # only inputs that passed every check are recorded for the notebooks
+    inputs.save(runs_dir, plan.substitutions)  # only inputs that passed every check are recorded for the notebooks
     return inputs
 
 
@@ -332,6 +345,7 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
         "scale": scale,
         "scale_spec": {k: v for k, v in spec.__dict__.items()},
         "inputs": inputs.to_dict(),
+        "substitutions": load_substitutions(runs_dir),
         "configs": {name: cfg.to_dict() for name, cfg in experiment_configs(scale, runs_dir).items()},
         "runs": int(predictions.groupby(["experiment", "language", "model", "seed"]).ngroups),
         "seeds": sorted(int(s) for s in predictions["seed"].unique()),

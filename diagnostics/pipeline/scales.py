@@ -5,31 +5,44 @@
 * ``demo``: the embedded multilingual-e5-small with the cheap CPU recipe of ``configs/demo.yaml``, 3 seeds,
   en + ru: the README's main command, about 20 minutes on 2 CPU cores.
 * ``paper``: the study's design from ``configs/paper.yaml`` (mBERT, seeds 0-5, full fine-tuning; every language
-  with training data; MNLI at the study's sizes; feature presence in a 10k MNLI subset): for a GPU.
+  with training data; MNLI at the study's eight sizes for English and Russian (Fig. 4) and RTE + 374k MNLI for
+  every language (Table 4, Fig. 3); feature presence in a 10k MNLI subset, English and Russian): for a GPU.
 
 A scale's plan is shaped by its :class:`ScaleSpec` and by the pipeline's inputs (:mod:`diagnostics.pipeline.inputs`):
 data files (``--data KEY=PATH``) and ``--set`` overrides, stored in the run store so that the notebooks see the
-same plan as the command that trained it.
+same plan as the command that trained it. The settings are read and checked by the sweep config's readers
+(:mod:`diagnostics.finetune.config`): a wrong one is a one-line :class:`~diagnostics.finetune.config.ConfigError`
+naming the ``--set`` override or the config file's line, before anything runs.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import math
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from diagnostics.errors import UserInputError
 from diagnostics.finetune import SweepConfig
-from diagnostics.finetune.config import LANGUAGE_DEFAULTS, apply_overrides, config_source, read_config_file
+from diagnostics.finetune.config import (_SCALARS, LANGUAGE_DEFAULTS, PRESENCE_WITHIN, ConfigError, ConfigSource,
+                                         _Bad, _choice, _hint, _mapping, _show, apply_overrides, config_source,
+                                         read_config_file)
 from diagnostics.resources import configs_dir
 from diagnostics.stats.study import presence_experiment
 from diagnostics.taxonomy import canonical_fine
 
-from .inputs import PipelineInputs, load_inputs
+from .inputs import PipelineInputs, load_inputs, override_key
 
 SCALES = ("tiny", "demo", "paper")
 STUDY_EXTRA_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
 STUDY_PRESENCE_FEATURES = ("Conjunction", "Anaphora/Coreference", "Negation", "Disjunction")
+#: What a language without a diagnostic set does: ``problem`` (the plan refuses: it would train and never be
+#: scored), ``skip`` (left out, with a notice) or ``train`` (trained anyway, with a notice).
+SCORE_MISSING = ("problem", "skip", "train")
 
 
 @dataclass(frozen=True)
@@ -50,10 +63,15 @@ class ScaleSpec:
         Extra English NLI data of the §5.3 and §5.4 experiments: ``mnli`` (the study's; a user file given with
         ``--data mnli=PATH``) or ``sick`` (the bundled stand-in, 4439 training pairs, never drawn past that).
     extra_sizes : tuple of int
-        Pairs of extra data of the §5.3 experiments ``extra-<n>`` (0 = the language's data alone). A size equal
-        to the base mixture's own extra data reuses the ``base`` experiment.
+        Pairs of extra data of the §5.3 experiments ``extra-<n>`` (0 = the language's data alone) for the
+        ``extra_languages``. A size equal to the base mixture's own extra data reuses the ``base`` experiment.
     extra_languages : tuple of str, optional
-        Languages of the extra-data experiments; ``None`` = every language that trains.
+        Languages trained at every ``extra_sizes``; ``None`` = every language that trains.
+    extra_other_sizes : tuple of int, optional
+        Sizes for the languages that train but are not among ``extra_languages``: ``()`` none, ``None`` the
+        largest of ``extra_sizes`` (the study's: RTE + 374k MNLI for every language, the eight sizes for English
+        and Russian only). ``--set extra_other_sizes=[10000,374000]`` adds sizes for them; ``--set
+        extra_languages=null`` trains every size in every language.
     presence_features : tuple of str
         Features of the §5.4 experiments ``presence-<feature>-<share>``.
     presence_shares : tuple of float
@@ -91,6 +109,10 @@ class ScaleSpec:
     train_pairs_per_s : float, optional
         Training throughput used to turn the plan's pair-epochs into hours (``None``: no hours in the estimate;
         measure it with ``benchmarks/bench_paper_recipe.py`` on the target GPU).
+    score_missing : str
+        A language that trains but has no diagnostic set (fr or de without ``--data <lang>.diagnostic``):
+        ``problem`` (the plan refuses to start: its runs would never be scored), ``skip`` (left out, with a
+        notice) or ``train`` (trained anyway, with a notice).
     overrides : dict
         Sweep-config values set on the base sweep on top of its config file (before ``--set`` sweep keys).
     """
@@ -101,6 +123,7 @@ class ScaleSpec:
     extra_source: str = "sick"
     extra_sizes: tuple[int, ...] = (0,)
     extra_languages: tuple[str, ...] | None = None
+    extra_other_sizes: tuple[int, ...] | None = ()
     presence_features: tuple[str, ...] = ("Negation",)
     presence_shares: tuple[float, ...] = ()
     presence_languages: tuple[str, ...] = ("en",)
@@ -116,15 +139,18 @@ class ScaleSpec:
     notebook_lanes: int = 1
     annotate_limit: int | None = None
     train_pairs_per_s: float | None = None
+    score_missing: str = "problem"
     overrides: dict = field(default_factory=dict)
 
-    def with_overrides(self, values: dict) -> ScaleSpec:
-        """Copy the settings with fields replaced (YAML values coerced to the fields' types; unknown names raise).
+    def with_overrides(self, values: dict, source: ConfigSource | None = None) -> ScaleSpec:
+        """Copy the settings with fields replaced, each read and checked as a sweep config's values are.
 
         Parameters
         ----------
         values : dict
-            Field -> new value (``name`` and ``config`` cannot change).
+            Field -> new value, as parsed from YAML (``name`` and ``config`` cannot change).
+        source : ConfigSource, optional
+            Where the values were given (``--set extra_sizes=...`` or ``configs/paper.yaml:9``), named in errors.
 
         Returns
         -------
@@ -133,59 +159,128 @@ class ScaleSpec:
 
         Raises
         ------
-        UserInputError
-            For an unknown field, a value of the wrong type or inconsistent settings.
+        ConfigError
+            One line naming every unknown field, value of the wrong type and inconsistent setting.
         """
-        known = {f.name: f for f in dataclasses.fields(self)}
-        changes = {}
+        known = {f.name for f in dataclasses.fields(self)} - {"name", "config"}
+        changes, problems = {}, []
         for key, value in values.items():
-            if key not in known or key in ("name", "config"):
-                raise UserInputError(f"--set {key}: unknown scale setting")
-            changes[key] = _coerce_spec(key, value, getattr(self, key))
+            if key not in known:
+                problems.append((key, f"unknown scale setting{_hint(key, known)}"))
+                continue
+            try:
+                changes[key] = _read_setting(key, value)
+            except _Bad as bad:
+                problems.append((bad.key, bad.message))
         spec = dataclasses.replace(self, **changes)
-        spec.validate()
+        bad_keys = {key.split("[")[0] for key, _ in problems}
+        problems += [p for p in spec.problems() if p[0].split("[")[0].split(".")[0] not in bad_keys]
+        if problems:
+            raise ConfigError(problems, source)
         return spec
 
-    def validate(self) -> None:
-        """Raise :class:`~diagnostics.errors.UserInputError` naming every inconsistent setting."""
+    def problems(self) -> list[tuple[str, str]]:
+        """List every out-of-range, unknown or inconsistent setting.
+
+        Returns
+        -------
+        list of (str, str)
+            ``(key, message)`` per problem, as :class:`~diagnostics.finetune.config.ConfigError` takes them.
+        """
+        from diagnostics.models.precision import PRECISIONS
+        from diagnostics.taxonomy import UnknownCategoryError
+
         problems = []
-        if self.extra_source not in ("mnli", "sick"):
-            problems.append(f"extra_source must be 'mnli' or 'sick', found {self.extra_source!r}")
-        if self.presence_within not in ("train", "extra"):
-            problems.append(f"presence_within must be 'train' or 'extra', found {self.presence_within!r}")
-        if any(s < 0 for s in self.extra_sizes):
-            problems.append(f"extra_sizes must be >= 0, found {list(self.extra_sizes)}")
-        if any(not 0 <= s <= 1 for s in self.presence_shares):
-            problems.append(f"presence_shares must lie within [0, 1], found {list(self.presence_shares)}")
-        for feature in self.presence_features:
+        for key, choices in {"extra_source": ("mnli", "sick"), "presence_within": PRESENCE_WITHIN,
+                             "probe_selection": ("test", "holdout"), "inference_precision": PRECISIONS,
+                             "score_missing": SCORE_MISSING}.items():
+            if getattr(self, key) not in choices:
+                problems.append((key, _choice(getattr(self, key), choices)))
+        if self.probe_class_weight not in (None, "balanced"):
+            problems.append(("probe_class_weight", f"expected null or 'balanced', found {self.probe_class_weight!r}"
+                                                   f"{_hint(self.probe_class_weight, ('balanced',))}"))
+        for key, (test, expected) in _RANGES.items():
+            value = getattr(self, key)
+            for i, item in enumerate(value if isinstance(value, tuple) else (value,)):
+                if item is not None and not test(item):
+                    where = f"{key}[{i}]" if isinstance(value, tuple) else key
+                    problems.append((where, f"expected {expected}, found {_show(item)}"))
+        known = known_languages()
+        for key in ("study_languages", "extra_languages", "presence_languages"):
+            for i, language in enumerate(getattr(self, key) or ()):
+                if language not in known:
+                    problems.append((f"{key}[{i}]", f"expected a language code ({', '.join(known)}), found "
+                                                    f"{language!r}{_hint(language, known)}"))
+        for i, feature in enumerate(self.presence_features):
             try:
                 canonical_fine(feature)
-            except (KeyError, ValueError) as err:
-                problems.append(f"presence_features: {err}")
+            except UnknownCategoryError as err:
+                hint = f" (did you mean {' or '.join(map(repr, err.suggestions))}?)" if err.suggestions else ""
+                problems.append((f"presence_features[{i}]", f"expected a diagnostic category, found {feature!r}{hint}"))
         if self.presence_within == "extra" and self.presence_shares and not self.presence_extra_size:
-            problems.append("presence_within: extra needs presence_extra_size >= 1")
+            problems.append(("presence_extra_size", "expected an integer >= 1 with presence_within: extra (the "
+                                                    f"subset it controls), found {_show(self.presence_extra_size)}"))
+        return problems
+
+    def validate(self) -> None:
+        """Raise :class:`~diagnostics.finetune.config.ConfigError` naming every inconsistent setting."""
+        problems = self.problems()
         if problems:
-            raise UserInputError("invalid scale settings: " + "; ".join(problems))
+            raise ConfigError(problems)
 
 
-def _coerce_spec(key: str, value, current):
-    if isinstance(current, tuple) or key in ("extra_languages",):
-        items = value if isinstance(value, (list, tuple)) else [value]
-        if value is None:
-            return None
-        kind = {"extra_sizes": int, "presence_shares": float}.get(key, str)
-        return tuple(kind(v) for v in items)
-    if value is None:
+#: Allowed values of the numeric settings (every item of a tuple): field -> (test, what is expected).
+_RANGES: dict[str, tuple[Any, str]] = {
+    "extra_sizes": (lambda v: v >= 0, "an integer >= 0 (0: the language's data alone)"),
+    "extra_other_sizes": (lambda v: v >= 0, "an integer >= 0"),
+    "presence_shares": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+    "presence_train_size": (lambda v: v >= 1, "an integer >= 1 (or null for the whole train set)"),
+    "presence_extra_size": (lambda v: v >= 0, "an integer >= 0"),
+    "probe_max_train": (lambda v: v >= 1, "an integer >= 1"),
+    "probe_finetuned_seeds": (lambda v: v >= 0, "an integer >= 0"),
+    "n_boot": (lambda v: v >= 1, "an integer >= 1"),
+    "notebook_lanes": (lambda v: v >= 1, "an integer >= 1"),
+    "annotate_limit": (lambda v: v >= 1, "an integer >= 1 (or null for all pairs)"),
+    "train_pairs_per_s": (lambda v: 0 < v < math.inf, "a number > 0 (or null for no hours)"),
+}
+
+
+def known_languages() -> list[str]:
+    """List the language codes a scale may name (those with bundled data or accepted user files).
+
+    Returns
+    -------
+    list of str
+        Language codes, without repeats.
+    """
+    from diagnostics.data import USER_LANGUAGES
+
+    return list(dict.fromkeys([*LANGUAGE_DEFAULTS, *USER_LANGUAGES]))
+
+
+@functools.lru_cache(maxsize=1)
+def _setting_types() -> dict[str, tuple[Any, Any, bool]]:
+    """Field -> (scalar type, item type of a tuple or None, optional) of :class:`ScaleSpec`."""
+    out = {}
+    for name, hint in typing.get_type_hints(ScaleSpec).items():
+        args = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+        kind = next(a for a in args if a is not type(None))
+        item = typing.get_args(kind)[0] if typing.get_origin(kind) is tuple else None
+        out[name] = (kind, item, type(None) in args)
+    return out
+
+
+def _read_setting(key: str, value: Any) -> Any:
+    """One setting converted to its field's type by the sweep config's readers (``_Bad`` names the key)."""
+    kind, item, optional = _setting_types()[key]
+    if value is None and optional:
         return None
-    if isinstance(current, bool):
-        return bool(value)
-    if isinstance(current, int) or key in ("presence_train_size", "presence_extra_size", "annotate_limit"):
-        if isinstance(value, bool) or not isinstance(value, int) and not str(value).isdigit():
-            raise UserInputError(f"{key}: expected an integer, found {value!r}")
-        return int(value)
-    if isinstance(current, float) or key == "train_pairs_per_s":
-        return float(value)
-    return value if isinstance(value, dict) else str(value)
+    if item is not None:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        return tuple(_SCALARS[item](v, f"{key}[{i}]") for i, v in enumerate(items))
+    if kind is dict:
+        return dict(_mapping(value, key, "of sweep keys"))
+    return _SCALARS[kind](value, key, optional)
 
 
 SPECS = {
@@ -195,13 +290,14 @@ SPECS = {
     # the demo's base mixture already holds 3000 SICK pairs (the embedded model barely learns without them, and
     # mixtures of 1000-2000 pairs often end on one class): the presence mixtures keep them and set the share within
     # 560 RTE pairs, and, to stay inside 20 minutes, the demo runs the two extreme shares of one feature
-    "demo": ScaleSpec("demo", "demo.yaml", extra_sizes=(0, 1000), extra_languages=("en",),
+    "demo": ScaleSpec("demo", "demo.yaml", extra_sizes=(0, 1000), extra_languages=("en",), extra_other_sizes=(),
                       presence_shares=(0.25, 0.75), probe_max_train=400, n_boot=1000, inference_precision="bf16",
                       notebook_lanes=2),
-    # the study: MNLI at its sizes for every language that trains; presence of four features in a 10k MNLI subset
-    # added to the whole RTE / TERRa train set, English and Russian
+    # the study: MNLI at its eight sizes for English and Russian (Fig. 4), RTE + 374k MNLI for every language that
+    # trains (Table 4, Fig. 3); presence of four features in a 10k MNLI subset added to the whole RTE / TERRa train
+    # set, English and Russian
     "paper": ScaleSpec("paper", "paper.yaml", study_languages=("en", "ru", "fr", "de", "sv"), extra_source="mnli",
-                       extra_sizes=STUDY_EXTRA_SIZES,
+                       extra_sizes=STUDY_EXTRA_SIZES, extra_languages=("en", "ru"), extra_other_sizes=None,
                        presence_features=STUDY_PRESENCE_FEATURES, presence_shares=(0.25, 0.5, 0.75),
                        presence_languages=("en", "ru"), presence_within="extra", presence_train_size=None,
                        presence_extra_size=10000, probe_max_train=5000, probe_finetuned_seeds=6, n_boot=1000),
@@ -233,7 +329,17 @@ def scale_spec(scale: str, runs_dir: str | Path | None = None, inputs: PipelineI
     if scale not in SPECS:
         raise UserInputError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
     inputs = _inputs(scale, runs_dir, inputs)
-    return SPECS[scale].with_overrides(inputs.spec_overrides(SPECS[scale]))
+    spec = SPECS[scale]
+    settings = [f.name for f in dataclasses.fields(spec) if f.name not in ("name", "config")]
+    sweep_keys = [f.name for f in dataclasses.fields(SweepConfig)]
+    source = ConfigSource(overrides=tuple((override_key(o), inputs.where(o)) for o in inputs.overrides))
+    unknown = [(key, f"unknown setting{_hint(key, [*settings, *sweep_keys])}; expected a scale setting "
+                     f"({', '.join(settings)}) or a sweep-config key")
+               for key in dict.fromkeys(map(override_key, inputs.overrides))
+               if key.split(".")[0] not in settings and key.split(".")[0] not in sweep_keys]
+    if unknown:
+        raise ConfigError(unknown, source)
+    return spec.with_overrides(inputs.spec_overrides(spec), source)
 
 
 def scale_inputs(scale: str) -> PipelineInputs:
@@ -252,8 +358,13 @@ def scale_inputs(scale: str) -> PipelineInputs:
     spec = SPECS[scale]
     if spec.config is None:
         return PipelineInputs()
-    section = read_config_file(configs_dir() / spec.config).get("pipeline") or {}
-    return PipelineInputs.from_mapping(section, source=str(configs_dir() / spec.config))
+    path = configs_dir() / spec.config
+    section = read_config_file(path).get("pipeline") or {}
+    where = config_source(path)
+    keys = section.get("set") or []
+    keys = list(keys) if isinstance(keys, dict) else [override_key(str(o)) for o in keys]
+    origins = {key: where.where(f"pipeline.set.{key}") or str(path) for key in keys}
+    return PipelineInputs.from_mapping(section, source=str(path), origins=origins)
 
 
 def _inputs(scale: str, runs_dir, inputs: PipelineInputs | None) -> PipelineInputs:
@@ -319,6 +430,12 @@ def _trains(values: dict, language: str) -> bool:
     return all(given.get(key, defaults.get(key)) is not None for key in ("train", "validation"))
 
 
+def _scored(values: dict, language: str) -> bool:
+    defaults = LANGUAGE_DEFAULTS.get(language, {})
+    given = (values.get("data") or {}).get(language, {})
+    return bool(given.get("diagnostics", defaults.get("diagnostics")))
+
+
 def base_config(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> SweepConfig:
     """Build the base sweep of a scale (language train data only), writing under ``runs_dir``.
 
@@ -342,9 +459,10 @@ def base_config(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None 
     """
     inputs = _inputs(scale, runs_dir, inputs)
     values = _base_values(scale, Path(runs_dir), inputs)
-    values["languages"] = [lang for lang in values.get("languages", []) if _trains(values, lang)]
-    _bind_user_files(values)
     spec = scale_spec(scale, runs_dir, inputs)
+    values["languages"] = [lang for lang in values.get("languages", []) if _trains(values, lang)
+                           and (spec.score_missing != "skip" or _scored(values, lang))]
+    _bind_user_files(values)
     source = None if spec.config is None else config_source(configs_dir() / spec.config, inputs.sweep_overrides(spec))
     return SweepConfig.from_dict(values, source)
 
@@ -369,6 +487,106 @@ def skipped_languages(scale: str, runs_dir: str | Path, inputs: PipelineInputs |
     inputs = _inputs(scale, runs_dir, inputs)
     values = _base_values(scale, Path(runs_dir), inputs)
     return [lang for lang in values.get("languages", []) if not _trains(values, lang)]
+
+
+def unscored_languages(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> list[str]:
+    """List the languages with training data but no diagnostic set to score them on.
+
+    What happens to them is the scale setting ``score_missing``: a problem that stops the plan (default), left
+    out (``skip``) or trained anyway (``train``).
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        Root of the run store.
+    inputs : PipelineInputs, optional
+        Data files and overrides, as for :func:`base_config`.
+
+    Returns
+    -------
+    list of str
+        Language codes, in the config's order (whether or not ``score_missing`` leaves them out).
+    """
+    inputs = _inputs(scale, runs_dir, inputs)
+    values = _base_values(scale, Path(runs_dir), inputs)
+    return [lang for lang in values.get("languages", []) if _trains(values, lang) and not _scored(values, lang)]
+
+
+#: Dataset -> (what it is, what the study used in its place); see :mod:`diagnostics.data.labels`.
+STUDY_SETS = {"swediagnostics": ("SweDiagnostics (SuperLim 2)", "the study's Swedish diagnostic (the authors' "
+                                 "translation of the English set, not public)"),
+              "sick": ("the bundled SICK", "MNLI, the study's extra English data")}
+
+
+def substitutions(configs: dict[str, SweepConfig]) -> dict[str, list[dict[str, str]]]:
+    """Collect, per language, the datasets of a plan that stand in for the study's.
+
+    A language scored on SweDiagnostics (SuperLim 2) instead of the study's own Swedish translation, and the
+    bundled SICK trained on instead of MNLI, are listed here; the pipeline records them in ``pipeline.json``
+    (:func:`diagnostics.pipeline.inputs.load_substitutions`) and says them as notices.
+
+    Parameters
+    ----------
+    configs : dict of str to SweepConfig
+        The plan's sweeps (:func:`experiment_configs`).
+
+    Returns
+    -------
+    dict of str to list of dict
+        Language -> ``{"dataset", "role", "name", "label", "instead_of"}`` per substitute: ``role``
+        ``diagnostic`` or ``extra``, ``name`` what it is, ``label`` the column label of
+        :func:`diagnostics.data.labels.display_language` (``sv (SweDiagnostics)``), ``instead_of`` what the
+        study used; languages without any are left out.
+    """
+    from diagnostics.data.labels import SUBSTITUTE_SETS, display_language
+
+    out: dict[str, list[dict[str, str]]] = {}
+
+    def add(language: str, entry: dict[str, str]) -> None:
+        if entry not in out.setdefault(language, []):
+            out[language].append(entry)
+
+    for config in configs.values():
+        for language in config.languages:
+            for ref in config.language_data(language)["diagnostics"]:
+                if ref.name in SUBSTITUTE_SETS and ref.path is None:
+                    name, instead_of = STUDY_SETS.get(ref.name, (SUBSTITUTE_SETS[ref.name], "the study's set"))
+                    add(language, {"dataset": ref.name, "role": "diagnostic", "name": name,
+                                   "label": display_language(language, ref.name), "instead_of": instead_of})
+            if config.extra_data is not None and config.extra_data.name == "sick":
+                name, instead_of = STUDY_SETS["sick"]
+                add(language, {"dataset": "sick", "role": "extra", "name": name, "label": "SICK",
+                               "instead_of": instead_of})
+    return out
+
+
+def check_settings(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> ScaleSpec:
+    """Read and check every setting of a scale (its own and the sweep's) before any work.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        Root of the run store.
+    inputs : PipelineInputs, optional
+        Data files and overrides, as for :func:`base_config`.
+
+    Returns
+    -------
+    ScaleSpec
+        The scale's settings.
+
+    Raises
+    ------
+    ConfigError
+        One line naming each wrong setting with the ``--set`` override or the config file's line.
+    """
+    spec = scale_spec(scale, runs_dir, inputs)
+    base_config(scale, runs_dir, inputs)
+    return spec
 
 
 def _bind_user_files(values: dict) -> None:
@@ -464,6 +682,36 @@ def extra_data(spec: ScaleSpec, inputs: PipelineInputs, size: int) -> dict | Non
     return {"name": "sick", "size": size, "split": "train"}
 
 
+def extra_plan(spec: ScaleSpec, languages: list[str]) -> dict[int, list[str]]:
+    """Decide which languages train at which size of extra data (the §5.3 experiments).
+
+    Parameters
+    ----------
+    spec : ScaleSpec
+        ``extra_sizes`` for the ``extra_languages``, ``extra_other_sizes`` for the other languages.
+    languages : list of str
+        The languages that train, in order.
+
+    Returns
+    -------
+    dict of int to list of str
+        Size -> languages, sizes in the order of ``extra_sizes`` then the other sizes; a size no language
+        trains at is left out.
+    """
+    chosen = [lang for lang in languages if spec.extra_languages is None or lang in spec.extra_languages]
+    others = [lang for lang in languages if lang not in chosen]
+    other_sizes = spec.extra_other_sizes
+    if other_sizes is None:  # the study's: only the largest size (RTE + 374k MNLI) for the other languages
+        other_sizes = (max(spec.extra_sizes),) if spec.extra_sizes else ()
+    plan: dict[int, list[str]] = {}
+    for size in dict.fromkeys([*spec.extra_sizes, *other_sizes]):
+        members = [lang for lang in languages if lang in chosen and size in spec.extra_sizes
+                   or lang in others and size in other_sizes]
+        if members:
+            plan[size] = members
+    return plan
+
+
 def pretrained_models(scale: str, runs_dir: str | Path) -> dict[str, Path]:
     """Locate the pretrained model(s) a scale fine-tunes (built on demand).
 
@@ -513,8 +761,7 @@ def experiment_configs(scale: str, runs_dir: str | Path, only: tuple[str, ...] |
     base = base_config(scale, runs_dir, inputs)
     configs = {"base": base}
     # only the base runs are probed, so only they keep a checkpoint
-    extra_languages = [lang for lang in (spec.extra_languages or base.languages) if lang in base.languages]
-    for size in spec.extra_sizes:
+    for size, extra_languages in extra_plan(spec, base.languages).items():
         if size != extra_size(base) and extra_languages:
             configs[f"extra-{size}"] = base.with_overrides({
                 "experiment": f"extra-{size}", "languages": extra_languages,
