@@ -19,6 +19,8 @@ Pure numpy / pandas / scipy (no torch). Functional API:
   :func:`bootstrap_ci`, :func:`compare`, :func:`setting_ci`, :func:`compare_settings`
 * agreement: :func:`agreement`, :func:`fleiss_kappa`, :func:`pairwise_agreement`
 * seed planning: :func:`plan_seeds` (:func:`variance_components` then :func:`simulate_plan`), :class:`SeedPlan`
+* against the reference study: :func:`against_paper` (our value beside every number the paper prints),
+  :func:`paper_verdict`, :func:`paper_numbers`
 * instances: :func:`instance_stability` (per-example flip rate across seeds), :func:`category_instability`,
   :func:`sigma_drivers` (leave-one-example-out change of σ)
 """
@@ -53,6 +55,7 @@ _EXPORTS = {
     "rs_corr_variants": "stability", "LABELS": "table", "REQUIRED": "table", "ExampleSetWarning": "table",
     "example_set_differences": "table", "read_predictions": "table", "run_keys": "table",
     "validate_predictions": "table", "mcc_by_category": "scores",
+    "against_paper": "paper", "paper_numbers": "paper", "paper_verdict": "paper",
 }
 
 __all__ = sorted(_EXPORTS)

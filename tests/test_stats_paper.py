@@ -1,0 +1,228 @@
+"""The reference study's numbers as package data, and a run store's numbers beside them."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import matthews_corrcoef
+
+from diagnostics import data
+from diagnostics.finetune.config import SweepConfig
+from diagnostics.finetune.store import list_runs, run_dir
+from diagnostics.io_utils import write_json_atomic
+from diagnostics.stats import against_paper, category_scores, paper_numbers, paper_verdict
+from diagnostics.stats.paper import NUMBER_KINDS, PAPER_COLUMNS, RESULT_COLUMNS
+from diagnostics.stats.paper_settings import diagnostic_reason, is_mbert, run_settings, setting_reasons
+from diagnostics.stats.paper_values import STATISTICS
+from diagnostics.taxonomy import COARSE, canonical_coarse, canonical_fine
+
+from _stats_fixtures import synthetic_table
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Rows per section, counted by hand in the study's text (reference/paper-numbers.md): one row per printed number,
+#: per seed of a value printed for several seeds, per category of a claim, and per end of a σ range.
+SECTION_COUNTS = {"§4": 7, "§5.1": 28, "§5.2": 64, "§5.3": 39, "§5.4": 20, "§5.4 probing": 8, "data": 10}
+
+
+# --- the data file -------------------------------------------------------------------------------------------------
+
+def test_paper_numbers_parse_with_one_row_per_printed_number():
+    numbers = paper_numbers()
+    assert list(numbers.columns[:len(PAPER_COLUMNS)]) == PAPER_COLUMNS
+    assert numbers["section"].value_counts().to_dict() == SECTION_COUNTS
+    assert numbers["value"].notna().all() and set(numbers["kind"]) <= set(NUMBER_KINDS)
+    assert set(numbers["statistic"]) <= set(STATISTICS)
+    assert set(numbers["language"]) <= {"en", "fr", "de", "ru", "sv", "all"}
+    assert numbers["seed"].dropna().between(0, 5).all()
+    assert set(numbers.loc[numbers["kind"] == "claim", "value"]) <= {0.0, 1.0}
+    # a few numbers read exactly as printed
+    row = numbers[(numbers["statistic"] == "mcc") & (numbers["category"] == "Restrictivity")
+                  & (numbers["seed"] == 1)].squeeze()
+    assert row["value"] == -0.65 and row["language"] == "ru" and row["tolerance"] == pytest.approx(0.005)
+    assert numbers.loc[numbers["statistic"] == "setting_lr", "value"].item() == 1e-5
+    assert (numbers["statistic"] == "all_seeds_positive").sum() == 13
+    assert (numbers["statistic"] == "mostly_negative").sum() == 8
+
+
+def test_paper_categories_are_canonical():
+    for name in paper_numbers()["category"]:
+        if name == "overall":
+            continue
+        canonical = canonical_coarse(name) if name in COARSE else canonical_fine(name)
+        assert canonical == name
+
+
+def test_paper_experiments_name_store_experiments():
+    pattern = re.compile(r"base|extra-(\d+|\*)|presence-(\*|[a-z_]+)(-(\*|0\.\d+))?")
+    numbers = paper_numbers()
+    assert all(pattern.fullmatch(e) for e in numbers["experiment"])
+    assert set(numbers["reference"].dropna()) == {"base"}
+
+
+def test_paper_numbers_are_package_data():
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "*.csv" in settings["tool"]["setuptools"]["package-data"]["diagnostics.stats"]
+    assert (ROOT / "diagnostics" / "stats" / "paper_numbers.csv").is_file()
+
+
+# --- against_paper on synthetic predictions ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def predictions():
+    """Six seeds of en (AX-b) and ru (LiDiRus) base runs, each copying the gold label with probability 0.7."""
+    return pd.concat([synthetic_table("axb", (("base", 0.7),), range(6), "en", seed=1, model="m"),
+                      synthetic_table("lidirus", (("base", 0.7),), range(6), "ru", seed=2, model="m")],
+                     ignore_index=True)
+
+
+def _sklearn_mcc(predictions, language, seed, category):
+    dataset = data.load("axb" if language == "en" else "lidirus")
+    ids = set(dataset.loc[dataset["features"].map(lambda f: category in f), "id"].astype(str))
+    rows = predictions[(predictions["language"] == language) & (predictions["seed"] == seed)
+                       & predictions["example_id"].isin(ids)]
+    return matthews_corrcoef(rows["label"], rows["prediction"])
+
+
+def _row(frame, statistic, language, category, seed=None):
+    chosen = (frame["statistic"] == statistic) & (frame["language"] == language) & (frame["category"] == category)
+    chosen &= frame["seed"].isna() if seed is None else (frame["seed"] == seed)
+    return frame[chosen].iloc[0]  # Conditionals en seed 0 is printed in §5.1 and §5.2
+
+
+@pytest.fixture(scope="module")
+def compared(predictions):
+    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"})
+
+
+def test_our_values_are_sklearn_mccs(predictions, compared):
+    assert list(compared.columns) == RESULT_COLUMNS and len(compared) == sum(SECTION_COUNTS.values())
+    for language, category, seed in (("en", "Conditionals", 0), ("en", "Conditionals", 4), ("ru", "Datives", 0),
+                                      ("ru", "Restrictivity", 1), ("en", "Nominalization", 3)):
+        row = _row(compared, "mcc", language, category, seed)
+        assert row["ours"] == pytest.approx(_sklearn_mcc(predictions, language, seed, category))
+        per_seed = [_sklearn_mcc(predictions, language, s, category) for s in range(6)]
+        assert row["sigma"] == pytest.approx(np.std(per_seed, ddof=1))
+        assert row["difference"] == pytest.approx(row["ours"] - row["paper"])
+        assert row["flag"] == (abs(row["ours"] - row["paper"]) > row["sigma"])
+        assert row["status"] == "compared"
+
+
+def test_overall_mcc_is_the_mean_of_the_category_mccs(predictions, compared):
+    dataset = data.load("axb")
+    categories = sorted({f for features in dataset["features"] for f in features})
+    expected = np.mean([_sklearn_mcc(predictions, "en", 0, c) for c in categories])
+    assert _row(compared, "mcc", "en", "overall", 0)["ours"] == pytest.approx(expected)
+
+
+def test_claims_and_ranges(predictions, compared):
+    per_seed = [_sklearn_mcc(predictions, "en", s, "Core args") for s in range(6)]
+    claim = _row(compared, "all_seeds_positive", "en", "Core args")
+    assert claim["ours"] == float(all(m > 0 for m in per_seed))
+    assert claim["flag"] == (claim["ours"] != 1.0)
+    sigmas = {lang: np.std([_sklearn_mcc(predictions, lang, s, "Datives") for s in range(6)], ddof=1)
+              for lang in ("en", "ru")}
+    assert _row(compared, "sigma_range_low", "all", "Datives")["ours"] == pytest.approx(min(sigmas.values()))
+    assert _row(compared, "sigma_range_high", "all", "Datives")["ours"] == pytest.approx(max(sigmas.values()))
+
+
+def test_data_rows_count_the_public_sets(compared):
+    assert _row(compared, "n_pairs", "en", "overall")["ours"] == 1104
+    share = _row(compared, "entailment_share", "ru", "overall")
+    assert share["ours"] == pytest.approx((data.load("lidirus")["label"] == "entailment").mean())
+    assert not share["flag"]  # 0.42 as printed
+    assert _row(compared, "n_pairs", "en", "Universal")["flag"]  # the paper's 14 against the public 18
+
+
+def test_rows_the_store_cannot_give(compared, predictions):
+    assert (compared.loc[compared["language"].isin(["fr", "de", "sv"]), "status"] == "not run").all()
+    extra = compared[compared["experiment"] == "extra-374000"]
+    assert (extra["status"] == "not run").all() and extra["reason"].str.contains("no extra-374000 runs").all()
+    probing = compared[compared["section"] == "§5.4 probing"]
+    assert (probing["status"] == "not computed").all() and probing["ours"].isna().all()
+    assert compared.loc[compared["status"] != "compared", "comparable"].isna().all()
+    # from scores instead of predictions: the label shares need the predictions
+    from_scores = against_paper(category_scores(predictions, {"axb": "axb", "lidirus": "lidirus"}))
+    assert _row(from_scores, "entailment_share", "en", "overall")["status"] == "not computed"
+    assert _row(from_scores, "mcc", "en", "Conditionals", 0)["ours"] == \
+        _row(compared, "mcc", "en", "Conditionals", 0)["ours"]
+
+
+def test_value_flags_use_our_sigma():
+    from diagnostics.stats.paper import _flag
+
+    assert _flag("value", 0.6, 0.1, 0.2, 0.05) is True
+    assert _flag("value", 0.6, 0.5, 0.2, 0.05) is False
+    assert _flag("value", 0.6, 0.5, float("nan"), 0.05) is pd.NA
+    assert _flag("claim", 1.0, 0.0, float("nan"), 0.5) is True
+    assert _flag("count", 0.42, 0.4167, float("nan"), 0.005) is False
+
+
+# --- comparability from the run store's configs --------------------------------------------------------------------
+
+def _store(tmp_path, predictions, model, **sweep):
+    """Write each run's config.json where and as the run store writes it; return the configs read back."""
+    config = SweepConfig(models=[model], **{k: v for k, v in sweep.items() if k != "recipe"}).to_dict()
+    if "recipe" in sweep:
+        config["recipe"] = sweep["recipe"]
+    for (experiment, language, seed), _ in predictions.groupby(["experiment", "language", "seed"]):
+        path = run_dir(tmp_path, experiment, language, model, seed)
+        path.mkdir(parents=True)
+        write_json_atomic(path / "config.json", {
+            "run": {"experiment": experiment, "language": language, "model": model, "seed": int(seed),
+                    "pretrain_seed": None, "run_hash": "0" * 16},
+            "sweep": {**config, "experiment": experiment, "languages": [language]}})
+    return [run.config() for run in list_runs(tmp_path)]
+
+
+def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, predictions):
+    table = predictions.assign(model="embedded")
+    configs = _store(tmp_path, table, "embedded", batch_size=16, lr=1e-4, train_top_k_layers=2)
+    result = against_paper(table, configs)
+    assert paper_verdict(result) == "not comparable: embedded model, demo recipe"
+    compared = result[result["status"] == "compared"]
+    assert not compared["comparable"].any()
+    assert (compared["reason"] == "not comparable: embedded model, demo recipe").all()
+    assert run_settings(configs)["n_seeds"].tolist() == [6, 6]
+
+
+def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, predictions):
+    table = predictions.assign(model="bert-base-multilingual-cased")
+    configs = _store(tmp_path, table, "bert-base-multilingual-cased", batch_size=4, lr=1e-5, recipe="jiant")
+    result = against_paper(table, configs)
+    compared = result[result["status"] == "compared"]
+    assert compared["comparable"].all() and (compared["reason"] == "comparable").all()
+    assert paper_verdict(result).startswith(f"comparable: {len(compared)} numbers")
+    setting = _row(result, "setting_batch_size", "all", "overall")
+    assert setting["ours"] == 4 and not setting["flag"]
+
+
+def test_recipe_and_data_reasons():
+    study = {"model": "bert-base-multilingual-cased", "recipe": "jiant", "batch_size": 4, "lr": 1e-5,
+             "train_top_k_layers": None, "train_size": None, "extra_name": None, "extra_size": 0,
+             "experiment": "base"}
+    assert setting_reasons(study) == []
+    assert setting_reasons({**study, "recipe": "epoch"}) == ["epoch recipe"]  # a config without `recipe` reads epoch
+    assert setting_reasons({**study, "experiment": "extra-10000", "extra_name": "sick", "extra_size": 10000}) == \
+        ["extra data from SICK instead of MNLI"]
+    assert setting_reasons({**study, "train_size": 1000, "extra_name": "sick", "extra_size": 3000}) == \
+        ["a 1000-pair training subset", "3000 SICK pairs added to the language's own data"]
+    assert is_mbert("mbert", "/models/anything") and is_mbert("local", "/models/bert-base-multilingual-cased")
+    assert not is_mbert("embedded")
+    assert diagnostic_reason("sv", "swediagnostics") == "sv scored on SweDiagnostics instead of the study's sv set"
+    assert diagnostic_reason("fr", "diagnostic_fr") is not None
+    assert diagnostic_reason("fr", "diagnostic_fr", {"fr": ["diagnostic_fr"]}) is None
+    assert diagnostic_reason("en", "axb") is None
+
+
+def test_missing_recipe_key_reads_as_epoch(tmp_path, predictions):
+    table = predictions.assign(model="bert-base-multilingual-cased")
+    configs = _store(tmp_path, table, "bert-base-multilingual-cased", batch_size=4, lr=1e-5)
+    for config in configs:
+        config["sweep"].pop("recipe", None)
+    assert run_settings(configs)["recipe"].eq("epoch").all()
+    assert paper_verdict(against_paper(table, configs)) == "not comparable: epoch recipe"
