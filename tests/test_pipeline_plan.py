@@ -121,7 +121,7 @@ def test_score_missing_skip_leaves_the_language_out_and_train_keeps_it(tmp_path,
     assert {r["experiment"] for r in trained.runs if r["language"] == "fr"} == {"base", "extra-374000"}
 
 
-def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, language_files):
+def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, language_files, capsys):
     from diagnostics.pipeline.inputs import load_inputs, load_substitutions
     from diagnostics.pipeline.runner import prepare
 
@@ -131,6 +131,7 @@ def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, langu
                              "presence_shares=[]", "seeds=[0]"])
     runs = tmp_path / "runs"
     prepare("paper", runs, inputs)
+    assert "notice: sv: scored on SweDiagnostics" in capsys.readouterr().err  # the real run says it too
     assert load_substitutions(runs) == {"sv": [{"dataset": "swediagnostics", "role": "diagnostic",
                                                 "name": "SweDiagnostics (SuperLim 2)", "label": "sv (SweDiagnostics)",
                                                 "instead_of": "the study's Swedish diagnostic (the authors' "

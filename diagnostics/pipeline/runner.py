@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import sys
 import time
 from importlib import metadata
 from pathlib import Path
@@ -266,8 +267,10 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
 def prepare(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> PipelineInputs:
     """Check a scale's plan and record its inputs in the run store, before anything trains.
 
-    The plan's problems (missing or too small sources, models not available locally, finished runs made with
-    other settings) and then the presence mixtures' (a feature too rare for a share) raise :class:`PlanError`.
+    The plan's problems (missing or too small sources, models not available locally, a language without a
+    diagnostic set, finished runs made with other settings) and then the presence mixtures' (a feature too rare
+    for a share) raise :class:`PlanError`. Its notices (a language skipped, a dataset standing in for the study's)
+    are printed to stderr as ``notice: ...`` lines once the plan passes.
 
     Parameters
     ----------
@@ -294,6 +297,8 @@ def prepare(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = No
     if problems:
         raise PlanError(problems)
     inputs.save(runs_dir, plan.substitutions)  # only inputs that passed every check are recorded for the notebooks
+    for notice in plan.notices:
+        print(f"notice: {notice}", file=sys.stderr)
     return inputs
 
 
