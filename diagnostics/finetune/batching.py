@@ -1,4 +1,4 @@
-"""Tokenised inputs, seeded batch orders (optionally grouped by length) and dynamic padding.
+"""Tokenised inputs, seeded batch orders (optionally grouped by length, or AllenNLP's buckets) and dynamic padding.
 
 Two kinds of inputs feed the same loop: token ids (full fine-tuning) and cached hidden states of the frozen lower
 layers (top-k training, see :mod:`diagnostics.finetune.features`). Both pad each batch only to its longest member.
@@ -38,6 +38,21 @@ class TokenInputs:
 
     def __len__(self) -> int:
         return len(self.input_ids)
+
+    def head(self, n: int) -> TokenInputs:
+        """The first ``n`` examples.
+
+        Parameters
+        ----------
+        n : int
+            Number of examples kept (all of them when there are fewer).
+
+        Returns
+        -------
+        TokenInputs
+        """
+        types = self.token_type_ids[:n] if self.token_type_ids is not None else None
+        return TokenInputs(self.input_ids[:n], types, self.pad_id)
 
     def batch(self, indices, pad_to: int | None = None) -> dict[str, torch.Tensor]:
         """Build the model's keyword arguments for ``indices``, padded to the batch's longest member.
@@ -94,6 +109,21 @@ class FeatureInputs:
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
+
+    def head(self, n: int) -> FeatureInputs:
+        """The first ``n`` examples.
+
+        Parameters
+        ----------
+        n : int
+            Number of examples kept (all of them when there are fewer).
+
+        Returns
+        -------
+        FeatureInputs
+        """
+        offsets = self.offsets[:min(n, len(self)) + 1]
+        return FeatureInputs(self.flat[:int(offsets[-1])], offsets)
 
     def batch(self, indices, pad_to: int | None = None) -> dict[str, torch.Tensor]:
         """Build ``inputs_embeds`` (float32) and ``attention_mask`` for ``indices``, dynamically padded.
@@ -183,6 +213,49 @@ def batch_order(lengths: np.ndarray, batch_size: int, generator: torch.Generator
     if shuffle:
         perm = torch.randperm(len(batches), generator=generator).numpy()
         batches = [batches[i] for i in perm]
+    return batches
+
+
+def bucket_batches(lengths: np.ndarray, batch_size: int, generator: torch.Generator, *, padding_noise: float = 0.1,
+                   chunk: int = 10000) -> list[np.ndarray]:
+    """One epoch of batches as AllenNLP 0.8's ``BucketIterator`` cuts them for jiant v1 (``biggest_batch_first``).
+
+    The examples are taken in input order in chunks of ``chunk`` (jiant's ``max_instances_in_memory``). Each chunk
+    is sorted by noisy length (each length moved by a uniform draw within ``padding_noise`` of itself), cut into
+    batches of ``batch_size`` from the shortest, and its batches are shuffled except the last two (the longest
+    examples), which go first: the last (possibly partial) one, then the one before it.
+
+    Parameters
+    ----------
+    lengths : numpy.ndarray of int
+        Length of each example (tokens of the pair).
+    batch_size : int
+        Examples per batch.
+    generator : torch.Generator
+        Source of the noise and the shuffles (seeded per run).
+    padding_noise : float
+        Relative noise of the sorting lengths (AllenNLP's default, 0.1).
+    chunk : int
+        Examples sorted together.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Index arrays, one per batch, covering every example once.
+    """
+    n = len(lengths)
+    batches: list[np.ndarray] = []
+    for start in range(0, n, chunk):
+        index = np.arange(start, min(start + chunk, n))
+        draw = torch.rand(len(index), generator=generator, dtype=torch.float64).numpy()
+        noisy = lengths[index] * (1.0 + padding_noise * (2.0 * draw - 1.0))
+        order = index[np.argsort(noisy, kind="stable")]
+        part = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+        if len(part) > 1:
+            rest = part[:-2]
+            perm = torch.randperm(len(rest), generator=generator).numpy()
+            part = [part[-1], part[-2], *(rest[i] for i in perm)]
+        batches.extend(part)
     return batches
 
 

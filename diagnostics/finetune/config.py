@@ -1,7 +1,9 @@
 """``SweepConfig``: one typed description of a seed sweep, read from YAML/TOML with ``key=value`` overrides.
 
-The defaults are the reference study's (Tikhonova et al., 2022): mBERT, seeds 0-5, batch 4, lr 1e-5, dropout 0.1,
-AdamW, gradient clipping 1.0, at most 10 epochs with early stopping on validation, full fine-tuning.
+The defaults are the reference study's stated settings (Tikhonova et al., 2022: mBERT, seeds 0-5, batch 4, lr 1e-5,
+dropout 0.1, full fine-tuning) trained by the ``epoch`` recipe (AdamW, clipping 1.0, linear warm-up and decay, one
+validation per epoch, early stopping after ``patience`` epochs). The study trained under jiant v1's SuperGLUE recipe;
+``recipe: jiant`` reproduces that (``configs/paper.yaml``; sources in ``docs/finetune.md``).
 """
 
 from __future__ import annotations
@@ -334,7 +336,7 @@ class Presence:
 
 @dataclass
 class SweepConfig:
-    """Everything that defines a seed sweep. Defaults reproduce the reference study's fine-tuning.
+    """Everything that defines a seed sweep. Defaults: the study's batch, lr, dropout and seeds, ``epoch`` recipe.
 
     Every field is also a config-file key and a ``--set key=value`` override.
 
@@ -377,12 +379,14 @@ class SweepConfig:
         Weight decay (not applied to biases and LayerNorm weights).
     dropout : float
         Hidden, attention and classifier dropout.
-    optimizer : {"adamw", "adam", "sgd"}
-        The optimiser.
+    optimizer : {"adamw", "adam", "sgd", "bert_adam"}
+        The optimiser. ``bert_adam`` (with ``recipe: jiant`` only) is the BertAdam that jiant v1 ran: Adam without
+        bias correction, weight decay added to the update, its own warm-up schedule and a per-tensor gradient clip
+        (:class:`diagnostics.finetune.jiant.BertAdam`).
     adam_eps : float
-        Epsilon of Adam / AdamW.
+        Epsilon of Adam / AdamW / BertAdam (BertAdam's own default, used by jiant, is 1e-6).
     max_grad_norm : float
-        Gradient clipping norm.
+        Gradient clipping norm over all trainable parameters together (0: none).
     scheduler : {"linear", "constant"}
         Learning-rate schedule after the warm-up: linear decay to zero, or constant.
     warmup_ratio : float
@@ -392,8 +396,9 @@ class SweepConfig:
     max_steps : int, optional
         Most optimisation steps (``None``: no limit besides ``max_epochs``).
     patience : int
-        Early stopping: stop after this many epochs without a better validation ``selection_metric``; the best
-        epoch is kept.
+        Early stopping. ``epoch`` recipe: stop after this many epochs without a better validation
+        ``selection_metric``. ``jiant`` recipe: counted in validation checks, stop when the best check is
+        ``patience + 1`` checks old. The best epoch / check is kept.
     selection_metric : {"accuracy", "mcc"}
         The validation score that selects the epoch.
     train_top_k_layers : int, optional
@@ -440,6 +445,31 @@ class SweepConfig:
         Options of the executor (submitit parameters such as ``timeout_min``, ``slurm_partition``).
     progress : bool
         Show progress bars.
+    recipe : {"epoch", "jiant"}
+        The training loop. ``epoch``: validation after every epoch, the schedule of ``scheduler`` /
+        ``warmup_ratio``, early stopping after ``patience`` epochs. ``jiant``: jiant v1's trainer as the study ran
+        it (validation every ``val_interval`` steps, learning rate multiplied by ``lr_decay_factor`` on a plateau,
+        stop at ``min_lr`` / ``patience`` / ``max_vals`` / ``max_epochs``; length-bucketed batches, biggest
+        first; needs ``optimizer: bert_adam``). See :mod:`diagnostics.finetune.jiant`.
+    val_interval : int, optional
+        ``jiant`` recipe: optimizer steps between validation checks; ``None``: one epoch of the run's training
+        mixture (``ceil(pairs / batch_size)`` steps).
+    max_vals : int
+        ``jiant`` recipe: most validation checks; training stops at the last.
+    lr_patience : int
+        ``jiant`` recipe: the learning rate is decayed after ``lr_patience + 1`` checks without an improvement
+        larger than ``scheduler_threshold``.
+    lr_decay_factor : float
+        ``jiant`` recipe: factor of that decay.
+    min_lr : float
+        ``jiant`` recipe: training stops when a decay takes the learning rate below this.
+    scheduler_threshold : float
+        ``jiant`` recipe: smallest absolute improvement of the selection metric that resets the plateau count.
+    val_data_limit : int, optional
+        ``jiant`` recipe: validation checks score the first this many validation pairs (``None``: all).
+    bert_adam_max_grad_norm : float
+        ``optimizer: bert_adam``: each parameter tensor's gradient is clipped to this norm inside the optimizer,
+        after the global ``max_grad_norm`` clip (0: none).
     """
 
     experiment: str = "default"
@@ -484,6 +514,15 @@ class SweepConfig:
     workers: int = 1
     executor_options: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
+    recipe: str = "epoch"
+    val_interval: int | None = None
+    max_vals: int = 10
+    lr_patience: int = 4
+    lr_decay_factor: float = 0.5
+    min_lr: float = 1e-7
+    scheduler_threshold: float = 1e-4
+    val_data_limit: int | None = 5000
+    bert_adam_max_grad_norm: float = 1.0
 
     #: Where the values came from (file, lines, overrides), to name them in errors; not a setting.
     _source = None
@@ -631,13 +670,20 @@ class SweepConfig:
         str
             The first 16 hex digits of the sha256 of those settings.
         """
-        payload = {k: v for k, v in self.to_dict().items() if k not in NOT_IN_RUN_HASH}
+        payload = {k: v for k, v in self.to_dict().items() if k not in NOT_IN_RUN_HASH
+                   and not (k in HASHED_WHEN_SET and v == HASHED_WHEN_SET[k])}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 #: Settings that do not change a run's result: where and how it runs, and the grid it belongs to.
 NOT_IN_RUN_HASH = frozenset({"experiment", "output_dir", "models", "languages", "seeds", "executor", "workers",
                              "executor_options", "progress", "num_threads"})
+
+#: Settings added after runs were stored, with their defaults: at the default they stay out of the run hash, so
+#: the hash of every run made before they existed is unchanged.
+HASHED_WHEN_SET = {"recipe": "epoch", "val_interval": None, "max_vals": 10, "lr_patience": 4, "lr_decay_factor": 0.5,
+                   "min_lr": 1e-7, "scheduler_threshold": 1e-4, "val_data_limit": 5000,
+                   "bert_adam_max_grad_norm": 1.0}
 
 
 def apply_overrides(values: dict[str, Any], overrides: list[str] | dict[str, Any]) -> dict[str, Any]:
@@ -873,7 +919,8 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> SweepCo
 # (types and structure) and ``_problems`` (ranges, enumerations, registered names); ``input_problems`` checks what
 # this machine must hold before anything runs (models, data files and their sizes).
 
-OPTIMIZERS = ("adamw", "adam", "sgd")
+OPTIMIZERS = ("adamw", "adam", "sgd", "bert_adam")
+RECIPES = ("epoch", "jiant")
 SCHEDULERS = ("linear", "constant")
 SELECTION_METRICS = ("accuracy", "mcc")
 FEATURE_DTYPES = ("float16", "bfloat16", "float32")
@@ -916,9 +963,17 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "adam_eps": (lambda v: 0 < v < math.inf, "a number > 0"),
     "max_grad_norm": (lambda v: 0 <= v < math.inf, "a number >= 0 (0: no clipping)"),
     "warmup_ratio": (lambda v: 0 <= v < 1, "a number in [0, 1)"),
+    "val_interval": (lambda v: v >= 1, "an integer >= 1 (or null for one epoch)"),
+    "max_vals": (lambda v: v >= 1, "an integer >= 1"),
+    "lr_patience": (lambda v: v >= 0, "an integer >= 0"),
+    "lr_decay_factor": (lambda v: 0 < v < 1, "a number in (0, 1)"),
+    "min_lr": (lambda v: 0 <= v < math.inf, "a number >= 0"),
+    "scheduler_threshold": (lambda v: 0 <= v < math.inf, "a number >= 0"),
+    "val_data_limit": (lambda v: v >= 1, "an integer >= 1 (or null for the whole validation set)"),
+    "bert_adam_max_grad_norm": (lambda v: 0 <= v < math.inf, "a number >= 0 (0: no per-tensor clipping)"),
 }
 _CHOICES = {"optimizer": OPTIMIZERS, "scheduler": SCHEDULERS, "selection_metric": SELECTION_METRICS,
-            "feature_dtype": FEATURE_DTYPES, "precision": PRECISIONS, "executor": EXECUTORS}
+            "feature_dtype": FEATURE_DTYPES, "precision": PRECISIONS, "executor": EXECUTORS, "recipe": RECIPES}
 
 
 class _Bad(Exception):
@@ -1196,6 +1251,12 @@ def _problems(config: SweepConfig) -> list[tuple[str, str]]:
             problems.append((name, _choice(getattr(config, name), choices)))
     if not _DEVICE.match(config.device):
         problems.append(("device", _choice(config.device, DEVICES)))
+    if config.recipe == "jiant" and config.optimizer in OPTIMIZERS and config.optimizer != "bert_adam":
+        problems.append(("optimizer", f"expected bert_adam with recipe: jiant (the optimizer jiant's recipe ran), "
+                                      f"found {config.optimizer!r}"))
+    if config.recipe == "epoch" and config.optimizer == "bert_adam":
+        problems.append(("optimizer", "expected adamw, adam or sgd with recipe: epoch (bert_adam's warm-up is "
+                                      "tied to the jiant recipe's step budget; set recipe: jiant), found 'bert_adam'"))
     if not config.experiment.strip() or config.experiment in (".", "..") or re.search(r"[/\\]", config.experiment):
         problems.append(("experiment", f"expected a folder name without '/', found {config.experiment!r}"))
     if not config.models:
@@ -1297,8 +1358,8 @@ def locate_model(model: ModelSpec) -> Path | None:
     Raises
     ------
     FileNotFoundError
-        The folder does not exist or is incomplete, or a hub id is not in the local Hugging Face cache
-        (:class:`~diagnostics.models.resolve.ModelNotAvailableError`); nothing is downloaded.
+        The folder does not exist or is incomplete, or a hub id is neither in the local Hugging Face cache nor
+        obtainable from the hub (:class:`~diagnostics.models.resolve.ModelNotAvailableError`).
     """
     from diagnostics.models.resolve import EMBEDDED_ALIASES, ModelNotAvailableError, resolve_model
 

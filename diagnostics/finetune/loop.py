@@ -1,8 +1,11 @@
 """The optimisation loop of one run: optimizer, learning-rate schedule, steps, epochs and best-epoch selection.
 
-AdamW (or Adam / SGD) with linear warm-up and decay, gradient clipping, validation after every epoch, early
-stopping on the selection metric, bf16/fp16 autocast on CUDA (fp16 with a gradient scaler). Batch orders come from
-a generator seeded with the run's seed, so on CPU the loop is reproducible.
+Two recipes (``SweepConfig.recipe``). ``epoch``: AdamW (or Adam / SGD) with linear warm-up and decay, gradient
+clipping, validation after every epoch, early stopping on the selection metric. ``jiant``: jiant v1's trainer as
+the reference study ran it (:mod:`.jiant`): BertAdam, validation every ``val_interval`` steps, learning-rate decay
+on a plateau, stopping rules counted in checks, AllenNLP's length buckets. Both: bf16/fp16 autocast on CUDA (fp16
+with a gradient scaler); batch orders come from a generator seeded with the run's seed, so on CPU the loop is
+reproducible.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from .batching import batch_order
+from .batching import batch_order, bucket_batches
 from .config import SweepConfig
+from .jiant import BertAdam, PlateauController, resolve_val_interval, step_budget
 
 
 @dataclass
@@ -46,14 +50,16 @@ class LoopCounters:
 
 @dataclass
 class FitResult:
-    """What a finished loop reports: one history entry per epoch, the selected entry and the totals.
+    """What a finished loop reports: one history entry per validation, the selected entry and the totals.
 
     Parameters
     ----------
     history : list of dict
-        Per epoch: ``epoch``, ``step``, ``train_loss`` and the ``validation_*`` scores.
+        Per validation: ``epoch``, ``step``, ``train_loss`` and the ``validation_*`` scores; the ``jiant`` recipe
+        adds ``check``, ``lr`` (the base learning rate after the check), ``lr_decayed`` and ``stop`` (why training
+        ended there, else ``None``), and its ``epoch`` is fractional (steps / steps per epoch).
     best : dict or None
-        The entry of the selected epoch (``None`` only before the first epoch ends).
+        The entry of the selected validation (``None`` only before the first one).
     counters : LoopCounters
         Totals of the loop.
     """
@@ -64,20 +70,26 @@ class FitResult:
 
 
 def total_steps(config: SweepConfig, train_size: int) -> int:
-    """Optimizer steps of a run: full epochs of ``batch_size``, capped by ``max_steps``.
+    """Optimizer steps of a run at most: full epochs of ``batch_size`` (or the jiant recipe's budget), ``max_steps``.
 
     Parameters
     ----------
     config : SweepConfig
-        Supplies ``batch_size``, ``max_epochs`` and ``max_steps``.
+        Supplies ``recipe``, ``batch_size``, ``max_epochs`` and ``max_steps`` (and, for ``jiant``,
+        ``val_interval`` and ``max_vals``).
     train_size : int
         Number of training examples.
 
     Returns
     -------
     int
-        The number of steps after which training stops at the latest.
+        The number of steps after which training stops at the latest. ``jiant``: the step of the check at which
+        ``max_epochs`` or ``max_vals`` ends training (:func:`diagnostics.finetune.jiant.step_budget`, BertAdam's
+        ``t_total``); earlier checks may stop it sooner.
     """
+    if config.recipe == "jiant":
+        steps = _jiant_plan(config, train_size)[2]
+        return min(steps, config.max_steps) if config.max_steps else steps
     steps = math.ceil(train_size / config.batch_size) * config.max_epochs
     return min(steps, config.max_steps) if config.max_steps else steps
 
@@ -162,7 +174,24 @@ class _Updater:
             self.scaler.update()
         else:
             self.optimizer.step()
-        self.scheduler.step()
+        if self.scheduler is not None:
+            self.scheduler.step()
+
+
+def _train_step(model, train, gold: torch.Tensor, batch, pad_to: int | None, update: _Updater,
+                counters: LoopCounters, device: str, amp: torch.dtype | None) -> torch.Tensor:
+    """One optimizer step on ``batch``; returns its loss (left on the device)."""
+    tensors = train.batch(batch, pad_to=pad_to)
+    counters.padded_tokens += int(tensors["attention_mask"].numel())
+    counters.real_tokens += int(tensors["attention_mask"].sum())
+    kwargs = {k: v.to(device, non_blocking=True) for k, v in tensors.items()}
+    labels = gold[batch].to(device, non_blocking=True)
+    with torch.autocast(device.split(":")[0], dtype=amp or torch.float32, enabled=amp is not None):
+        loss = torch.nn.functional.cross_entropy(model(**kwargs).logits.float(), labels)
+    update(loss)
+    counters.step += 1
+    counters.train_examples += len(batch)
+    return loss.detach()
 
 
 def _train_epoch(model, train, gold: torch.Tensor, config: SweepConfig, generator: torch.Generator,
@@ -176,17 +205,7 @@ def _train_epoch(model, train, gold: torch.Tensor, config: SweepConfig, generato
     # losses are read once per epoch): on a GPU each read waits for the queued kernels. At the study's batch of 4
     # on an H100 this made training about 1.1x faster.
     for batch in batch_order(train.lengths, config.batch_size, generator, bucketing=config.length_bucketing):
-        tensors = train.batch(batch, pad_to=pad_to)
-        counters.padded_tokens += int(tensors["attention_mask"].numel())
-        counters.real_tokens += int(tensors["attention_mask"].sum())
-        kwargs = {k: v.to(device, non_blocking=True) for k, v in tensors.items()}
-        labels = gold[batch].to(device, non_blocking=True)
-        with torch.autocast(device.split(":")[0], dtype=amp or torch.float32, enabled=amp is not None):
-            loss = torch.nn.functional.cross_entropy(model(**kwargs).logits.float(), labels)
-        update(loss)
-        losses.append(loss.detach())
-        counters.step += 1
-        counters.train_examples += len(batch)
+        losses.append(_train_step(model, train, gold, batch, pad_to, update, counters, device, amp))
         bar.update(1)
         if counters.step >= steps:
             break
@@ -198,7 +217,7 @@ def _train_epoch(model, train, gold: torch.Tensor, config: SweepConfig, generato
 def fit(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: int,
         validate: Callable[[], dict[str, float]], device: str, amp: torch.dtype | None, desc: str,
         show: bool) -> FitResult:
-    """Train ``model`` in place, validating after each epoch; end with the best epoch's trainable weights loaded.
+    """Train ``model`` in place by the config's recipe; end with the best validation's trainable weights loaded.
 
     Parameters
     ----------
@@ -213,7 +232,8 @@ def fit(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: int,
     seed : int
         Seeds the generator of the batch orders.
     validate : callable
-        Scores of the current model on the validation set (keys include ``config.selection_metric``).
+        Scores of the current model on the validation set (keys include ``config.selection_metric``; the
+        ``jiant`` recipe expects it to score the first ``val_data_limit`` pairs only).
     device : str
         Torch device of the model.
     amp : torch.dtype or None
@@ -226,8 +246,11 @@ def fit(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: int,
     Returns
     -------
     FitResult
-        Per-epoch history (train loss and ``validation_*`` scores), the selected epoch and the loop's totals.
+        Per-validation history (train loss and ``validation_*`` scores), the selected one and the loop's totals.
     """
+    if config.recipe == "jiant":
+        return _fit_jiant(model, train, gold, config, seed=seed, validate=validate, device=device, amp=amp,
+                          desc=desc, show=show)
     from tqdm.auto import tqdm
 
     from .modeling import parameter_groups, trainable_state
@@ -253,6 +276,70 @@ def fit(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: int,
             bad_epochs += 1
         if bad_epochs >= config.patience or counters.step >= steps:
             break
+    bar.close()
+    model.load_state_dict(best_state, strict=False)
+    return result
+
+
+def _jiant_plan(config: SweepConfig, train_size: int) -> tuple[int, int, int]:
+    """(steps per epoch, steps between checks, BertAdam's ``t_total``) of a ``jiant`` run on ``train_size`` pairs."""
+    batches = max(1, math.ceil(train_size / config.batch_size))
+    interval = resolve_val_interval(config.val_interval, batches)
+    return batches, interval, step_budget(batches, config.max_epochs, interval, config.max_vals)
+
+
+def _fit_jiant(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: int,
+               validate: Callable[[], dict[str, float]], device: str, amp: torch.dtype | None, desc: str,
+               show: bool) -> FitResult:
+    """The ``jiant`` recipe of :func:`fit`: checks every ``val_interval`` steps until the controller says stop."""
+    from tqdm.auto import tqdm
+
+    from .modeling import parameter_groups, trainable_state
+
+    batches, interval, t_total = _jiant_plan(config, len(gold))
+    steps = total_steps(config, len(gold))
+    groups = parameter_groups(model, config.lr, config.head_lr, config.weight_decay, decay_all=True)
+    optimizer = BertAdam(groups, config.lr, warmup=config.warmup_ratio, t_total=t_total, eps=config.adam_eps,
+                         weight_decay=config.weight_decay, max_grad_norm=config.bert_adam_max_grad_norm)
+    update = _Updater(model, config, optimizer, None, amp)
+    controller = PlateauController(
+        lr=optimizer.param_groups[0]["lr"], lr_patience=config.lr_patience, lr_decay_factor=config.lr_decay_factor,
+        scheduler_threshold=config.scheduler_threshold, patience=config.patience, min_lr=config.min_lr,
+        max_vals=config.max_vals, max_epochs=config.max_epochs, batches_per_epoch=batches)
+    generator = torch.Generator().manual_seed(seed)
+    lengths = train.lengths
+    pad_to = config.max_seq_length if config.pad_to_max_length else None
+    result, best_state, losses, stop = FitResult(), None, [], None
+    counters = result.counters
+    bar = tqdm(total=steps, desc=desc, leave=False, disable=not show)
+    model.train()
+    started = time.perf_counter()
+    while stop is None:  # jiant's batch generator repeats epochs without end; only a check stops training
+        for batch in bucket_batches(lengths, config.batch_size, generator):
+            losses.append(_train_step(model, train, gold, batch, pad_to, update, counters, device, amp))
+            bar.update(1)
+            if counters.step % interval and counters.step < steps:
+                continue
+            counters.train_seconds += time.perf_counter() - started
+            scores = validate()
+            decision = controller.check(scores[config.selection_metric], counters.step)
+            if decision.lr_decayed:
+                for group in optimizer.param_groups:
+                    group["lr"] *= config.lr_decay_factor
+            stop = decision.stop or ("max_steps" if counters.step >= steps else None)
+            entry = {"check": decision.check, "epoch": counters.step / batches, "step": counters.step,
+                     "train_loss": float(torch.stack(losses).float().mean().cpu()), "lr": decision.lr,
+                     "lr_decayed": decision.lr_decayed, "stop": stop,
+                     **{f"validation_{k}": v for k, v in scores.items()}}
+            result.history.append(entry)
+            bar.set_postfix(val_acc=f"{scores['accuracy']:.3f}", val_mcc=f"{scores['mcc']:.3f}")
+            if decision.new_best:
+                result.best, best_state = entry, trainable_state(model)
+            losses = []
+            model.train()
+            started = time.perf_counter()
+            if stop is not None:
+                break
     bar.close()
     model.load_state_dict(best_state, strict=False)
     return result

@@ -146,7 +146,8 @@ def load_frozen_part(path: str | Path, top_k: int) -> tuple[nn.Module, int]:
     return base, frozen
 
 
-def parameter_groups(model: nn.Module, lr: float, head_lr: float | None, weight_decay: float) -> list[dict]:
+def parameter_groups(model: nn.Module, lr: float, head_lr: float | None, weight_decay: float, *,
+                     decay_all: bool = False) -> list[dict]:
     """Group the trainable parameters for AdamW: no weight decay on biases/LayerNorm; ``head_lr`` for the head.
 
     Parameters
@@ -159,6 +160,9 @@ def parameter_groups(model: nn.Module, lr: float, head_lr: float | None, weight_
         Learning rate of the pooler and classifier (``None``: ``lr``).
     weight_decay : float
         Weight decay of the parameters that are not biases or LayerNorm weights.
+    decay_all : bool
+        Decay biases and LayerNorm weights too (jiant v1 gave its optimizer every trainable parameter in one
+        group).
 
     Returns
     -------
@@ -170,7 +174,7 @@ def parameter_groups(model: nn.Module, lr: float, head_lr: float | None, weight_
         if not param.requires_grad:
             continue
         is_head = name.startswith(("classifier", "pre_classifier")) or ".pooler." in f".{name}"
-        no_decay = name.endswith("bias") or "LayerNorm" in name or "layer_norm" in name
+        no_decay = not decay_all and (name.endswith("bias") or "LayerNorm" in name or "layer_norm" in name)
         groups.setdefault((is_head, no_decay), []).append(param)
     out = []
     for (is_head, no_decay), params in sorted(groups.items()):

@@ -1,9 +1,8 @@
 """One run: fine-tune with one seed, keep the best validation epoch, predict every diagnostic set, store it.
 
 This module sets a run up and stores what it produces; its data come from :mod:`.inputs`, its optimisation loop
-from :mod:`.loop` (plain torch on a transformers model: dynamic padding, optional length bucketing, AdamW with
-linear warm-up/decay, gradient clipping, evaluation on validation every epoch, early stopping, bf16/fp16 autocast
-on CUDA) and its predictions from :mod:`.predict`. On CPU a seed fully determines the run (same thread count):
+from :mod:`.loop` (plain torch on a transformers model: dynamic padding, the ``epoch`` recipe or jiant v1's
+recipe, gradient clipping, early stopping, bf16/fp16 autocast on CUDA) and its predictions from :mod:`.predict`. On CPU a seed fully determines the run (same thread count):
 torch's RNG is seeded before the head is initialised, batch orders come from a seeded generator and deterministic
 algorithms are requested.
 """
@@ -288,13 +287,16 @@ def _build_model(config: SweepConfig, model_path: Path, seed: int, device: str):
 
 def _fit(model, data: RunInputs, spec: RunSpec, config: SweepConfig, device: str, amp: torch.dtype | None,
          show: bool) -> FitResult:
-    """Run the optimisation loop on the training mixture, selecting the epoch on the validation set."""
+    """Run the optimisation loop on the training mixture, selecting the epoch (or check) on the validation set."""
     gold_train = torch.from_numpy(np.array(label_ids(data.train_frame["label"])))
     gold_val = label_ids(data.eval_frames["validation"]["label"])
+    inputs_val = data.inputs["validation"]
+    if config.recipe == "jiant" and config.val_data_limit is not None:  # jiant validates on the first N pairs
+        gold_val, inputs_val = gold_val[:config.val_data_limit], inputs_val.head(config.val_data_limit)
 
     def validate() -> dict[str, float]:
         """Scores of the current model on the validation set."""
-        proba = predict_proba(model, data.inputs["validation"], config.eval_batch_size, device, amp)
+        proba = predict_proba(model, inputs_val, config.eval_batch_size, device, amp)
         return _scores(gold_val, proba)
 
     return fit(model, data.inputs["train"], gold_train, config, seed=spec.seed, validate=validate, device=device,

@@ -1,0 +1,331 @@
+"""jiant v1's SuperGLUE training recipe, the one the reference study ran: BertAdam, its warm-up, the plateau rules.
+
+Three small pieces, each a function of a few numbers so that many runs can later be stepped together:
+
+* :func:`warmup_linear` and :func:`step_budget`: BertAdam's learning-rate multiplier (pytorch_pretrained_bert 0.6.2,
+  ``WarmupLinearSchedule``) and the ``t_total`` jiant's ``trainer.py`` gives it;
+* :class:`BertAdam` / :func:`bert_adam_update`: Adam without bias correction, epsilon outside the square root,
+  weight decay added to the update, each tensor's gradient clipped to its own norm first;
+* :class:`PlateauController`: takes the validation scores one by one and says whether the check is a new best,
+  whether the learning rate is decayed (torch's ``ReduceLROnPlateau`` as jiant configured it: mode max, absolute
+  threshold) and whether training stops (jiant's ``_check_history`` and ``_check_stop``).
+
+Where each rule comes from (file by file) is written out in ``docs/finetune.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+#: torch's ReduceLROnPlateau skips a decay smaller than this (its ``eps``).
+_DECAY_EPS = 1e-8
+#: torch's clip_grad_norm_ divides by the norm plus this.
+_CLIP_EPS = 1e-6
+
+
+def warmup_linear(progress: float, warmup: float) -> float:
+    """Compute BertAdam's ``warmup_linear`` multiplier: a rise over ``warmup``, then a fall to 0 at ``progress`` 1.
+
+    Parameters
+    ----------
+    progress : float
+        Updates already taken divided by ``t_total`` (BertAdam reads its step count before incrementing it, so the
+        first update has progress 0 and a multiplier of 0).
+    warmup : float
+        Share of ``t_total`` spent warming up, in [0, 1).
+
+    Returns
+    -------
+    float
+        ``progress / warmup`` while ``progress < warmup``, else ``max((progress - 1) / (warmup - 1), 0)``.
+    """
+    if progress < warmup:
+        return progress / warmup
+    return max((progress - 1.0) / (warmup - 1.0), 0.0)
+
+
+def step_budget(batches_per_epoch: int, max_epochs: int, val_interval: int, max_vals: int) -> int:
+    """The ``t_total`` of jiant's trainer: the check at which ``max_epochs`` or ``max_vals`` ends training, in steps.
+
+    Parameters
+    ----------
+    batches_per_epoch : int
+        ``ceil(training pairs / batch_size)``.
+    max_epochs : int
+        Most epochs (checked at validations only, so training runs on to the next check).
+    val_interval : int
+        Steps between validation checks.
+    max_vals : int
+        Most validation checks.
+
+    Returns
+    -------
+    int
+        ``min(ceil(batches_per_epoch * max_epochs / val_interval), max_vals) * val_interval``.
+    """
+    return min(math.ceil(batches_per_epoch * max_epochs / val_interval), max_vals) * val_interval
+
+
+def resolve_val_interval(val_interval: int | None, batches_per_epoch: int) -> int:
+    """Return the steps between validation checks: the setting, or one epoch's batches when it is ``None``.
+
+    Parameters
+    ----------
+    val_interval : int or None
+        The ``val_interval`` setting.
+    batches_per_epoch : int
+        ``ceil(training pairs / batch_size)``.
+
+    Returns
+    -------
+    int
+    """
+    return int(val_interval) if val_interval else max(1, batches_per_epoch)
+
+
+@torch.no_grad()
+def clip_each_(grads: list[torch.Tensor], max_norm: float) -> None:
+    """Scale every gradient tensor whose own L2 norm exceeds ``max_norm`` down to it (BertAdam's per-tensor clip).
+
+    Parameters
+    ----------
+    grads : list of torch.Tensor
+        Gradients, changed in place.
+    max_norm : float
+        Largest norm of each tensor; ``<= 0`` clips nothing.
+    """
+    if max_norm <= 0 or not grads:
+        return
+    coefs = torch._foreach_norm(grads)  # one 0-d tensor per gradient, in its dtype
+    torch._foreach_add_(coefs, _CLIP_EPS)
+    torch._foreach_reciprocal_(coefs)
+    torch._foreach_mul_(coefs, max_norm)
+    torch._foreach_clamp_max_(coefs, 1.0)
+    torch._foreach_mul_(grads, coefs)
+
+
+@torch.no_grad()
+def bert_adam_update(params: list[torch.Tensor], grads: list[torch.Tensor], exp_avg: list[torch.Tensor],
+                     exp_avg_sq: list[torch.Tensor], *, lr: float, weight_decay: float, betas=(0.9, 0.999),
+                     eps: float = 1e-6) -> None:
+    """One BertAdam update of a list of tensors, in place (gradients already clipped).
+
+    ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2``, ``p -= lr * (m / (sqrt(v) + eps) + weight_decay * p)``:
+    no bias correction, and the decay is part of the update (scaled by the scheduled rate, not by the moments).
+
+    Parameters
+    ----------
+    params, grads, exp_avg, exp_avg_sq : list of torch.Tensor
+        Parameters, their gradients and the two moment buffers, in one order.
+    lr : float
+        The scheduled learning rate of this update.
+    weight_decay : float
+        Decay added to the update.
+    betas : tuple of float
+        Moment decay rates.
+    eps : float
+        Added to ``sqrt(v)``.
+    """
+    b1, b2 = betas
+    torch._foreach_mul_(exp_avg, b1)
+    torch._foreach_add_(exp_avg, grads, alpha=1 - b1)
+    torch._foreach_mul_(exp_avg_sq, b2)
+    torch._foreach_addcmul_(exp_avg_sq, grads, grads, value=1 - b2)
+    denom = torch._foreach_sqrt(exp_avg_sq)
+    torch._foreach_add_(denom, eps)
+    update = torch._foreach_div(exp_avg, denom)
+    if weight_decay > 0:
+        torch._foreach_add_(update, params, alpha=weight_decay)
+    torch._foreach_add_(params, update, alpha=-lr)
+
+
+class BertAdam(torch.optim.Optimizer):
+    """BertAdam as pytorch_pretrained_bert 0.6.2 defines it (the ``bert_adam`` that jiant v1 ran through AllenNLP).
+
+    Each group's ``lr`` is the base rate (what a plateau decay changes); an update uses
+    ``lr * warmup_linear(step / t_total, warmup)`` with ``step`` the updates taken before it.
+
+    Parameters
+    ----------
+    params : iterable
+        Parameters or parameter groups (each may set ``lr`` and ``weight_decay``).
+    lr : float
+        Base learning rate.
+    warmup : float
+        Share of ``t_total`` spent warming up.
+    t_total : int
+        Steps of the schedule (``<= 0``: a constant multiplier of 1).
+    betas : tuple of float
+        Moment decay rates (BertAdam's ``b1``, ``b2``).
+    eps : float
+        BertAdam's ``e``.
+    weight_decay : float
+        Default decay of groups that set none.
+    max_grad_norm : float
+        Per-tensor gradient clip (``<= 0``: none).
+    """
+
+    def __init__(self, params, lr: float, *, warmup: float = 0.1, t_total: int = -1, betas=(0.9, 0.999),
+                 eps: float = 1e-6, weight_decay: float = 0.01, max_grad_norm: float = 1.0):
+        """Set the defaults of every group and the schedule shared by all of them."""
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                                  "max_grad_norm": max_grad_norm})
+        self.warmup, self.t_total, self.updates = max(float(warmup), 0.0), t_total, 0
+
+    def multiplier(self) -> float:
+        """The schedule's multiplier of the next update.
+
+        Returns
+        -------
+        float
+        """
+        return warmup_linear(self.updates / self.t_total, self.warmup) if self.t_total > 0 else 1.0
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        """Clip each gradient tensor, then apply one update to every parameter that has a gradient.
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss.
+
+        Returns
+        -------
+        torch.Tensor or None
+            The closure's loss.
+        """
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        scale = self.multiplier()
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if not params:
+                continue
+            grads = [p.grad for p in params]
+            for p in params:
+                if not self.state[p]:
+                    self.state[p]["exp_avg"] = torch.zeros_like(p)
+                    self.state[p]["exp_avg_sq"] = torch.zeros_like(p)
+            clip_each_(grads, group["max_grad_norm"])
+            bert_adam_update(params, grads, [self.state[p]["exp_avg"] for p in params],
+                             [self.state[p]["exp_avg_sq"] for p in params], lr=group["lr"] * scale,
+                             weight_decay=group["weight_decay"], betas=group["betas"], eps=group["eps"])
+        self.updates += 1
+        return loss
+
+
+@dataclass
+class CheckResult:
+    """What one validation check decides.
+
+    Parameters
+    ----------
+    check : int
+        The check's number (1 = first).
+    new_best : bool
+        The score beats every earlier one (a tie does not): this check's weights are the ones kept.
+    lr_decayed : bool
+        The learning rate was multiplied by the decay factor at this check.
+    lr : float
+        The learning rate after this check.
+    stop : str or None
+        Why training stops here (``max_epochs``, ``min_lr``, ``patience``, ``max_vals``; the first that applies in
+        jiant's order), else ``None``.
+    """
+
+    check: int
+    new_best: bool
+    lr_decayed: bool
+    lr: float
+    stop: str | None
+
+
+@dataclass
+class PlateauController:
+    """The validation-time rules of jiant v1 for one run, fed one score per check.
+
+    Parameters
+    ----------
+    lr : float
+        Starting base learning rate (of the first parameter group, the one jiant compares with ``min_lr``).
+    lr_patience : int
+        Checks without improvement tolerated before a decay (decay at the ``lr_patience + 1``-th).
+    lr_decay_factor : float
+        Multiplier of a decay.
+    scheduler_threshold : float
+        An improvement must exceed the plateau's best by more than this (absolute) to reset its count.
+    patience : int
+        Training stops when the best check is ``patience + 1`` checks old.
+    min_lr : float
+        Training stops when the learning rate falls below this.
+    max_vals : int
+        Most checks.
+    max_epochs : int
+        Training stops at the first check after ``max_epochs`` epochs.
+    batches_per_epoch : int
+        Steps of one epoch.
+    history : list of float
+        Scores seen so far.
+    plateau_best : float
+        Best score of the plateau rule (a new one must beat it by more than ``scheduler_threshold``).
+    bad_checks : int
+        Checks since the plateau rule last saw an improvement.
+    """
+
+    lr: float
+    lr_patience: int
+    lr_decay_factor: float
+    scheduler_threshold: float
+    patience: int
+    min_lr: float
+    max_vals: int
+    max_epochs: int
+    batches_per_epoch: int
+    history: list[float] = field(default_factory=list)
+    plateau_best: float = -math.inf
+    bad_checks: int = 0
+
+    def check(self, score: float, step: int) -> CheckResult:
+        """Record the score of the check made after ``step`` optimizer steps and decide.
+
+        Parameters
+        ----------
+        score : float
+            The selection metric (higher is better).
+        step : int
+            Optimizer steps taken so far.
+
+        Returns
+        -------
+        CheckResult
+        """
+        self.history.append(float(score))
+        best_index = self.history.index(max(self.history))
+        new_best = best_index == len(self.history) - 1
+        out_of_patience = len(self.history) - 1 - best_index >= self.patience + 1
+        if score > self.plateau_best + self.scheduler_threshold:
+            self.plateau_best, self.bad_checks = float(score), 0
+        else:
+            self.bad_checks += 1
+        decayed = False
+        if self.bad_checks > self.lr_patience:
+            lower = self.lr * self.lr_decay_factor
+            if self.lr - lower > _DECAY_EPS:
+                self.lr, decayed = lower, True
+            self.bad_checks = 0
+        stop = None
+        if step / self.batches_per_epoch >= self.max_epochs:
+            stop = "max_epochs"
+        elif self.lr < self.min_lr:
+            stop = "min_lr"
+        elif out_of_patience:
+            stop = "patience"
+        elif len(self.history) >= self.max_vals:
+            stop = "max_vals"
+        return CheckResult(len(self.history), new_best, decayed, self.lr, stop)
