@@ -8,7 +8,9 @@
 
 ``probe_models`` follows the study's protocol by default (Tikhonova et al. 2022, Appendix 8.4): probes trained
 on the rule-annotated RTE-style train + validation, L2 strength chosen on the annotated RTE-style test split, no
-class weighting, scored on the diagnostic set's gold tags (accuracy, balanced accuracy, macro-F1).
+class weighting, scored on the diagnostic set's gold tags (accuracy, balanced accuracy, macro-F1); the annotator
+labels a pair by the presence of the study's 15 features in either sentence (``probe_labels="differs"``: the
+rules' pair reading over all their features).
 ``selection="holdout"`` and ``class_weight="balanced"`` are the alternatives. ``probe_gold_cv`` cross-validates
 the same probe on the gold tags alone.
 
@@ -29,7 +31,8 @@ _EXPORTS = {
     "probe_estimator": "linear",
     "ProbingTask": "tasks", "resolve_task": "tasks", "parse_tasks": "tasks", "task_labels": "tasks",
     "annotated_training_frame": "tasks", "annotated_selection_frame": "tasks", "annotate_frame": "tasks",
-    "diagnostic_frame": "tasks", "DEFAULT_TASKS": "tasks",
+    "diagnostic_frame": "tasks", "DEFAULT_TASKS": "tasks", "PROBE_LABELS": "tasks", "STUDY_FEATURES": "tasks",
+    "restrict_features": "tasks", "feature_groups": "tasks",
     "encode_sentences": "extract", "load_encoder": "extract", "find_model_folder": "extract", "pool": "extract",
     "pair_vectors": "extract",
     "cached_sentence_vectors": "cache", "VectorCache": "cache", "fingerprint": "cache", "text_hash": "cache",

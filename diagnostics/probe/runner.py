@@ -14,7 +14,7 @@ from diagnostics.io_utils import write_json_atomic
 
 from .linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split, majority_accuracy,
                      standardise)
-from .tasks import (DEFAULT_TASKS, TRAIN_SETS, ProbingTask, annotate_frame, annotated_selection_frame,
+from .tasks import (DEFAULT_TASKS, PROBE_LABELS, TRAIN_SETS, ProbingTask, annotate_frame, annotated_selection_frame,
                     annotated_training_frame, diagnostic_frame, parse_tasks, task_labels)
 
 RESULT_COLUMNS = ["model", "seed", "language", "task", "layer", "accuracy", "balanced_accuracy", "macro_f1",
@@ -196,14 +196,16 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
                  alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
                  control: bool = True, pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
                  batch_size: int = 64, progress: bool = False, encoder=None, reuse_results: bool = True,
-                 precision: str = "fp32") -> pd.DataFrame:
+                 precision: str = "fp32", probe_labels: str = "presence", features=None) -> pd.DataFrame:
     """Probe every layer of each model for each task on one language (the one-call API).
 
     By default this is the study's protocol (Tikhonova et al. 2022, Appendix 8.4): probes are trained on the
     language's RTE-style train + validation labelled by the rule annotator, their L2 strength is chosen on the
     language's RTE-style *test* split labelled the same way (its missing entailment labels do not matter), no
-    class weighting, and they are scored on the diagnostic set's gold tags. Vectors are cached per model and text
-    list in ``cache_dir``, so a second call (or another task list) runs no model.
+    class weighting, and they are scored on the diagnostic set's gold tags. The annotator labels a pair with a
+    category when either sentence shows one of its features among the study's 15 (``probe_labels="presence"``).
+    Vectors are cached per model and text list in ``cache_dir``, so a second call (or another task list) runs no
+    model.
 
     Parameters
     ----------
@@ -269,6 +271,13 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         probe fit). False refits the probes on the cached vectors.
     precision : {"fp32", "bf16"}
         Compute precision of the encoders (see :func:`diagnostics.probe.cache.cached_sentence_vectors`).
+    probe_labels : {"presence", "differs"}
+        How the rule annotator labels the training and selection pairs it annotates (frames already holding the
+        label columns are used as they are): ``"presence"`` (the study's) counts a feature when either sentence
+        shows it, over ``features``; ``"differs"`` is the rules' pair reading (the evidence differs between the
+        sentences) over all the features they detect. See :func:`diagnostics.probe.tasks.annotate_frame`.
+    features : sequence of str, optional
+        The features of ``"presence"``; default :data:`diagnostics.probe.tasks.STUDY_FEATURES`.
 
     Returns
     -------
@@ -282,14 +291,19 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         raise ValueError(f"class_weight must be None or 'balanced', found {class_weight!r}")
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, found {selection!r}")
+    if probe_labels not in PROBE_LABELS:
+        raise ValueError(f"probe_labels must be one of {', '.join(PROBE_LABELS)}, found {probe_labels!r}")
+    reading = dict(labels=probe_labels, features=features)
     if train is None:
-        train = annotated_training_frame(lang, max_train=max_train, seed=seed, cache_dir=cache_dir, progress=progress)
+        train = annotated_training_frame(lang, max_train=max_train, seed=seed, cache_dir=cache_dir, progress=progress,
+                                         **reading)
     test = diagnostic_frame(lang, max_test=max_test, seed=seed) if test is None else test
     sets = {"train": _labelled(_subsample(train, max_train, seed), task_list, train_column, gold=False),
             "test": _labelled(_subsample(test, max_test, seed), task_list, test_column, gold=True)}
     max_selection = max_train if max_selection is None else max_selection
     selection, select = choose_selection_set(lang, selection, selection_frame, task_list, max_selection=max_selection,
-                                             seed=seed, cache_dir=cache_dir, progress=progress, column=selection_column)
+                                             seed=seed, cache_dir=cache_dir, progress=progress, column=selection_column,
+                                             **reading)
     if select is not None:
         sets["select"] = _labelled(select, task_list, selection_column, gold=False)
     settings = {"alphas": [float(a) for a in alphas], "held_out": held_out, "seed": seed, "max_iter": max_iter,
@@ -316,7 +330,8 @@ def _labelled(frame: pd.DataFrame, tasks: list[ProbingTask], column: str | None,
 
 def choose_selection_set(lang: str, selection: str, frame: pd.DataFrame | None, tasks: list[ProbingTask], *,
                          max_selection: int | None = None, seed: int = 0, cache_dir: str | Path | None = None,
-                         progress: bool = False, column: str | None = None) -> tuple[str, pd.DataFrame | None]:
+                         progress: bool = False, column: str | None = None, labels: str = "presence",
+                         features=None) -> tuple[str, pd.DataFrame | None]:
     """The protocol that will run and its selection frame (see ``selection`` in :func:`probe_models`).
 
     Parameters
@@ -340,6 +355,10 @@ def choose_selection_set(lang: str, selection: str, frame: pd.DataFrame | None, 
         Show progress bars while annotating.
     column : str, optional
         The frame's label column.
+    labels : {"presence", "differs"}
+        The annotator's reading (see :func:`diagnostics.probe.tasks.annotate_frame`).
+    features : sequence of str, optional
+        The features of ``"presence"``.
 
     Returns
     -------
@@ -355,7 +374,8 @@ def choose_selection_set(lang: str, selection: str, frame: pd.DataFrame | None, 
         frame = _subsample(frame, max_selection, seed)
         needed = {column} if column else {t.columns(gold=False) for t in tasks}
         if not needed <= set(frame.columns):
-            frame = annotate_frame(frame, lang, cache_dir=cache_dir, progress=progress)
+            frame = annotate_frame(frame, lang, cache_dir=cache_dir, progress=progress, labels=labels,
+                                   features=features)
         return "test", frame
     if lang not in TRAIN_SETS:
         warnings.warn(f"no bundled RTE-style test split for language {lang!r} (have {', '.join(TRAIN_SETS)}): the "
@@ -364,7 +384,7 @@ def choose_selection_set(lang: str, selection: str, frame: pd.DataFrame | None, 
                       UserWarning, stacklevel=3)
         return "holdout", None
     return "test", annotated_selection_frame(lang, max_selection=max_selection, seed=seed, cache_dir=cache_dir,
-                                             progress=progress)
+                                             progress=progress, labels=labels, features=features)
 
 
 def run_cached(models: dict, sets: dict[str, tuple[pd.DataFrame, dict]], settings: dict, fit, *, cache_dir,

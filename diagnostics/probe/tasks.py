@@ -4,6 +4,14 @@ Labels come from a list column of category names: the rule annotator's ``auto_co
 for training and for choosing the L2 strength (RTE-style data has no gold tags) and the gold ``coarse`` /
 ``features`` of the diagnostic set for evaluation (the study's protocol). Any frame with such a list column
 works, so gold-labelled frames can be probed directly.
+
+How the annotator labels a pair (:data:`PROBE_LABELS`):
+
+* ``"presence"`` (default, the study's): a pair shows a coarse category when either sentence shows one of its
+  features among the study's annotation features (:data:`STUDY_FEATURES`, 15);
+* ``"differs"``: the rules' pair reading over every feature the rules detect (19): a feature counts where its
+  evidence differs between the two sentences (``pair: differ`` / ``swap`` in ``annotators/<lang>.yaml``), the
+  reading that matches the minimal pairs of the diagnostic sets.
 """
 
 from __future__ import annotations
@@ -14,13 +22,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diagnostics.taxonomy import COARSE, UnknownCategoryError, canonical_coarse, canonical_fine, slug
+from diagnostics.taxonomy import COARSE, COARSE_OF, UnknownCategoryError, canonical_coarse, canonical_fine, slug
 
 #: RTE-style data (train + validation to train probes, test to choose their L2 strength) and diagnostic set of
 #: each language (see CONTRIBUTING.md).
 TRAIN_SETS = {"en": "rte", "ru": "terra"}
 DIAGNOSTIC_SETS = {"en": "axb", "ru": "lidirus", "sv": "swediagnostics"}
 DEFAULT_TASKS = ("logic", "lexical_semantics", "predicate_argument_structure")
+#: How the rule annotator labels a pair for the probes (see the module docstring).
+PROBE_LABELS = ("presence", "differs")
+#: The study's 15 annotation features (its Table 7; §5.4: spaCy for English, pymorphy2 dictionaries and morphology
+#: for Russian). The study prints no list in its text (its tables are images), so this is our reconstruction: the
+#: 19 features our rules detect less the four whose presence that pipeline cannot read off one sentence: Named
+#: entities (needs an entity recogniser), Relative clauses (needs a parser), Morphological negation and
+#: Nominalization (derivational: defined only across the two sentences of a pair). Pass ``features=`` to use
+#: another list.
+STUDY_FEATURES = ("Negation", "Double negation", "Intervals/Numbers", "Conjunction", "Disjunction", "Conditionals",
+                  "Universal", "Existential", "Temporal", "Quantifiers", "Factivity", "Anaphora/Coreference",
+                  "Active/Passive", "Genitives/Partitives", "Datives")
 
 
 @dataclass(frozen=True)
@@ -183,7 +202,8 @@ def subsample(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
 
 
 def annotated_training_frame(lang: str, *, max_train: int | None = None, seed: int = 0,
-                             cache_dir: str | Path | None = None, progress: bool = False) -> pd.DataFrame:
+                             cache_dir: str | Path | None = None, progress: bool = False,
+                             labels: str = "presence", features=None) -> pd.DataFrame:
     """The language's RTE-style train + validation, subsampled, with the annotator's ``auto_coarse`` /
     ``auto_features`` columns (cached in ``cache_dir`` by text hash and the rules file's sha256).
 
@@ -196,6 +216,10 @@ def annotated_training_frame(lang: str, *, max_train: int | None = None, seed: i
     seed : int
     cache_dir : str or Path, optional
     progress : bool
+    labels : {"presence", "differs"}
+        The annotator's reading (see :func:`annotate_frame`).
+    features : sequence of str, optional
+        Features kept with ``labels="presence"`` (default :data:`STUDY_FEATURES`).
 
     Returns
     -------
@@ -208,11 +232,12 @@ def annotated_training_frame(lang: str, *, max_train: int | None = None, seed: i
     ImportError
         When the annotator stage (``diagnostics.annotate``) is not available.
     """
-    return _annotated_splits(lang, ("train", "validation"), max_train, seed, cache_dir, progress)
+    return _annotated_splits(lang, ("train", "validation"), max_train, seed, cache_dir, progress, labels, features)
 
 
 def annotated_selection_frame(lang: str, *, max_selection: int | None = None, seed: int = 0,
-                              cache_dir: str | Path | None = None, progress: bool = False) -> pd.DataFrame:
+                              cache_dir: str | Path | None = None, progress: bool = False,
+                              labels: str = "presence", features=None) -> pd.DataFrame:
     """The language's RTE-style *test* split (RTE ``test`` for en, TERRa ``test`` for ru), subsampled, with the
     annotator's ``auto_coarse`` / ``auto_features`` columns: where the study chooses the probes' L2 strength.
 
@@ -228,6 +253,10 @@ def annotated_selection_frame(lang: str, *, max_selection: int | None = None, se
     cache_dir : str or Path, optional
         Annotation cache.
     progress : bool
+    labels : {"presence", "differs"}
+        The annotator's reading (see :func:`annotate_frame`).
+    features : sequence of str, optional
+        Features kept with ``labels="presence"`` (default :data:`STUDY_FEATURES`).
 
     Returns
     -------
@@ -240,22 +269,23 @@ def annotated_selection_frame(lang: str, *, max_selection: int | None = None, se
     ImportError
         When the annotator stage (``diagnostics.annotate``) is not available.
     """
-    return _annotated_splits(lang, ("test",), max_selection, seed, cache_dir, progress)
+    return _annotated_splits(lang, ("test",), max_selection, seed, cache_dir, progress, labels, features)
 
 
 def _annotated_splits(lang: str, splits: tuple[str, ...], max_pairs: int | None, seed: int,
-                      cache_dir: str | Path | None, progress: bool) -> pd.DataFrame:
+                      cache_dir: str | Path | None, progress: bool, labels: str, features) -> pd.DataFrame:
     from diagnostics.data import load
 
     if lang not in TRAIN_SETS:
         raise ValueError(f"no RTE-style data set for language {lang!r} (have {', '.join(TRAIN_SETS)}); "
                          f"pass a frame with an annotated list column instead")
     frame = pd.concat([load(TRAIN_SETS[lang], split) for split in splits], ignore_index=True)
-    return annotate_frame(subsample(frame, max_pairs, seed), lang, cache_dir=cache_dir, progress=progress)
+    return annotate_frame(subsample(frame, max_pairs, seed), lang, cache_dir=cache_dir, progress=progress,
+                          labels=labels, features=features)
 
 
 def annotate_frame(frame: pd.DataFrame, lang: str, *, cache_dir: str | Path | None = None,
-                   progress: bool = False) -> pd.DataFrame:
+                   progress: bool = False, labels: str = "presence", features=None) -> pd.DataFrame:
     """``frame`` with the rule annotator's ``auto_coarse`` / ``auto_features`` (cached by text hash and rules).
 
     Parameters
@@ -266,6 +296,12 @@ def annotate_frame(frame: pd.DataFrame, lang: str, *, cache_dir: str | Path | No
         Language of the rules (``en``, ``ru``, ``sv``, ``fr``, ``de``).
     cache_dir : str or Path, optional
     progress : bool
+    labels : {"presence", "differs"}
+        ``"presence"`` (the study's): a feature counts when either sentence shows it, and only ``features`` are
+        kept (``auto_coarse`` then names the coarse categories of those). ``"differs"``: the rules' pair reading
+        (a feature counts where its evidence differs between the sentences) over every feature they detect.
+    features : sequence of str, optional
+        Fine categories kept with ``"presence"``; default :data:`STUDY_FEATURES`. Ignored with ``"differs"``.
 
     Returns
     -------
@@ -273,14 +309,74 @@ def annotate_frame(frame: pd.DataFrame, lang: str, *, cache_dir: str | Path | No
 
     Raises
     ------
+    ValueError
+        For an unknown ``labels`` reading or feature name.
     ImportError
         When the annotator stage (``diagnostics.annotate``) is not available.
     """
+    if labels not in PROBE_LABELS:
+        raise ValueError(f"labels must be one of {', '.join(PROBE_LABELS)}, found {labels!r}")
     try:
         from diagnostics.annotate.cache import annotate_cached
     except ImportError as err:
         raise ImportError(f"probing labels come from the rule annotator, which could not be imported ({err})") from err
-    return annotate_cached(frame, lang, cache_dir, progress=progress)
+    if labels == "differs":
+        return annotate_cached(frame, lang, cache_dir, progress=progress)
+    return restrict_features(annotate_cached(frame, lang, cache_dir, presence=True, progress=progress),
+                             STUDY_FEATURES if features is None else features)
+
+
+def restrict_features(frame: pd.DataFrame, features) -> pd.DataFrame:
+    """Keep only ``features`` in an annotated frame's ``auto_features`` and recompute ``auto_coarse`` from them.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        With ``auto_features`` (lists of fine category names), as the annotator writes it.
+    features : sequence of str
+        Fine category names (aliases accepted).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy; ``auto_coarse`` lists the coarse categories of the kept features, in taxonomy order.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a fine category.
+    """
+    try:
+        keep = {canonical_fine(f) for f in features}
+    except UnknownCategoryError as err:
+        raise ValueError(f"unknown feature in the probing feature list: {err}") from None
+    kept = [[f for f in found if f in keep] for found in frame["auto_features"]]
+    coarse = [[c for c in COARSE if any(COARSE_OF[f] == c for f in found)] for found in kept]
+    return frame.assign(auto_features=kept, auto_coarse=coarse)
+
+
+def feature_groups(distribution: pd.DataFrame, features=STUDY_FEATURES) -> pd.DataFrame:
+    """A feature table (e.g. the Table 7 distribution) with the study's features first and the others apart.
+
+    Parameters
+    ----------
+    distribution : pandas.DataFrame
+        Indexed by fine category name (:func:`diagnostics.annotate.feature_distribution`).
+    features : sequence of str
+        The study's features (default :data:`STUDY_FEATURES`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same rows under a first index level ``features``: ``"study (15)"`` for the study's, in their table
+        order, then ``"extra"`` for the rest; ``attrs`` kept.
+    """
+    study = [f for f in distribution.index if f in set(features)]
+    extra = [f for f in distribution.index if f not in set(features)]
+    table = pd.concat({f"study ({len(study)})": distribution.loc[study], "extra": distribution.loc[extra]},
+                      names=["features"])
+    table.attrs = dict(distribution.attrs)
+    return table
 
 
 def diagnostic_frame(lang: str, *, max_test: int | None = None, seed: int = 0) -> pd.DataFrame:
