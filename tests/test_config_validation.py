@@ -58,6 +58,15 @@ def write_config(folder: Path, model: Path, name: str = "sweep.yaml", **changes:
     ("max_grad_norm", "-1", "a number >= 0", "-1"),
     ("head_lr", "0", "a number > 0 (or null to use lr)", "0"),
     ("seeds", "[0, -1]", "an integer >= 0", "-1"),
+    ("recipe", "allennlp", "one of epoch, jiant", "'allennlp'"),
+    ("val_interval", "0", "an integer >= 1 (or null for one epoch)", "0"),
+    ("max_vals", "0", "an integer >= 1", "0"),
+    ("lr_patience", "1.5", "an integer", "1.5"),
+    ("lr_decay_factor", "1", "a number in (0, 1)", "1"),
+    ("min_lr", "-1e-7", "a number >= 0", "-1e-07"),
+    ("scheduler_threshold", "-0.1", "a number >= 0", "-0.1"),
+    ("val_data_limit", "0", "an integer >= 1 (or null for the whole validation set)", "0"),
+    ("bert_adam_max_grad_norm", "-1", "a number >= 0 (0: no per-tensor clipping)", "-1"),
 ])
 def test_bad_value_names_file_line_key_expected_and_found(tmp_path, model, key, text, expected, found):
     path, lines = write_config(tmp_path, model, **{key: text})
