@@ -61,9 +61,11 @@ def check_output_path(path: str | Path, *, folder: bool = False, option: str = "
 
 
 def _check_writable(folder: Path, path: Path) -> None:
-    with suppress(OSError, AttributeError):
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+    read_only = False
+    with suppress(OSError, AttributeError):  # statvfs is POSIX only
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    if read_only:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
@@ -101,7 +103,9 @@ def read_json(path: str | Path, what: str = "a JSON document"):
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        cut = err.pos >= len(text.rstrip()) - 1
+        rest = text.rstrip()
+        # the file ends where the parser stopped, or inside a string (JSON strings never span lines)
+        cut = err.pos >= len(rest) - 1 or (err.msg.startswith("Unterminated string") and "\n" not in rest[err.pos:])
         found = (f"a file cut short at line {err.lineno} (truncated?)" if cut
                  else f"invalid JSON at line {err.lineno}, column {err.colno} ({err.msg})")
         raise UserInputError(f"{path}: expected {what}, found {found}") from None
