@@ -130,7 +130,7 @@ def test_least_stable_are_the_largest_sigmas_per_language(model, setup):
 def test_the_widget_drives_the_model(model, setup):
     pytest.importorskip("ipywidgets")
     predictions, datasets, annotations = setup
-    widget = ex.ExplorerWidget(model)
+    widget = ex.ExplorerWidget(model, row_limit=10)
     assert len(widget.buttons) == len(model.columns()) * len(model.category_names) - sum(
         np.isnan(model.heatmap().to_numpy()).ravel())
     category = model.category_names[3]
@@ -139,8 +139,24 @@ def test_the_widget_drives_the_model(model, setup):
     assert model.selected["category"] == category and model.selected["seed"] == "2"
     listing = model.examples()
     _check_listing(listing, predictions, datasets["syn_en"], annotations["syn_en"], "en", "base", category)
+    # the chosen cell is outlined (and only it); the listing shows the first row_limit examples, "show more" the rest
+    assert "dx-chosen" in button._dom_classes and button.layout.border == "2px solid #000"
+    assert ex.cell_class(0, 3, "2") in button._dom_classes
+    assert sum("dx-chosen" in b._dom_classes for b in widget.buttons.values()) == 1
+    assert len(listing) > 10
+    shown = [x for x in listing["example_id"] if f">{x}<" in widget.listing.value]
+    assert shown == list(listing["example_id"].head(10))
+    assert widget.more.layout.display != "none" and f"of {len(listing) - 10} not shown" in \
+        widget.more.description
+    while widget.more.layout.display != "none":
+        widget.more.click()
     for example_id in listing["example_id"]:
         assert f">{example_id}<" in widget.listing.value
+    other = widget.buttons[(0, category, "0")]
+    other.click()  # the outline moves, the listing starts again at row_limit rows
+    assert "dx-chosen" in other._dom_classes and "dx-chosen" not in button._dom_classes
+    assert button.layout.border == "" and widget.listing.value.count("<tr data-id=") == 10
+    assert "dx-legend" in widget.widget.children[1].value
     widget.dropdowns["language"].value = "ru"  # a filter change hides the selection and redraws the grid
     assert model.selected is None and {key[0] for key in widget.buttons} == {1}
     widget.flipping.value = True
@@ -186,12 +202,28 @@ def test_payload_round_trips_the_predictions(model, setup, tmp_path):
             r = ds["ids"].index(row.example_id)
             j = setting["seeds"].index(str(row.seed))
             assert setting["pred"][r * k + j] == ("1" if row.prediction == ENTAILMENT else "0")
-            assert setting["prob"][r * k + j] == round(row.probability * 1000)
+            assert setting["prob"][r * k + j] == round(round(float(row.probability), 3) * 1000)  # 3 digits shown
             assert ds["texts"][ds["premise"][r]] == datasets[ds["name"]].set_index("id").at[row.example_id,
                                                                                             "premise"]
         for c, category in enumerate(data["categories"]):
             members = {ds["ids"][r] for r in ds["members"][c]}
             assert members == _members(datasets[ds["name"]], category)
+
+
+def test_every_view_shows_the_same_digits(model):
+    """The payload stores each number rounded once to the digits shown, so the page prints the notebook's."""
+    data = model.payload()
+    for i, setting in enumerate(data["settings"]):
+        heat = model._mcc.get(i)
+        for c, values in enumerate(setting["mcc"]):
+            if values is None:
+                continue
+            for seed, value in zip(setting["seeds"], values):
+                exact = heat.at[data["categories"][c], seed]
+                shown = ex._two_decimals(exact)
+                assert (value is None and shown == "") or f"{value:.2f}".replace("-0.00", "0.00") == shown
+    assert ex.display_round(0.3947, 2) == 0.39 and f"{ex.display_round(0.125, 2):.2f}" == f"{0.125:.2f}" == "0.12"
+    assert ex.display_round(float("nan"), 2) is None and ex.display_round(None, 3) is None
 
 
 def test_flipping_figure_and_focus(model):

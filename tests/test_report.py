@@ -17,6 +17,7 @@ def _executed_notebook(path):
         nbformat.v4.new_code_cell("%matplotlib inline\nfrom matplotlib.figure import Figure\n"
                                   "from IPython.display import display\nfig = Figure(); fig.subplots().plot([0, 1]); display(fig)"),
         nbformat.v4.new_code_cell("import pandas as pd\npd.DataFrame({'category': ['Negation'], 'mcc': [0.25]})"),
+        nbformat.v4.new_code_cell("pd.DataFrame(columns=[f'category {i}' for i in range(33)])"),
     ]
     NotebookClient(nb, kernel_name="python3", timeout=120).execute()
     nbformat.write(nb, path)
@@ -32,6 +33,10 @@ def test_report_embeds_figures_and_tables(tmp_path):
     assert "<table" in page and "Negation" in page
     assert "<h1>Seed stability</h1>" in page and "<em>text</em>" in page
     assert "&quot;seeds&quot;" in page
+    # tables scroll inside their own box; a table without rows is said in words, not drawn as "0 rows x 33 columns"
+    assert "<div class='out'><div>" in page and page.count("<table") == 1
+    assert "(an empty table: no row to show)" in page and "0 rows" not in page
+    assert "flex-wrap:wrap" in page
 
 
 def test_report_cli_errors_cleanly_on_empty_dir(tmp_path):

@@ -51,6 +51,8 @@ from ..taxonomy import COARSE, FINE
 PAYLOAD_NAME = "explorer.json"
 #: Filters of the explorer, in display order.
 FILTERS = ("language", "experiment", "model")
+#: Examples listed at first (and added by each "show more") in the widget and on the report's page.
+ROW_LIMIT = 25
 _UNSET = object()
 # compact tables in every front end (JupyterLab's and the classic Notebook's widget styles set a tall line height)
 _TABLE_STYLE = ("<style>.dx-explorer table{border-collapse:collapse;font-size:12px;line-height:1.35}"
@@ -93,6 +95,45 @@ def mcc_color(value: float | None) -> str:
     low, mid, high = np.array([33, 102, 172]), np.array([247, 247, 247]), np.array([178, 24, 43])
     rgb = mid + (high - mid) * v if v >= 0 else mid + (low - mid) * (-v)
     return "#" + "".join(f"{int(round(c)):02x}" for c in rgb)
+
+
+def legend_html() -> str:
+    """The heat map's colour legend: MCC from -1 (blue) through 0 (white) to +1 (red), blank when undefined.
+
+    Returns
+    -------
+    str
+        An HTML fragment (the widget, the static tables and the report's ``explorer.html`` show the same).
+    """
+    stops = ", ".join(f"{mcc_color(v)} {round((v + 1) * 50)}%" for v in (-1.0, -0.5, 0.0, 0.5, 1.0))
+    return ("<div class='dx-legend' style='display:flex;align-items:center;gap:.4em;font-size:12px;"
+            "margin:.3em 0'><span>per-seed MCC:</span><span>−1</span><span style='display:inline-block;"
+            f"width:12em;height:.8em;border:1px solid #bbb;background:linear-gradient(to right, {stops})'></span>"
+            "<span>+1</span><span style='color:#666'>(white: 0; blank: undefined, e.g. one class predicted)"
+            "</span></div>")
+
+
+def display_round(value, digits: int):
+    """Round once, the way every view of the explorer shows a number (``f"{value:.{digits}f}"``).
+
+    Parameters
+    ----------
+    value : float
+        The number.
+    digits : int
+        Decimals shown.
+
+    Returns
+    -------
+    float or None
+        Python's correctly rounded ``round(value, digits)``; None for NaN or a missing value. The report's page
+        stores these values and prints them with as many decimals, so it shows the notebook's digits.
+    """
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return round(value, digits) if np.isfinite(value) else None
 
 
 def _annotator_features(frame: pd.DataFrame, language: str | None, annotations, cache_dir) -> list | None:
@@ -557,7 +598,7 @@ class ExplorerModel:
             line = (f"n = {int(row['n'])}, σ = {row['sigma']:.3f}, mean MCC = {row['mean']:.3f}, "
                     f"flipping {int(row['n_flipping'])} ({row['flip_share']:.0%})")
         outline = " style='outline:2px solid #000'"
-        head = "".join(f"<th{outline if lab == chosen else ''}>seed {lab}</th>" for lab in labels)
+        head = "".join(f"<th{outline if lab == chosen else ''}>seed {html.escape(lab)}</th>" for lab in labels)
         body = []
         shown = frame if limit is None else frame.head(limit)
         for r in shown.itertuples(index=False):
@@ -568,12 +609,15 @@ class ExplorerModel:
                 prob = r.get(f"probability_{lab}")
                 text = "–" if pred is None else ("E" if pred == ENTAILMENT else "N")
                 if prob is not None and np.isfinite(prob):
-                    text += f" {prob:.2f}"
+                    text += f" {prob:.3f}"
                 colour = "#eee" if pred is None else ("#cfe3f7" if pred == ENTAILMENT else "#fbe0c8")
-                cells.append(f"<td style='background:{colour};white-space:nowrap'>{text}</td>")
+                code = "" if pred is None else ("1" if pred == ENTAILMENT else "0")
+                cells.append(f"<td class='pred' data-seed='{html.escape(lab)}' data-pred='{code}' "
+                             f"style='background:{colour};white-space:nowrap'>{text}</td>")
             auto = r["auto_features"]
             body.append(
-                f"<tr><td>{html.escape(str(r['example_id']))}</td><td style='text-align:left'>"
+                f"<tr data-id='{html.escape(str(r['example_id']))}'><td>{html.escape(str(r['example_id']))}</td>"
+                "<td style='text-align:left'>"
                 f"{html.escape(r['premise'])}</td><td style='text-align:left'>{html.escape(r['hypothesis'])}</td>"
                 f"<td>{'E' if r['label'] == ENTAILMENT else 'N'}</td>{''.join(cells)}"
                 f"<td>{r['flip_rate']:.2f}</td><td>{r['delta_sigma']:+.3f}</td>"
@@ -581,8 +625,14 @@ class ExplorerModel:
                 f"<td style='text-align:left'>{html.escape(', '.join(auto)) if auto is not None else '–'}</td>"
                 "</tr>")
         more = f"<p>… and {len(frame) - len(shown)} more</p>" if len(shown) < len(frame) else ""
-        title = f"<b>{html.escape(category)}</b> · {html.escape(self._setting_name(setting))}"
-        return (f"{_TABLE_STYLE}<div class='dx-explorer'><p>{title}<br><small>{line}</small></p>"
+        title = (f"<b>{html.escape(category)}</b> · {html.escape(self._setting_name(setting))}"
+                 + (f" · seed {html.escape(chosen)}" if chosen is not None else ""))
+        if not len(frame):
+            return (f"{_TABLE_STYLE}<div class='dx-explorer dx-listing' data-total='0'><p>{title}<br><small>{line}"
+                    f"</small></p><p><i>No {'flipping ' if flipping_only or self.flipping_only else ''}examples."
+                    "</i></p></div>")
+        return (f"{_TABLE_STYLE}<div class='dx-explorer dx-listing' data-total='{len(frame)}' "
+                f"data-shown='{len(shown)}'><p>{title}<br><small>{line}</small></p>"
                 "<table><thead><tr><th>id</th><th>premise</th><th>hypothesis</th><th>gold</th>"
                 f"{head}<th>flip rate</th><th>Δσ</th><th>features (gold)</th><th>features (annotator)</th></tr>"
                 f"</thead><tbody>{''.join(body)}</tbody></table>{more}</div>")
@@ -604,8 +654,8 @@ class ExplorerModel:
             cells = "".join(f"<td style='background:{mcc_color(v)}'>{_two_decimals(v)}</td>"
                             for v in values.to_numpy(dtype=float))
             rows.append(f"<tr><th style='text-align:left'>{html.escape(category)}</th>{cells}</tr>")
-        return (f"{_TABLE_STYLE}<div class='dx-explorer'><table><thead><tr><th></th>{head}</tr></thead>"
-                f"<tbody>{''.join(rows)}</tbody></table></div>")
+        return (f"{_TABLE_STYLE}<div class='dx-explorer'>{legend_html()}<table><thead><tr><th></th>{head}</tr>"
+                f"</thead><tbody>{''.join(rows)}</tbody></table></div>")
 
     def to_html(self, n: int = 5, limit: int = 20) -> str:
         """Render the static explorer: the ``n`` least stable categories per language with their flipping examples,
@@ -706,11 +756,13 @@ class ExplorerModel:
             if "probabilities" in inst:
                 values = np.full((len(index), n_runs), -1, dtype=np.int64)
                 p = np.array(list(inst["probabilities"]), dtype=float).reshape(len(inst), n_runs)
-                values[row] = np.where(np.isfinite(p), np.round(p * 1000), -1).astype(np.int64)
+                # per mille of the correctly rounded 3-decimal value: the page prints the listing's digits
+                values[row] = np.array([round(round(float(x), 3) * 1000) if np.isfinite(x) else -1 for x in p.ravel()],
+                                       dtype=np.int64).reshape(p.shape)
                 prob = values.ravel().tolist()
             flip = [None] * len(index)
             for r, v in zip(row, inst["flip_rate"].to_numpy()):
-                flip[r] = None if not np.isfinite(v) else round(float(v), 3)
+                flip[r] = display_round(v, 2)
             labels = [run_label(r) for r in self.runs[i]]
             wide = self._mcc.get(i, pd.DataFrame())
             table = self._categories.get(i, pd.DataFrame())
@@ -718,15 +770,17 @@ class ExplorerModel:
             members = packed_datasets[dataset_index[name]]["members"]
             for j, c in enumerate(self.category_names):
                 present = c in wide.index and c in table.index
-                mcc.append([_num(wide.at[c, lab], 3) if lab in wide.columns else None for lab in labels]
+                # rounded once, to the decimals every view shows (the page prints them as they are)
+                mcc.append([display_round(wide.at[c, lab], 2) if lab in wide.columns else None for lab in labels]
                            if present else None)
-                sigma.append(_num(table.at[c, "sigma"], 4) if present else None)
-                mean.append(_num(table.at[c, "mean"], 4) if present else None)
+                sigma.append(display_round(table.at[c, "sigma"], 3) if present else None)
+                mean.append(display_round(table.at[c, "mean"], 3) if present else None)
                 flip_share.append(_num(table.at[c, "flip_share"], 4) if present else None)
                 n_cat.append(int(table.at[c, "n"]) if present else 0)
                 delta = self._drivers.get((i, c))
                 ids = packed_datasets[dataset_index[name]]["ids"]
-                dsig.append([_num(delta.get(ids[r], np.nan), 4) for r in members[j]] if delta is not None else None)
+                dsig.append([display_round(delta.get(ids[r], np.nan), 3) for r in members[j]] if delta is not None
+                            else None)
             packed_settings.append({**{k: _plain(v) for k, v in s.items() if k != "dataset"},
                                     "dataset": dataset_index[name], "seeds": labels, "pred": "".join(pred.ravel()),
                                     "prob": prob, "flip": flip, "mcc": mcc, "sigma": sigma, "mean": mean,
@@ -786,10 +840,16 @@ def _plain(value):
 class ExplorerWidget:
     """The notebook widget (ipywidgets 8 core controls) over an :class:`ExplorerModel`.
 
+    The heat map sits in a box of bounded height with its colour legend above it and the listing right below it,
+    so the examples of a clicked cell appear where the user looks; the chosen cell is outlined, and a long
+    listing shows ``row_limit`` examples at a time ("show more").
+
     Parameters
     ----------
     model : ExplorerModel
         The state; every click and filter change goes through it.
+    row_limit : int
+        Examples listed at first and added by each "show more".
 
     Raises
     ------
@@ -797,7 +857,7 @@ class ExplorerWidget:
         When ipywidgets is not installed.
     """
 
-    def __init__(self, model: ExplorerModel):
+    def __init__(self, model: ExplorerModel, row_limit: int = ROW_LIMIT):
         import ipywidgets as w
 
         self.model = model
@@ -815,22 +875,35 @@ class ExplorerWidget:
         self.flipping = w.Checkbox(value=model.flipping_only, description="flipping only", indent=False)
         self.flipping.observe(self._on_filter, names="value")
         self.grid = w.GridBox()
-        self.listing = w.HTML(model.examples_html())
-        self.widget = w.VBox([w.HBox([*self.dropdowns.values(), self.flipping]), self.grid, self.listing])
+        # bounded: the listing below stays within a screen of any clicked cell
+        self.grid_box = w.Box([self.grid], layout=w.Layout(max_height="380px", overflow="auto",
+                                                           display="block"))
+        self.row_limit = self.limit = row_limit
+        self.listing = w.HTML(model.examples_html(limit=self.limit))
+        self.listing.add_class("dx-listing-widget")
+        self.more = w.Button(description="show more", layout=w.Layout(display="none", width="auto"))
+        self.more.add_class("dx-more")
+        self.more.on_click(self._show_more)
+        self.widget = w.VBox([w.HBox([*self.dropdowns.values(), self.flipping]), w.HTML(legend_html()),
+                              self.grid_box, self.listing, self.more])
+        self.widget.add_class("dx-explorer-widget")
         self.buttons: dict[tuple[int, str, str], object] = {}
+        self._chosen = None
         self._draw_grid()
 
     def _on_filter(self, _change=None) -> None:
         self.model.set_filters(**{name: d.value for name, d in self.dropdowns.items()},
                                flipping_only=self.flipping.value)
         self._draw_grid()
-        self.listing.value = self.model.examples_html()
+        self._show_listing(reset=True)
 
     def _draw_grid(self) -> None:
         w, model = self._w, self.model
         frame = model.heatmap()
         columns = model.columns()
         self.buttons = {}
+        self._chosen = None
+        selected = model.selection
         children = [w.Label("")]
         for i, label in columns:
             children.append(w.HTML(f"<small>{html.escape(model._setting_name(i))}<br>seed {label}</small>"))
@@ -838,19 +911,49 @@ class ExplorerWidget:
             children.append(w.Label(category, layout=w.Layout(width="auto")))
             for (i, label), value in zip(columns, values.to_numpy(dtype=float)):
                 finite = np.isfinite(value)
-                button = w.Button(description=f"{value:.2f}" if finite else "", disabled=not finite,
+                button = w.Button(description=_two_decimals(value), disabled=not finite,
                                   tooltip=f"{category} · {model._setting_name(i)} · seed {label}",
                                   layout=w.Layout(width="64px", height="22px", padding="0"))
                 button.style.button_color = mcc_color(value if finite else None)
+                button.add_class("dx-cell")
+                button.add_class(cell_class(i, model.category_names.index(category), label))
                 button.on_click(lambda _b, i=i, c=category, s=label: self.choose(i, c, s))
                 self.buttons[(i, category, label)] = button
                 children.append(button)
         self.grid.children = children
         self.grid.layout = w.Layout(grid_template_columns=f"minmax(180px, max-content) repeat({len(columns)}, 64px)",
                                     grid_gap="1px")
+        if selected is not None:
+            self._highlight((selected[0], selected[1], selected[2]))
+
+    def _highlight(self, key) -> None:
+        if self._chosen is not None and self._chosen in self.buttons:
+            old = self.buttons[self._chosen]
+            old.layout.border = ""
+            old.style.font_weight = ""
+            old.remove_class("dx-chosen")
+        self._chosen = key
+        button = self.buttons.get(key)
+        if button is not None:
+            button.layout.border = "2px solid #000"
+            button.style.font_weight = "bold"
+            button.add_class("dx-chosen")
+
+    def _show_listing(self, reset: bool = False) -> None:
+        if reset:
+            self.limit = self.row_limit
+        self.listing.value = self.model.examples_html(limit=self.limit)
+        total = len(self.model.examples()) if self.model.selection is not None else 0
+        rest = total - min(self.limit, total)
+        self.more.description = f"show {min(rest, self.row_limit)} more (of {rest} not shown)"
+        self.more.layout.display = "" if rest > 0 else "none"
+
+    def _show_more(self, _button=None) -> None:
+        self.limit += self.row_limit
+        self._show_listing()
 
     def choose(self, setting: int, category: str, seed: str) -> None:
-        """Select a cell (what clicking its button does) and refresh the listing.
+        """Select a cell (what clicking its button does): outline it and list its first examples below the map.
 
         Parameters
         ----------
@@ -862,7 +965,28 @@ class ExplorerWidget:
             Seed label.
         """
         self.model.select(category, seed, setting=setting)
-        self.listing.value = self.model.examples_html()
+        self._highlight((setting, category, seed))
+        self._show_listing(reset=True)
+
+
+def cell_class(setting: int, category_index: int, seed: str) -> str:
+    """The CSS class naming one heat-map cell of the widget (``dx-cell-<setting>-<category>-<seed>``).
+
+    Parameters
+    ----------
+    setting : int
+        Index into the model's settings.
+    category_index : int
+        Index into the model's ``category_names``.
+    seed : str
+        Seed label (``"1/3"`` becomes ``1_3``).
+
+    Returns
+    -------
+    str
+        A class name a browser test (or a user's CSS) can select the cell by.
+    """
+    return f"dx-cell-{setting}-{category_index}-" + "".join(ch if ch.isalnum() else "_" for ch in str(seed))
 
 
 class Explorer:

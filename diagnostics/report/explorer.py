@@ -36,6 +36,7 @@ td.cell.sel{outline:3px solid #000;outline-offset:-2px;font-weight:700} td.sig{t
 td.pred{text-align:center;white-space:nowrap} td.E{background:#cfe3f7} td.N{background:#fbe0c8} td.X{background:#eee}
 td.pred.chosen{outline:2px solid #000;outline-offset:-2px} tr.flip td.fr{font-weight:700}
 .lead-cat{margin:.8em 0 .3em} button.go{font-size:11px;cursor:pointer} .empty{color:#777;font-style:italic}
+.wide{overflow-x:auto;max-width:100%} #detail{scroll-margin-top:4em} button.more{font-size:12px;cursor:pointer}
 """
 
 _SCRIPT = r"""
@@ -44,7 +45,8 @@ _SCRIPT = r"""
   var D = JSON.parse(document.getElementById("explorer-data").textContent);
   var ENT = D.labels[0];
   var KEYS = D.keys.filter(function (k) { return k === "language" || k === "experiment" || k === "model"; });
-  var state = {flipping: false, sel: null};
+  var ROWS = D.rows || 25;  // examples listed at first and added by each "show more"
+  var state = {flipping: false, sel: null, limit: ROWS};
   KEYS.forEach(function (k) { state[k] = null; });
   if (KEYS.indexOf("language") >= 0) { state.language = D.settings[0].language; }
   if (KEYS.indexOf("experiment") >= 0) { state.experiment = D.leadExperiment; }
@@ -102,7 +104,7 @@ _SCRIPT = r"""
     return out;
   }
 
-  function examplesTable(s, c, flippingOnly, limit, chosenSeed) {
+  function examplesTable(s, c, flippingOnly, limit, chosenSeed, moreButton) {
     var S = D.settings[s], ds = D.datasets[S.dataset], k = S.seeds.length, list = examples(s, c, flippingOnly);
     var head = "<tr><th>id</th><th>premise</th><th>hypothesis</th><th>gold</th>" + S.seeds.map(function (seed) {
       return "<th" + (seed === chosenSeed ? " class='chosen'" : "") + ">seed " + esc(seed) + "</th>";
@@ -117,7 +119,7 @@ _SCRIPT = r"""
                   (S.seeds[j] === chosenSeed ? " chosen" : "");
         cells.push("<td class='" + cls + "' data-seed='" + esc(S.seeds[j]) + "' data-pred='" +
                    (code === "." ? "" : code) + "' data-prob='" + (p >= 0 ? (p / 1000).toFixed(3) : "") + "'>" +
-                   label + (p >= 0 ? " " + (p / 1000).toFixed(2) : "") + "</td>");
+                   label + (p >= 0 ? " " + (p / 1000).toFixed(3) : "") + "</td>");
       }
       var gold = ds.label.charAt(r) === "1" ? "E" : "N";
       rows.push("<tr data-id='" + esc(ds.ids[r]) + "' class='" + (e.flip > 0 ? "flip" : "") + "'><td>" +
@@ -128,10 +130,13 @@ _SCRIPT = r"""
                 esc(featureNames(ds.gold[r])) + "</td><td class='t'>" +
                 esc(ds.auto ? featureNames(ds.auto[r]) : "–") + "</td></tr>");
     });
-    var more = shown.length < list.length ?
-      "<p class='empty'>… and " + (list.length - shown.length) + " more</p>" : "";
+    var rest = list.length - shown.length, more = !rest ? "" : moreButton ?
+      "<p><button class='more' id='more'>show " + Math.min(rest, ROWS) + " more (of " + rest +
+      " not shown)</button></p>"
+      : "<p class='empty'>… and " + rest + " more</p>";
     if (!list.length) { return "<p class='empty'>no " + (flippingOnly ? "flipping " : "") + "examples</p>"; }
-    return "<table class='examples'><thead>" + head + "</thead><tbody>" + rows.join("") + "</tbody></table>" + more;
+    return "<div class='wide'><table class='examples'><thead>" + head + "</thead><tbody>" + rows.join("") +
+      "</tbody></table></div>" + more;
   }
 
   function summary(s, c) {
@@ -149,14 +154,15 @@ _SCRIPT = r"""
     });
     order.forEach(function (s) {
       var S = D.settings[s];
-      parts.push("<h3>" + esc(name(s)) + "</h3><table class='lead-table'><thead><tr><th>category</th><th>n</th>" +
+      parts.push("<h3>" + esc(name(s)) + "</h3><div class='wide'><table class='lead-table'><thead><tr>" +
+                 "<th>category</th><th>n</th>" +
                  "<th>mean MCC</th><th>σ</th><th>flipping</th><th></th></tr></thead><tbody>" +
                  bySetting[s].map(function (c) {
                    return "<tr><td class='t'>" + esc(D.categories[c]) + "</td><td class='n'>" + S.n[c] +
                      "</td><td class='n'>" + fmt(S.mean[c], 3) + "</td><td class='n'>" + fmt(S.sigma[c], 3) +
                      "</td><td class='n'>" + Math.round((S.flipShare[c] || 0) * S.n[c]) + "</td><td>" +
                      "<button class='go' data-setting='" + s + "' data-c='" + c + "'>explore</button></td></tr>";
-                 }).join("") + "</tbody></table>");
+                 }).join("") + "</tbody></table></div>");
       bySetting[s].forEach(function (c) {
         parts.push("<div class='lead-cat' data-setting='" + s + "' data-category='" + esc(D.categories[c]) +
                    "'><b>" + esc(D.categories[c]) + "</b> <small>" + esc(summary(s, c)) + "</small>" +
@@ -215,15 +221,21 @@ _SCRIPT = r"""
   function renderDetail() {
     var box = $("detail"), sel = state.sel;
     if (!sel) {
-      box.removeAttribute("data-setting"); box.removeAttribute("data-category");
+      box.removeAttribute("data-setting"); box.removeAttribute("data-category"); box.removeAttribute("data-total");
       box.innerHTML = "<p class='empty'>Click a cell of the heat map to list that category's examples.</p>";
       return;
     }
     box.setAttribute("data-setting", sel.s); box.setAttribute("data-category", D.categories[sel.c]);
     box.setAttribute("data-seed", sel.seed === null ? "" : sel.seed);
+    box.setAttribute("data-total", examples(sel.s, sel.c, state.flipping).length);
     box.innerHTML = "<h3>" + esc(D.categories[sel.c]) + " · " + esc(name(sel.s)) +
       (sel.seed === null ? "" : " · seed " + esc(sel.seed)) + "</h3><p class='meta'>" + esc(summary(sel.s, sel.c)) +
-      "</p>" + examplesTable(sel.s, sel.c, state.flipping, 0, sel.seed);
+      "</p>" + examplesTable(sel.s, sel.c, state.flipping, state.limit, sel.seed, true);
+  }
+
+  function reveal() {  // the listing of a clicked cell comes into view unless its start is already visible
+    var top = $("detail").getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight - 80) { $("detail").scrollIntoView({block: "start"}); }
   }
 
   function select(s, c, seed) {
@@ -232,6 +244,7 @@ _SCRIPT = r"""
       if (state[k] !== null && state[k] !== D.settings[s][k]) { state[k] = D.settings[s][k]; widened = true; }
     });
     state.sel = {s: s, c: c, seed: seed};
+    state.limit = ROWS;
     if (widened) {
       renderFilters(); renderHeatmap();
     } else {  // same heat map: move the highlight only (thousands of cells at paper scale)
@@ -248,19 +261,26 @@ _SCRIPT = r"""
   function onFilter() {
     KEYS.forEach(function (k) { var v = $("f-" + k).value; state[k] = v === "" ? null : v; });
     state.flipping = $("f-flipping").checked;
+    state.limit = ROWS;
     if (state.sel && visible().indexOf(state.sel.s) < 0) { state.sel = null; }
     renderHeatmap(); renderDetail();
   }
 
   $("heatmap").addEventListener("click", function (event) {
     var td = event.target.closest("td.cell");
-    if (td) { select(+td.getAttribute("data-setting"), +td.getAttribute("data-c"), td.getAttribute("data-seed")); }
+    if (td) {
+      select(+td.getAttribute("data-setting"), +td.getAttribute("data-c"), td.getAttribute("data-seed"));
+      reveal();
+    }
+  });
+  $("detail").addEventListener("click", function (event) {
+    if (event.target.closest("button.more")) { state.limit += ROWS; renderDetail(); }
   });
   $("lead-body").addEventListener("click", function (event) {
     var button = event.target.closest("button.go");
     if (button) {
       select(+button.getAttribute("data-setting"), +button.getAttribute("data-c"), null);
-      $("explorer").scrollIntoView();
+      $("detail").scrollIntoView({block: "start"});
     }
   });
   ["language", "experiment", "model"].forEach(function (k) { $("f-" + k).addEventListener("change", onFilter); });
@@ -308,8 +328,11 @@ def render_explorer(payload: dict | str | Path, out: str | Path, title: str | No
     Path
         The written page.
     """
+    from ..plots.explorer import ROW_LIMIT, legend_html
+
     if not isinstance(payload, dict):
         payload = read_json(payload, "the instability explorer's data (JSON)")
+    payload = {**payload, "rows": payload.get("rows", ROW_LIMIT)}
     title = title or "Instability explorer"
     n_lead = len({s for s, _ in payload.get("lead", [])})
     link = f"<a href='{html.escape(back)}'>back to the report</a> · " if back else ""
@@ -331,7 +354,7 @@ def render_explorer(payload: dict | str | Path, out: str | Path, title: str | No
         "<label>experiment <select id='f-experiment'></select></label>"
         "<label>model <select id='f-model'></select></label>"
         "<label><input type='checkbox' id='f-flipping'> flipping only</label></div>"
-        "<div id='heatmap'></div><div id='detail'></div></section>"
+        f"{legend_html()}<div id='heatmap'></div><div id='detail'></div></section>"
         f"<script type='application/json' id='explorer-data'>{embed_json(payload)}</script>"
         f"<script>{_SCRIPT}</script></body></html>")
     out = Path(out)

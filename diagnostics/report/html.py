@@ -14,13 +14,19 @@ from ..io_utils import write_text_atomic
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-nav{background:#f4f6f8;padding:.6em 1em;border-radius:6px} nav a{margin-right:1.2em}
+nav{background:#f4f6f8;padding:.6em 1em;border-radius:6px;display:flex;flex-wrap:wrap;gap:.3em 1.2em}
+nav a{white-space:nowrap} .out{overflow-x:auto;max-width:100%} .empty{color:#555;font-style:italic}
 section{border-top:2px solid #ddd;margin-top:2.5em;padding-top:.5em}
 img{max-width:100%;height:auto;border:1px solid #eee;margin:.5em 0}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0} td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 details{margin:.3em 0;color:#555} pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:.8em}
 .meta{color:#666;font-size:.85em} .error{color:#a00}
 """
+
+
+def _plain_text(bundle: dict) -> str:
+    text = bundle.get("text/plain", "")
+    return "".join(text) if isinstance(text, list) else text
 
 
 def _cell_html(cell, md: MarkdownIt) -> str:
@@ -38,8 +44,12 @@ def _cell_html(cell, md: MarkdownIt) -> str:
             bundle = output.get("data", {})
             if "image/png" in bundle:
                 parts.append(f'<img src="data:image/png;base64,{bundle["image/png"].strip()}">')
+            elif _plain_text(bundle).startswith("Empty DataFrame"):  # a result table without rows, said in words
+                parts.append("<p class='empty'>(an empty table: no row to show)</p>")
             elif "text/html" in bundle:
-                parts.append("".join(bundle["text/html"]) if isinstance(bundle["text/html"], list) else bundle["text/html"])
+                # wide tables scroll inside their own box, not the page
+                text = "".join(bundle["text/html"]) if isinstance(bundle["text/html"], list) else bundle["text/html"]
+                parts.append(f"<div class='out'>{text}</div>")
             elif "text/markdown" in bundle:
                 parts.append(md.render(bundle["text/markdown"]))
             elif "text/plain" in bundle:
