@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Open the analysis notebooks in JupyterLab. Sets up like the other scripts, registers the Python of .venv as the
+# kernel "nli-diagnostics (.venv)" and starts `jupyter lab` on notebooks/, where every notebook reads the demo's
+# run store (runs/demo, made by `bash scripts/demo.sh`) and only reads it. Opening and saving a notebook leaves
+# both files of its pair unchanged. Extra arguments go to `jupyter lab` (e.g. --no-browser --port 8890).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+# the notebooks find runs/<scale> and reports/<scale> in this checkout whatever the kernel's working directory
+export DIAGNOSTICS_ROOT="$PWD"
+# the kernels of .venv come before any of the user's own (a ~/.local python3 would otherwise win)
+export JUPYTER_PREFER_ENV_PATH=1
+# kernel name python3 (what the notebooks name), shown as "nli-diagnostics (.venv)"; idempotent
+.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "nli-diagnostics (.venv)" \
+  >/dev/null
+if [ ! -d runs/demo ]; then
+  echo "lab: runs/demo does not exist yet: run \`bash scripts/demo.sh\` first (about 20 minutes on 2 cores);" \
+       "until then the notebooks that read runs say which command makes them"
+fi
+echo "lab: notebooks in $PWD/notebooks read the run store $PWD/runs/demo (set scale / runs_dir in a notebook's" \
+     "first code cell for another); kernel \"nli-diagnostics (.venv)\""
+exec .venv/bin/jupyter lab --notebook-dir=notebooks \
+  --ContentsManager.pre_save_hook=diagnostics.lab.pre_save_hook "$@"
