@@ -6,4 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-exec .venv/bin/diagnostics pipeline --scale demo "$@"
+.venv/bin/diagnostics pipeline --scale demo "$@"
+[ $# -gt 0 ] || echo "demo: open the notebooks on these runs in JupyterLab with \`bash scripts/lab.sh\` (they only read runs/demo);" \
+     "the report is reports/demo/index.html"
