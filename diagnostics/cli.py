@@ -59,6 +59,7 @@ def _wrap_commands(group: typer.Typer) -> None:
 for _stage in STAGES:
     importlib.import_module(f"diagnostics.{_stage}.cli").register(app)
 importlib.import_module("diagnostics.predictions.cli").register_compare(app)  # the top-level `diagnostics compare`
+importlib.import_module("diagnostics.notebooks_cli").register(app)  # `diagnostics notebooks copy`
 _wrap_commands(app)
 
 

@@ -1,0 +1,101 @@
+"""``diagnostics notebooks copy DEST``: editable copies of the analysis notebooks for an installed package.
+
+An installed toolkit keeps its notebooks in ``<prefix>/share/nli-diagnostics/notebooks``, a folder that is not for
+editing. The copies (each a jupytext pair, ``.py`` and ``.ipynb``) find the bundled data through the package as the
+originals do; their ``runs_dir`` parameter names the run store they read, so they work from any folder.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import typer
+
+from diagnostics.errors import UserInputError
+from diagnostics.resources import notebooks_dir, work_root
+
+app = typer.Typer(help="The analysis notebooks: editable copies.", no_args_is_help=True)
+
+_RUNS_LINE = re.compile(r"^runs_dir = None$", re.MULTILINE)
+
+
+def copy_notebooks(dest: str | Path, runs_root: str | Path | None = None, *, force: bool = False) -> list[Path]:
+    """Write editable copies of the analysis notebooks (``.py`` and ``.ipynb`` of each pair) into ``dest``.
+
+    Parameters
+    ----------
+    dest : str or Path
+        Folder for the copies (created).
+    runs_root : str or Path, optional
+        Folder holding the run stores (``<runs_root>/<scale>``); default ``<work root>/runs``, where
+        ``bash scripts/demo.sh`` and ``diagnostics pipeline`` write (:func:`diagnostics.resources.work_root`).
+        Each copy's ``runs_dir`` parameter is set to ``<runs_root>/<scale>``.
+    force : bool
+        Overwrite copies already in ``dest``.
+
+    Returns
+    -------
+    list of Path
+        The written files, sorted.
+
+    Raises
+    ------
+    UserInputError
+        When ``dest`` already holds a notebook of the same name (without ``force``), or no notebook is found.
+    """
+    import jupytext
+
+    sources = sorted(notebooks_dir().glob("[0-9][0-9]_*.py"))
+    if not sources:
+        raise UserInputError(f"no analysis notebook in {notebooks_dir()}")
+    dest = Path(dest).expanduser().resolve()
+    runs = Path(runs_root).expanduser().resolve() if runs_root is not None else work_root() / "runs"
+    targets = [dest / f"{s.stem}{suffix}" for s in sources for suffix in (".py", ".ipynb")]
+    existing = [t.name for t in targets if t.exists()]
+    if existing and not force:
+        raise UserInputError(f"{dest} already holds {', '.join(existing[:3])}"
+                             f"{' ...' if len(existing) > 3 else ''}; pass --force to overwrite them")
+    dest.mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        notebook = jupytext.read(source)
+        for cell in notebook.cells:
+            if "parameters" in cell.metadata.get("tags", []):
+                cell.source = _RUNS_LINE.sub(f"runs_dir = {str(runs)!r} + '/' + scale  # the run store these copies "
+                                             "read (diagnostics notebooks copy)", cell.source)
+        jupytext.write(notebook, dest / f"{source.stem}.py", fmt="py:percent")
+        jupytext.write(notebook, dest / f"{source.stem}.ipynb")
+    return sorted(targets)
+
+
+@app.command("copy")
+def copy_command(dest: Path = typer.Argument(..., help="Folder for the copies (created)."),
+                 runs: Path = typer.Option(None, "--runs", help="Folder holding the run stores (<runs>/<scale>); "
+                                           "default: runs/ of the project root, or of the working directory "
+                                           "for an installed package."),
+                 force: bool = typer.Option(False, "--force", help="Overwrite copies already in DEST.")) -> None:
+    """Write editable copies of the analysis notebooks (paired .py and .ipynb) into DEST.
+
+    Parameters
+    ----------
+    dest : Path
+        Folder for the copies.
+    runs : Path, optional
+        Folder holding the run stores.
+    force : bool
+        Overwrite existing copies.
+    """
+    written = copy_notebooks(dest, runs, force=force)
+    typer.echo(f"{len(written) // 2} notebooks (paired .py and .ipynb) copied to {Path(dest).resolve()}; open them "
+               f"with `jupyter lab {Path(dest)}`")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``notebooks`` command group to the main app.
+
+    Parameters
+    ----------
+    root : typer.Typer
+        The ``diagnostics`` app.
+    """
+    root.add_typer(app, name="notebooks")
