@@ -18,9 +18,11 @@ from diagnostics.resources import notebooks_dir, work_root
 app = typer.Typer(help="The analysis notebooks: editable copies.", no_args_is_help=True)
 
 _RUNS_LINE = re.compile(r"^runs_dir = None$", re.MULTILINE)
+_SCALE_LINE = re.compile(r"^scale = \"[a-z]+\"$", re.MULTILINE)
 
 
-def copy_notebooks(dest: str | Path, runs_root: str | Path | None = None, *, force: bool = False) -> list[Path]:
+def copy_notebooks(dest: str | Path, runs_root: str | Path | None = None, *, scale: str | None = None,
+                   force: bool = False) -> list[Path]:
     """Write editable copies of the analysis notebooks (``.py`` and ``.ipynb`` of each pair) into ``dest``.
 
     Parameters
@@ -31,6 +33,8 @@ def copy_notebooks(dest: str | Path, runs_root: str | Path | None = None, *, for
         Folder holding the run stores (``<runs_root>/<scale>``); default ``<work root>/runs``, where
         ``bash scripts/demo.sh`` and ``diagnostics pipeline`` write (:func:`diagnostics.resources.work_root`).
         Each copy's ``runs_dir`` parameter is set to ``<runs_root>/<scale>``.
+    scale : str, optional
+        The scale the copies read (``tiny``, ``demo``, ``paper``); default the notebooks' own (``demo``).
     force : bool
         Overwrite copies already in ``dest``.
 
@@ -61,6 +65,8 @@ def copy_notebooks(dest: str | Path, runs_root: str | Path | None = None, *, for
         notebook = jupytext.read(source)
         for cell in notebook.cells:
             if "parameters" in cell.metadata.get("tags", []):
+                if scale is not None:
+                    cell.source = _SCALE_LINE.sub(f"scale = {scale!r}", cell.source)
                 cell.source = _RUNS_LINE.sub(f"runs_dir = {str(runs)!r} + '/' + scale  # the run store these copies "
                                              "read (diagnostics notebooks copy)", cell.source)
         jupytext.write(notebook, dest / f"{source.stem}.py", fmt="py:percent")
@@ -73,6 +79,8 @@ def copy_command(dest: Path = typer.Argument(..., help="Folder for the copies (c
                  runs: Path = typer.Option(None, "--runs", help="Folder holding the run stores (<runs>/<scale>); "
                                            "default: runs/ of the project root, or of the working directory "
                                            "for an installed package."),
+                 scale: str = typer.Option(None, "--scale", help="The scale the copies read (tiny, demo, paper); "
+                                           "default: the notebooks' own, demo."),
                  force: bool = typer.Option(False, "--force", help="Overwrite copies already in DEST.")) -> None:
     """Write editable copies of the analysis notebooks (paired .py and .ipynb) into DEST.
 
@@ -82,10 +90,14 @@ def copy_command(dest: Path = typer.Argument(..., help="Folder for the copies (c
         Folder for the copies.
     runs : Path, optional
         Folder holding the run stores.
+    scale : str, optional
+        The scale the copies read.
     force : bool
         Overwrite existing copies.
     """
-    written = copy_notebooks(dest, runs, force=force)
+    if scale is not None and scale not in ("tiny", "demo", "paper"):
+        raise UserInputError(f"--scale: expected tiny, demo or paper, found {scale!r}")
+    written = copy_notebooks(dest, runs, scale=scale, force=force)
     typer.echo(f"{len(written) // 2} notebooks (paired .py and .ipynb) copied to {Path(dest).resolve()}; open them "
                f"with `jupyter lab {Path(dest)}`")
 
