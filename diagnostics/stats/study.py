@@ -538,9 +538,10 @@ def diagnostic_table(frames: Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame]
     Returns
     -------
     pandas.DataFrame
-        One column per set; index ``section, row``: ``("pairs", "pairs")``, ``("label share", <label>)`` for
-        ``entailment`` and ``not_entailment`` (shares of the labelled pairs) and ``(<coarse>, <category>)`` with
-        the pairs carrying each of the 33 fine categories, in taxonomy order (zeros included).
+        One column per set (object dtype: counts stay integers); index ``section, row``: ``("pairs", "pairs")``,
+        ``("label share", <label>)`` for ``entailment`` and ``not_entailment`` (shares of the labelled pairs) and
+        ``(<coarse>, <category>)`` with the pairs carrying each of the 33 fine categories, in taxonomy order
+        (zeros included).
     """
     from ..data.summary import category_counts
     from ..schema import ENTAILMENT, NOT_ENTAILMENT
@@ -560,5 +561,6 @@ def diagnostic_table(frames: Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame]
         columns[name] = values
     order = list(dict.fromkeys(key for values in columns.values() for key in values))
     index = pd.MultiIndex.from_tuples(order, names=["section", "row"])
-    return pd.DataFrame({name: [values.get(key, np.nan) for key in order] for name, values in columns.items()},
-                        index=index)
+    # object columns keep counts as integers beside the shares
+    return pd.DataFrame({name: pd.Series([values.get(key, np.nan) for key in order], index=index, dtype=object)
+                         for name, values in columns.items()})
