@@ -199,3 +199,24 @@ def test_write_comparison_in_python(tmp_path):
     paths = write_comparison(compare_tables(a, b, n_boot=50, names=("mine", "theirs")), tmp_path)
     assert sorted(p.name for p in paths.values()) == ["comparison.csv", "comparison.png", "summary.md"]
     assert "theirs vs mine" in paths["summary"].read_text(encoding="utf-8")
+
+
+def test_the_overall_row_counts_the_same_examples_in_stats_and_compare(tmp_path):
+    from diagnostics.stats.scores import OVERALL
+
+    a, b = _sides(seeds_a=[0, 1], seeds_b=[0, 1])
+    table = pd.concat([a, b], ignore_index=True)
+    path = tmp_path / "both.parquet"
+    table.to_parquet(path)
+    stats = run_cli("stats", path, "--out", tmp_path / "stats", cwd=tmp_path)
+    assert stats.returncode == 0, stats.stderr
+    compared = run_cli("compare", path, path, "--select-a", "model=a", "--select-b", "model=b", "--bootstrap", "50",
+                       "--out", tmp_path / "cmp", cwd=tmp_path)
+    assert compared.returncode == 0, compared.stderr
+    scores = pd.read_csv(tmp_path / "stats" / "scores.csv")
+    in_stats = set(scores.loc[scores["category"] == OVERALL, "n"])
+    comparison = pd.read_csv(tmp_path / "cmp" / "comparison.csv")
+    in_compare = set(comparison.loc[comparison["category"] == OVERALL, "n"])
+    members = category_matrix("axb", "fine")[1]
+    assert in_stats == in_compare == {int(np.asarray(members).any(axis=1).sum())}
+    assert in_compare != {len(a[a["seed"] == 0])}  # examples without a fine category do not count

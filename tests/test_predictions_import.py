@@ -397,3 +397,137 @@ def test_the_import_command_writes_the_table_and_the_report(tmp_path):
     assert not (tmp_path / "bad.csv").exists()
     unmatched = pd.read_csv(tmp_path / "report" / "unmatched.csv")
     assert list(unmatched["reason"]) == ["no example with these texts"]
+
+
+# --- files as real tools write them ---------------------------------------------------------------------------------
+
+
+def _lm_eval_samples(path, frame: pd.DataFrame, predictions: pd.Series) -> None:
+    """A ``--log_samples`` file as lm-evaluation-harness 0.4 writes it for a two-choice task whose choices are
+    ``[" False", " True"]`` (built from the harness's documented record layout: doc_id, doc, target, arguments,
+    resps, filtered_resps, filter, metrics, hashes; the harness itself does not install here)."""
+    lines = []
+    for i, (row, pred) in enumerate(zip(frame.itertuples(index=False), predictions)):
+        ll = [-0.4, -1.3] if pred == "not_entailment" else [-1.1, -0.2]
+        lines.append(json.dumps({
+            "doc_id": i, "doc": {"sentence1": row.premise, "sentence2": row.hypothesis, "idx": int(row.id),
+                                 "label": int(row.label == "not_entailment")},
+            "target": int(row.label == "entailment"),
+            "arguments": {f"gen_args_{k}": {"arg_0": f"{row.premise}\nQuestion: {row.hypothesis} True or False?"
+                                                      "\nAnswer:", "arg_1": choice}
+                          for k, choice in enumerate([" False", " True"])},
+            "resps": [[[ll[0], False]], [[ll[1], False]]], "filtered_resps": [[ll[0], False], [ll[1], False]],
+            "filter": "none", "metrics": ["acc"], "doc_hash": "0" * 64, "prompt_hash": "1" * 64,
+            "target_hash": "2" * 64, "acc": 1.0}, ensure_ascii=False))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_lm_eval_output_folders_seed_pattern_and_choice_texts_through_the_cli(tmp_path):
+    frame = data.load("axb")
+    table = _table("axb", seeds=[13, 21], probability=False)
+    files = []
+    for seed in (13, 21):
+        folder = tmp_path / "out" / f"seed{seed}" / "org__model"
+        files.append(folder / "samples_axb_2024-06-01T10-00-00.123456.jsonl")
+        _lm_eval_samples(files[-1], frame, table.loc[table["seed"] == seed, "prediction"])
+        (folder / "results_2024-06-01T10-00-00.123456.json").write_text(json.dumps(
+            {"results": {"axb": {"acc,none": 0.6}}, "configs": {"axb": {"task": "axb"}}, "versions": {"axb": 1},
+             "n-shot": {"axb": 0}, "config": {"model": "hf"}}))
+    out = tmp_path / "t.parquet"
+    done = run_cli("predictions", "import", *files, "--dataset", "axb", "--seed-pattern", r"seed(\d+)",
+                   "--experiment", "base", "--model", "m", "--out", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "choices 0 (' False') -> not_entailment, 1 (' True') -> entailment" in done.stdout
+    got = pd.read_parquet(out)
+    assert sorted(got["seed"].unique()) == [13, 21]
+    assert_frame_equal(got.drop(columns="probability"), table.drop(columns="probability", errors="ignore"))
+    # the explicit label map still wins over the choice texts
+    swapped = run_cli("predictions", "import", files[0], "--dataset", "axb", "--label-map",
+                      "0=entailment,1=not_entailment", "--out", tmp_path / "s.parquet", cwd=tmp_path)
+    assert_user_error(swapped, "gold labels differ")
+    # the pattern is shown as typed; the results file beside the samples has its own refusal
+    missing = run_cli("predictions", "import", files[0], "--dataset", "axb", "--seed-pattern", r"run(\d+)",
+                      "--out", tmp_path / "x.parquet", cwd=tmp_path)
+    assert_user_error(missing, r"'run(\d+)'", "does not occur in the file's path")
+    results = files[0].parent / "results_2024-06-01T10-00-00.123456.json"
+    refused = run_cli("predictions", "import", files[0], results, "--dataset", "axb", "--out",
+                      tmp_path / "y.parquet", cwd=tmp_path)
+    line = assert_user_error(refused, str(results), "lm-evaluation-harness results file", "--log_samples")
+    assert "DataFormatError" not in line and "numpy" not in line
+    assert not (tmp_path / "y.parquet").exists()
+
+
+def test_texts_that_lost_their_quotation_marks_match_as_their_own_tier(tmp_path):
+    frame = data.load("lidirus")
+    table = _table("lidirus", seeds=[0], probability=False)
+    quotes = str.maketrans("", "", '"\u00ab\u00bb\u201c\u201d\u201e')
+    exported = pd.DataFrame({"premise": frame["premise"], "hypothesis": frame["hypothesis"],
+                             "prediction": table["prediction"].to_numpy()})
+    lost = exported["premise"].str.contains('["\u00ab\u201e\u201c]') | exported["hypothesis"].str.contains(
+        '["\u00ab\u201e\u201c]')
+    exported.loc[lost, "premise"] = exported.loc[lost, "premise"].str.translate(quotes)
+    exported.loc[lost, "hypothesis"] = exported.loc[lost, "hypothesis"].str.translate(quotes)
+    assert lost.sum() >= 50
+    path = tmp_path / "crowd.csv"
+    exported.to_csv(path, index=False)
+    out = tmp_path / "t.parquet"
+    done = run_cli("predictions", "import", path, "--dataset", "lidirus", "--experiment", "base", "--model", "m",
+                   "--out", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"rows matched only with punctuation ignored (quotation marks lost in export ...): {lost.sum()}" in (
+        done.stdout)
+    listed = pd.read_csv(tmp_path / "t_import_report" / "punctuation_matches.csv")
+    assert len(listed) == lost.sum() and set(listed["matched_by"]) == {"text (punctuation ignored)"}
+    assert sorted(listed["line"] - 2) == sorted(np.flatnonzero(lost.to_numpy()))
+    assert_frame_equal(pd.read_parquet(out), table.drop(columns="probability", errors="ignore"))
+
+
+def test_a_row_equal_to_two_examples_without_punctuation_is_ambiguous(tmp_path):
+    from diagnostics.predictions.text import loose_key, match_key
+
+    frame = data.load("lidirus")
+    groups: dict[str, set] = {}
+    for p, h in zip(frame["premise"], frame["hypothesis"]):
+        groups.setdefault(loose_key(p, h), set()).add(match_key(p, h))
+    key = next(k for k, exact in groups.items() if len(exact) > 1)
+    premise, hypothesis = key.split("\t")
+    rows = pd.DataFrame({"premise": [premise], "hypothesis": [hypothesis], "prediction": ["entailment"]})
+    rows.to_csv(tmp_path / "one.csv", index=False)
+    result = _refused(tmp_path / "one.csv", "lidirus", allow_partial=True)
+    assert list(result.unmatched["reason"]) == ["ambiguous with punctuation ignored"]
+    assert "matches 2 examples when punctuation is ignored" in result.unmatched["detail"].iat[0]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_float_id_matches_in_every_format(tmp_path, suffix):
+    table = _table("axb", seeds=[0], probability=False)
+    frame = pd.DataFrame({"id": table["example_id"].astype(float), "prediction": table["prediction"]})
+    path = tmp_path / f"p{suffix}"
+    {".csv": lambda: frame.to_csv(path, index=False), ".parquet": lambda: frame.to_parquet(path),
+     ".jsonl": lambda: frame.to_json(path, orient="records", lines=True)}[suffix]()
+    if suffix == ".csv":
+        assert "3.0" in path.read_text()
+    got = import_predictions(path, "axb", **_options("axb"))
+    assert_frame_equal(got, table.drop(columns="probability", errors="ignore"))
+
+
+def test_a_parquet_prediction_column_of_logits_is_read_as_logits(tmp_path):
+    table = _table("axb", seeds=[0], probability=False)
+    rng = np.random.default_rng(0)
+    logits = [np.array([0.0, 1.0 + x]) if p == "entailment" else np.array([1.0 + x, 0.0])
+              for p, x in zip(table["prediction"], rng.random(len(table)))]
+    pd.DataFrame({"id": table["example_id"], "prediction": logits}).to_parquet(tmp_path / "p.parquet")
+    out = tmp_path / "t.parquet"
+    done = run_cli("predictions", "import", tmp_path / "p.parquet", "--dataset", "axb", "--experiment", "base",
+                   "--model", "m", "--out", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "column prediction holds a score vector per row: read as logits" in done.stdout
+    assert "logits 0 -> not_entailment, 1 -> entailment" in done.stdout
+    assert_frame_equal(pd.read_parquet(out).drop(columns="probability"), table.drop(columns="probability",
+                                                                                    errors="ignore"))
+    three = pd.DataFrame({"id": table["example_id"], "prediction": [np.zeros(3)] * len(table)})
+    three.to_parquet(tmp_path / "three.parquet")
+    refused = run_cli("predictions", "import", tmp_path / "three.parquet", "--dataset", "axb", "--out",
+                      tmp_path / "u.parquet", cwd=tmp_path)
+    assert_user_error(refused, "3 scores per row and no label map")

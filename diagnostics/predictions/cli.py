@@ -85,9 +85,12 @@ def import_files(
                                                         "column, --seed-pattern, else 0, 1, 2 ..."),
         pretrain_seeds: str = typer.Option(None, "--pretrain-seeds", help="Pretraining seed of each file (nested "
                                                                           "designs)."),
-        seed_pattern: str = typer.Option(None, "--seed-pattern", help="Regular expression on the file names: group "
-                                                                      "'seed' (or the first) is the seed, group "
-                                                                      "'pretrain_seed' the pretraining seed."),
+        seed_pattern: str = typer.Option(None, "--seed-pattern", help="Regular expression searched in each file's "
+                                                                      "path as given, folders included (the last "
+                                                                      "occurrence counts): group 'seed' (or the "
+                                                                      "first) is the seed, group 'pretrain_seed' the "
+                                                                      "pretraining seed; e.g. 'seed(\d+)' for "
+                                                                      "out/seed13/model/samples_rte_x.jsonl."),
         experiment: str = typer.Option("imported", "--experiment", help="experiment value of the rows."),
         model: str = typer.Option("imported", "--model", help="model value of the rows (without a model column)."),
         language: str = typer.Option(None, "--language", help="language value of the rows (default: the "

@@ -253,7 +253,7 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
     """
     from ..stats import compare, setting_arrays
     from ..stats.multiple import adjust_pvalues
-    from ..stats.scores import ALL, OVERALL
+    from ..stats.scores import ALL, OVERALL, overall_n
 
     for option, value, allowed in (("metric", metric, ("mcc", "accuracy")), ("by", by, ("category", "coarse")),
                                    ("pairing", pairing, PAIRINGS), ("adjust", adjust, ADJUSTMENTS)):
@@ -299,7 +299,9 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
     parts.append(compare(pred_a, pred_b, labels, **common).assign(category=ALL))
     raw = pd.concat(parts, ignore_index=True)
     level_of = {**{n: ("fine" if by == "category" else "coarse") for n in cat_names}, ALL: "all", OVERALL: "overall"}
-    counts = {**dict(zip(cat_names, cats.sum(axis=0).astype(int))), ALL: len(labels), OVERALL: len(labels)}
+    counts = {**dict(zip(cat_names, cats.sum(axis=0).astype(int))), ALL: len(labels)}
+    if cat_names:
+        counts[OVERALL] = overall_n(cats)
     out = pd.DataFrame({"category": raw["category"], "level": raw["category"].map(level_of),
                         "n": raw["category"].map(counts).astype(int)})
     for column in ("estimate_a", "ci_low_a", "ci_high_a", "estimate_b", "ci_low_b", "ci_high_b", "delta",

@@ -31,12 +31,16 @@ from ..io_utils import output_folder
 from ..schema import PREDICTION_OPTIONAL, PREDICTION_REQUIRED
 from .labels import parse_label_map
 from .readers import Source, cell_text, read_source
-from .text import match_key
+from .text import loose_key, match_key
 
 #: How rows are matched to dataset examples.
 MATCHES = ("auto", "id", "text", "position")
 #: Files the report folder holds (:meth:`ImportResult.write`).
-REPORT_FILES = ("import_report.md", "runs.csv", "unmatched.csv", "missing.csv", "label_disagreements.csv")
+REPORT_FILES = ("import_report.md", "runs.csv", "unmatched.csv", "missing.csv", "label_disagreements.csv",
+                "punctuation_matches.csv")
+#: How a row matched when only :func:`~diagnostics.predictions.text.loose_key` (punctuation ignored) found it.
+LOOSE = "text (punctuation ignored)"
+LOOSE_ID = "id (texts equal with punctuation ignored)"
 _RUN = ["experiment", "language", "model", "pretrain_seed", "seed"]
 _SHOWN = 3
 
@@ -88,6 +92,10 @@ class ImportResult:
         ``matched_by``.
     notes : list of str
         How each file was read (columns, separator, label of each score index, seed names ...).
+    punctuation_matches : pandas.DataFrame
+        One row per file row matched only with punctuation ignored (:data:`LOOSE`, :data:`LOOSE_ID`): ``file,
+        line, pretrain_seed, seed, example_id, matched_by, premise, hypothesis, dataset_premise,
+        dataset_hypothesis``.
     """
 
     table: pd.DataFrame
@@ -100,6 +108,7 @@ class ImportResult:
     label_disagreements: pd.DataFrame
     runs: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    punctuation_matches: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def summary(self) -> str:
         """Describe the import in a few lines: counts per run, unmatched rows by reason, label disagreements.
@@ -122,6 +131,9 @@ class ImportResult:
         else:
             lines.append("unmatched rows: none")
         lines.append(f"examples missing from a run: {len(self.missing)}")
+        if len(self.punctuation_matches):
+            lines.append(f"rows matched only with punctuation ignored (quotation marks lost in export ...): "
+                         f"{len(self.punctuation_matches)}, each listed in punctuation_matches.csv")
         if len(self.label_disagreements):
             shown = ", ".join(f"(id {r.example_id!r}, file {r.file_label!r}, dataset {r.dataset_label!r})"
                               for r in self.label_disagreements.head(_SHOWN).itertuples(index=False))
@@ -147,7 +159,8 @@ class ImportResult:
             File name -> written path.
         """
         frames = {"runs.csv": self.runs, "unmatched.csv": self.unmatched, "missing.csv": self.missing,
-                  "label_disagreements.csv": self.label_disagreements}
+                  "label_disagreements.csv": self.label_disagreements,
+                  "punctuation_matches.csv": self.punctuation_matches}
         with output_folder(folder, REPORT_FILES) as files:
             for name, frame in frames.items():
                 with files.file(name) as tmp:
@@ -225,8 +238,9 @@ def import_with_report(files: str | Path | Sequence[str | Path], dataset: str, *
     pretrain_seeds : sequence of int, optional
         The pretraining seed of each file (nested designs).
     seed_pattern : str, optional
-        A regular expression searched in each file name: its group ``seed`` (or its first group) is the seed, a
-        group ``pretrain_seed`` the pretraining seed (``r"seed(?P<seed>\\d+)"``).
+        A regular expression searched in each file's path as given, folders included (the last occurrence counts,
+        see :func:`seed_match`): its group ``seed`` (or its first group) is the seed, a group ``pretrain_seed``
+        the pretraining seed (``r"seed(?P<seed>\\d+)"`` finds 13 in ``out/seed13/model/samples_rte_x.jsonl``).
     experiment : str
         ``experiment`` value of rows without an experiment column.
     model : str
@@ -314,19 +328,43 @@ def _compile(seed_pattern: str | None):
     try:
         pattern = re.compile(seed_pattern)
     except re.error as err:
-        raise UserInputError(f"seed pattern {seed_pattern!r}: not a regular expression ({err})") from None
+        raise UserInputError(f"seed pattern '{seed_pattern}': not a regular expression ({err})") from None
     if pattern.groups == 0:
-        raise UserInputError(f"seed pattern {seed_pattern!r}: needs a group, e.g. seed(?P<seed>\\d+)")
+        raise UserInputError(f"seed pattern '{seed_pattern}': needs a group, e.g. seed(?P<seed>\\d+)")
     return pattern
+
+
+def seed_match(pattern: re.Pattern, path: str | Path) -> re.Match | None:
+    """Find the seed pattern in a file's path: the whole path as given, folders included.
+
+    lm-evaluation-harness names its files ``samples_<task>_<time>.jsonl`` under ``<output_path>/<model>/``, so the
+    seed is usually in a folder the user chose (``out/seed13/...``), not in the file name.
+
+    Parameters
+    ----------
+    pattern : re.Pattern
+        The compiled seed pattern.
+    path : str or Path
+        The file, as given.
+
+    Returns
+    -------
+    re.Match or None
+        The last occurrence (the one nearest the file name), or None.
+    """
+    found = None
+    for found in pattern.finditer(Path(path).as_posix()):
+        pass
+    return found
 
 
 def _with_runs(source: Source, index: int, seeds, pretrain_seeds, pattern, experiment: str, model: str,
                language: str) -> pd.DataFrame:
     frame = source.frame.copy()
     frame.insert(0, "file", str(source.path))
-    found = pattern.search(source.path.name) if pattern is not None else None
+    found = seed_match(pattern, source.path) if pattern is not None else None
     if pattern is not None and found is None:
-        raise UserInputError(f"{source.path}: the seed pattern {pattern.pattern!r} does not occur in the file name")
+        raise UserInputError(f"{source.path}: the seed pattern '{pattern.pattern}' does not occur in the file's path")
     groups = found.groupdict() if found is not None else {}
     if "seed" not in frame.columns:
         if seeds is not None:
@@ -450,6 +488,15 @@ def _match_ids(rows: pd.DataFrame, known: pd.DataFrame) -> None:
             expected = keys.reindex(rows.loc[texts, "example_id"]).to_numpy()
             differ = np.zeros(len(rows), dtype=bool)
             differ[np.flatnonzero(texts)] = np.asarray(mine, dtype=object) != expected
+            if differ.any():  # the second tier: equal once punctuation lost in export is ignored
+                loose = pd.Series([loose_key(p, h) for p, h in zip(known["premise"], known["hypothesis"])],
+                                  index=ids.to_numpy())
+                where = np.flatnonzero(differ)
+                same = np.asarray([loose_key(p, h) for p, h in zip(rows["premise"].to_numpy()[where],
+                                                                    rows["hypothesis"].to_numpy()[where])],
+                                  dtype=object) == loose.reindex(rows["example_id"].to_numpy()[where]).to_numpy()
+                rows.loc[rows.index[where[same]], "matched_by"] = LOOSE_ID
+                differ[where[same]] = False
             _fail(rows, differ, "text differs from the dataset's",
                   "the example with id " + rows["id"].astype(str) + " has other texts (are the ids of this dataset?)")
             rows.loc[differ, ["example_id", "matched_by"]] = None
@@ -457,11 +504,13 @@ def _match_ids(rows: pd.DataFrame, known: pd.DataFrame) -> None:
 
 def _match_texts(rows: pd.DataFrame, known: pd.DataFrame) -> None:
     keys: dict[str, list[str]] = {}
+    loose: dict[str, list[str]] = {}
     premises: dict[str, list[str]] = {}
     hypotheses: dict[str, list[str]] = {}
     for ident, premise, hypothesis in zip(known["id"].astype(str), known["premise"], known["hypothesis"]):
         key = match_key(premise, hypothesis)
         keys.setdefault(key, []).append(ident)
+        loose.setdefault(loose_key(premise, hypothesis), []).append(ident)
         first, second = key.split("\t")
         premises.setdefault(first, []).append(ident)
         hypotheses.setdefault(second, []).append(ident)
@@ -469,6 +518,7 @@ def _match_texts(rows: pd.DataFrame, known: pd.DataFrame) -> None:
     _fail(rows, no_text.to_numpy(), "no premise or hypothesis")
     used: dict[tuple, int] = {}
     run = [k for k in _RUN if k in rows.columns]
+    key_of = {i: k for k, ids in keys.items() for i in ids}
     todo = np.flatnonzero(rows["reason"].isna().to_numpy())
     reason, detail, example, by = (rows[c].to_numpy(dtype=object).copy()
                                    for c in ("reason", "detail", "example_id", "matched_by"))
@@ -476,7 +526,15 @@ def _match_texts(rows: pd.DataFrame, known: pd.DataFrame) -> None:
     for pos, slot_run, premise, hypothesis in zip(todo, runs, rows["premise"].to_numpy()[todo],
                                                   rows["hypothesis"].to_numpy()[todo]):
         key = match_key(premise, hypothesis)
-        candidates = keys.get(key)
+        candidates, tier = keys.get(key), "text"
+        if candidates is None and (near := loose.get(loose_key(premise, hypothesis))):
+            exact = list(dict.fromkeys(key_of[i] for i in near))
+            if len(exact) > 1:  # two different examples once punctuation is ignored: never guess
+                reason[pos] = "ambiguous with punctuation ignored"
+                detail[pos] = (f"matches {len(near)} examples when punctuation is ignored (ids "
+                               + ", ".join(near[:_SHOWN]) + (" ..." if len(near) > _SHOWN else "") + ")")
+                continue
+            key, candidates, tier = exact[0], keys[exact[0]], LOOSE
         if candidates is None:
             first, second = key.split("\t")
             reason[pos] = "no example with these texts"
@@ -490,9 +548,9 @@ def _match_texts(rows: pd.DataFrame, known: pd.DataFrame) -> None:
             detail[pos] = f"the run has more rows with these texts than the dataset has examples ({len(candidates)})"
             continue
         example[pos] = candidates[k]
-        by[pos] = "text" if len(candidates) == 1 else "text (in order)"
+        by[pos] = tier if len(candidates) == 1 else f"{tier} (in order)"
     rows["reason"], rows["detail"], rows["example_id"], rows["matched_by"] = reason, detail, example, by
-    _closest(rows, {i: k for k, ids in keys.items() for i in ids}, premises, hypotheses)
+    _closest(rows, key_of, premises, hypotheses)
 
 
 def _closest(rows: pd.DataFrame, key_of: dict[str, str], premises: dict[str, list[str]],
@@ -613,8 +671,19 @@ def _finish(rows: pd.DataFrame, known: pd.DataFrame, gold: pd.Series, dataset: s
     runs = pd.DataFrame(runs_rows)
     missing = (pd.concat(missing_parts, ignore_index=True) if missing_parts
                else pd.DataFrame(columns=run + ["example_id"]))
+    loose = good & rows["matched_by"].fillna("").str.contains("punctuation ignored").to_numpy()
+    texts = known.assign(_id=known["id"].astype(str)).drop_duplicates("_id").set_index("_id")
+    punctuation = pd.DataFrame({
+        "file": rows.loc[loose, "file"], "line": rows.loc[loose, "_line"],
+        **({"pretrain_seed": rows.loc[loose, "pretrain_seed"]} if nested else {}),
+        "seed": rows.loc[loose, "seed"], "example_id": rows.loc[loose, "example_id"],
+        "matched_by": rows.loc[loose, "matched_by"], "premise": rows.loc[loose, "premise"],
+        "hypothesis": rows.loc[loose, "hypothesis"],
+        "dataset_premise": texts["premise"].reindex(rows.loc[loose, "example_id"]).to_numpy(),
+        "dataset_hypothesis": texts["hypothesis"].reindex(rows.loc[loose, "example_id"]).to_numpy()}
+    ).reset_index(drop=True)
     result = ImportResult(table, dataset, len(known), len(rows), len(table), unmatched, missing, disagreements, runs,
-                          notes)
+                          notes, punctuation)
     _refuse(result, allow_partial, trust_labels)
     import warnings
 

@@ -22,6 +22,13 @@ NAMES = {**{name: collapse(name) for name in THREE_WAY}, NOT_ENTAILMENT: NOT_ENT
          "non_entailment": NOT_ENTAILMENT, "not_entailed": NOT_ENTAILMENT, "entailed": ENTAILMENT}
 
 
+#: Answer words of multiple-choice prompts (lm-evaluation-harness's RTE choices are ``[" False", " True"]``, its
+#: MNLI ones ``[" True", " Neither", " False"]``) and the binary label each stands for; read from a sample's choice
+#: texts only, after :func:`label_key` (an explicit label map still wins).
+CHOICE_NAMES = {**NAMES, "true": ENTAILMENT, "yes": ENTAILMENT, "false": NOT_ENTAILMENT, "no": NOT_ENTAILMENT,
+                "neither": NOT_ENTAILMENT, "maybe": NOT_ENTAILMENT}
+
+
 def label_key(value: object) -> str:
     """Spell a label value the way label maps and names are compared.
 

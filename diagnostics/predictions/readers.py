@@ -21,6 +21,8 @@ import csv
 import difflib
 import io
 import json
+import re
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +34,7 @@ from ..data.errors import DataFormatError, shorten
 from ..data.readers import THREE_WAY, iter_lines
 from ..errors import UserInputError
 from ..schema import CLASS_LABELS, ENTAILMENT, LABELS
-from .labels import NAMES, index_map, label_key, scores_to_predictions, to_labels
+from .labels import CHOICE_NAMES, NAMES, index_map, label_key, scores_to_predictions, to_labels
 
 #: File formats: ``auto`` decides by suffix and content (see :func:`detect_format`).
 FORMATS = ("auto", "csv", "tsv", "jsonl", "parquet", "lm-eval", "trainer")
@@ -63,6 +65,30 @@ STANDARD = ("_line", "id", "premise", "hypothesis", "position", "seed", "pretrai
             "language", "dataset", "gold", "gold_raw", "prediction", "prediction_raw", "probability")
 
 _SEPARATORS = (",", "\t", ";", "|")
+_INTEGRAL_TEXT = re.compile(r"[+-]?\d+\.0+")
+
+
+#: The refusal of an lm-evaluation-harness ``results_*.json`` (aggregate scores only) given as a predictions file.
+LM_EVAL_RESULTS = ("{path}: an lm-evaluation-harness results file (aggregate scores and the run's config, no "
+                   "per-example predictions); import the samples_<task>_<time>.jsonl file(s) beside it, written with "
+                   "--log_samples")
+
+
+def is_lm_eval_results(payload: object) -> bool:
+    """Whether a parsed JSON document is an lm-evaluation-harness ``results_*.json`` without samples.
+
+    Parameters
+    ----------
+    payload : object
+        The document.
+
+    Returns
+    -------
+    bool
+        ``True`` for an object with ``results`` and one of ``configs``, ``versions``, ``n-shot``, ``config``.
+    """
+    return (isinstance(payload, dict) and "samples" not in payload and isinstance(payload.get("results"), dict)
+            and any(key in payload for key in ("configs", "versions", "n-shot", "config")))
 
 
 @dataclass
@@ -112,7 +138,11 @@ def detect_format(path: str | Path) -> str:
         return "parquet"
     if suffix == ".json":
         payload = _load_json(path)
-        return "lm-eval" if isinstance(payload, dict) and "samples" in payload else "trainer"
+        if isinstance(payload, dict) and "samples" in payload:
+            return "lm-eval"
+        if is_lm_eval_results(payload):
+            raise UserInputError(LM_EVAL_RESULTS.format(path=path))
+        return "trainer"
     if suffix in (".jsonl", ".ndjson"):
         for _, text in iter_lines(path):
             if text.strip():
@@ -313,7 +343,10 @@ def _text_column(values: pd.Series) -> pd.Series:
 
 
 def cell_text(value: object) -> str:
-    """Spell an example id or seed cell as a string (``3.0`` -> ``"3"``, surrounding spaces removed).
+    """Spell an example id or seed cell as a string: one rule for every format.
+
+    A number with a zero fraction is the integer it holds, whether the file stores it as a number (JSON lines,
+    parquet) or as text (CSV, TSV): ``3.0``, ``"3.0"`` and ``"3.00"`` are all ``"3"``.
 
     Parameters
     ----------
@@ -323,11 +356,14 @@ def cell_text(value: object) -> str:
     Returns
     -------
     str
-        The cell as text.
+        The cell as text, surrounding spaces removed.
     """
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
-    return str(value).strip()
+    text = str(value).strip()
+    if _INTEGRAL_TEXT.fullmatch(text):
+        text = text.split(".")[0]
+    return text
 
 
 def _score_matrix(cells, path: Path, lines, what: str) -> np.ndarray:
@@ -353,9 +389,18 @@ def _score_matrix(cells, path: Path, lines, what: str) -> np.ndarray:
     return matrix
 
 
+def _holds_arrays(values: pd.Series) -> bool:
+    """Whether a column's cells are vectors (lists or arrays: logits per row) rather than single values."""
+    first = next((v for v in values if v is not None and not (np.ndim(v) == 0 and pd.isna(v))), None)
+    return first is not None and (isinstance(first, (list, tuple, np.ndarray)) and not isinstance(first, str))
+
+
 def _from_columns(path: Path, fmt: str, raw: pd.DataFrame, mapping: dict[str, list[str]],
                   label_map: Mapping[str, str] | None, notes: list[str]) -> Source:
     roles = _resolve(raw, mapping, {}, path)
+    if "prediction" in roles and "logits" not in roles and _holds_arrays(raw[roles["prediction"][0]]):
+        roles["logits"] = roles.pop("prediction")
+        notes.append(f"column {roles['logits'][0]} holds a score vector per row: read as logits")
     out = pd.DataFrame({"_line": raw["_line"].to_numpy()})
     for role in ("id", "premise", "hypothesis", "seed", "pretrain_seed", "experiment", "model", "language",
                  "dataset", "position"):
@@ -509,7 +554,9 @@ def _flatten(record: dict) -> dict:
 
 
 def _choice_labels(n: int, texts: list[str] | None, label_map: Mapping[str, str] | None) -> list[str]:
-    """Label of each choice: the map by index or by choice text, else the text itself, else the usual order."""
+    """Label of each choice: the map by index or by choice text, else the text itself (:data:`CHOICE_NAMES`:
+    ``True`` / ``yes`` / ``entailment`` -> entailment, ``False`` / ``no`` / ``not_entailment`` -> not_entailment),
+    else the harness's usual NLI order."""
     default = {2: LABELS, 3: THREE_WAY}.get(n)
     out = []
     for i in range(n):
@@ -518,7 +565,7 @@ def _choice_labels(n: int, texts: list[str] | None, label_map: Mapping[str, str]
         if label_map is not None:
             label = label_map.get(str(i)) or (label_map.get(text) if text is not None else None)
         if label is None and text is not None:
-            label = NAMES.get(text)
+            label = CHOICE_NAMES.get(text)
         if label is None and label_map is None and default is not None:
             label = NAMES[label_key(default[i])]
         if label is None:
@@ -618,6 +665,8 @@ def _trainer_arrays(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
                 label_ids = bundle[lab] if lab is not None else None
         else:
             payload = _load_json(path)
+            if is_lm_eval_results(payload):
+                raise UserInputError(LM_EVAL_RESULTS.format(path=path))
             if isinstance(payload, dict):
                 key = next((k for k in ("predictions", "logits", "scores") if k in payload), None)
                 if key is None:
@@ -628,9 +677,16 @@ def _trainer_arrays(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
                 label_ids = np.asarray(payload[lab]) if lab is not None else None
             else:
                 scores = np.asarray(payload)
-    except (ValueError, OSError) as err:
-        raise DataFormatError(path, None, "a readable numpy or JSON array", f"{type(err).__name__}: "
-                              f"{' '.join(str(err).split())[:160]}") from None
+    except UserInputError:
+        raise  # already names the file and what is wrong (a DataFormatError of the JSON reader)
+    except (ValueError, EOFError, zipfile.BadZipFile) as err:  # numpy's reader: damaged, or a pickled object
+        raise DataFormatError(path, None, "a readable numpy or JSON array",
+                              " ".join(str(err).split())[:160] or type(err).__name__) from None
+    except OSError as err:
+        if err.errno is not None:
+            raise  # the disk's error, naming the file
+        raise DataFormatError(path, None, "a readable numpy or JSON array",
+                              " ".join(str(err).split())[:160] or type(err).__name__) from None
     if scores.dtype.kind not in "iuf" or scores.ndim not in (1, 2) or len(scores) == 0:
         raise DataFormatError(path, None, "a numeric array of shape (n_examples, n_classes) or (n_examples,)",
                               f"dtype {scores.dtype}, shape {scores.shape}")

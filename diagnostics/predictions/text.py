@@ -5,6 +5,10 @@ byte: a spreadsheet curls the quotes, an editor turns a non-breaking space into 
 adds a space before a closing guillemet. :func:`match_key` removes exactly these differences and nothing else
 (case, punctuation other than quotes, and spelling are kept), so that two keys are equal only when a reader would
 call the texts the same.
+
+Exports lose more than that: a spreadsheet round trip may drop the quotation marks of ``"Сатурн V"`` altogether.
+:func:`loose_key` ignores every punctuation mark; the importer uses it only as a second tier, for rows whose
+:func:`match_key` finds no example, and reports each row it matched that way.
 """
 
 from __future__ import annotations
@@ -72,3 +76,31 @@ def match_key(premise: str, hypothesis: str) -> str:
     True
     """
     return "\t".join(_SPACE_AROUND_QUOTE.sub(r"\1", normalise_text(part)) for part in (premise, hypothesis))
+
+
+def loose_key(premise: str, hypothesis: str) -> str:
+    """Build the second-tier key: :func:`match_key`'s normalisation with every punctuation mark removed.
+
+    Quotation marks, apostrophes, dashes, brackets and stops (every character of a Unicode punctuation category)
+    are dropped and white space is collapsed again, so a pair whose export lost its quotation marks (``Сатурн V``
+    for ``"Сатурн V"``) or other punctuation gets the key of the original. Case, letters and digits are kept.
+
+    Parameters
+    ----------
+    premise : str
+        The premise.
+    hypothesis : str
+        The hypothesis.
+
+    Returns
+    -------
+    str
+        ``<premise>`` and ``<hypothesis>`` without punctuation, joined by a tab.
+
+    Examples
+    --------
+    >>> loose_key('Ракета \u00abСатурн V\u00bb стартовала.', "Да.") == loose_key("Ракета Сатурн V стартовала", "Да")
+    True
+    """
+    return "\t".join(" ".join("".join(c for c in normalise_text(part) if not unicodedata.category(c).startswith("P"))
+                               .split()) for part in (premise, hypothesis))

@@ -103,10 +103,9 @@ def _dataset_scores(group: pd.DataFrame, source, keys: list[str], levels) -> pd.
         present = fine_block[fine_block["n"] > 0]
         agg = present.groupby("_run", sort=True).agg(mcc=("mcc", "mean"), degenerate=("degenerate", "all"))
         agg = agg.reindex(range(len(runs)))
-        any_feature = valid & fine.any(axis=1)[:, None]
         overall = runs.copy()
         overall["_run"] = np.arange(len(runs))
-        overall = overall.assign(level="overall", category=OVERALL, coarse=None, n=any_feature.sum(axis=0),
+        overall = overall.assign(level="overall", category=OVERALL, coarse=None, n=overall_n(fine, valid),
                                  mcc=agg["mcc"].to_numpy(), accuracy=np.nan,
                                  degenerate=agg["degenerate"].fillna(True).to_numpy().astype(bool))
         out.append(overall)
@@ -117,6 +116,31 @@ def _dataset_scores(group: pd.DataFrame, source, keys: list[str], levels) -> pd.
     result = result.drop(columns="_run").reset_index(drop=True)
     result["n"] = result["n"].astype("int64")
     return result
+
+
+def overall_n(members: np.ndarray, valid: np.ndarray | None = None):
+    """Count the examples of the overall row (:data:`OVERALL`): those in at least one fine category.
+
+    The overall MCC is the mean of the per-feature MCCs, so it rests on the examples that carry a feature; an
+    example without any fine category does not count. Every table with an overall row (``stats``, ``compare``)
+    takes its ``n`` from here.
+
+    Parameters
+    ----------
+    members : numpy.ndarray, shape (n_examples, n_fine)
+        Membership of each example in each fine category.
+    valid : numpy.ndarray of bool, shape (n_examples, n_runs), optional
+        Which examples each run predicted.
+
+    Returns
+    -------
+    int or numpy.ndarray
+        The count; per run when ``valid`` is given.
+    """
+    in_any = np.asarray(members).astype(bool).any(axis=1)
+    if valid is None:
+        return int(in_any.sum())
+    return (np.asarray(valid, dtype=bool) & in_any[:, None]).sum(axis=0)
 
 
 def _block(level: str, names: list[str], counts: dict, runs: pd.DataFrame) -> pd.DataFrame:
