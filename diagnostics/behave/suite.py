@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from diagnostics.io_utils import atomic_path
 from diagnostics.schema import LABELS
 
 from .errors import SuiteFormatError
@@ -104,7 +105,7 @@ def save_suite(cases, path: str | Path) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as handle:
         for case in cases:
             handle.write(json.dumps(case.to_dict(), ensure_ascii=False) + "\n")
     return path

