@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: nli-diagnostics (.venv)
 #     language: python
 #     name: python3
 # ---
@@ -41,7 +41,7 @@ train_missing = False
 # %%
 # %matplotlib inline
 import pandas as pd
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from diagnostics import stats
 from diagnostics.data.consistency import compare_diagnostics
@@ -51,7 +51,7 @@ from diagnostics.plots import stats as stats_plots
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"), train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
-predictions = ensure_runs(scale, runs_dir, only=("base", "extra"))
+predictions = ensure_runs(scale, runs_dir, only=("base", "extra"), train=train_missing)
 base = predictions[predictions["experiment"] == "base"]
 languages = sorted(base["language"].unique())
 ALPHA = 0.05
@@ -60,7 +60,9 @@ counts = []
 
 
 def survivors(frame, name):
-    """Count the per-category differences that survive, raw and after each correction; keep the row for the end."""
+    """Count the per-category differences that survive, raw and after each correction; keep the row for the end.
+
+    Returns the categories that survive Holm's correction, or a sentence saying that none does."""
     cats = frame[frame["in_family"]]
 
     def outside(low, high):
@@ -74,7 +76,10 @@ def survivors(frame, name):
            "simultaneous band excludes 0": outside("delta_simul_low", "delta_simul_high")}
     counts.append(row)
     print(", ".join(f"{k}: {v}" for k, v in row.items()))
-    return cats[cats["p_holm"] <= ALPHA]
+    kept = cats[cats["p_holm"] <= ALPHA]
+    if kept.empty:
+        return Markdown(f"*{name}: no per-category difference survives Holm's correction (p ≤ {ALPHA}).*")
+    return kept
 
 # %% [markdown]
 # ## Per-category MCC with 95 % Multi-Bootstrap CIs, per language

@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: nli-diagnostics (.venv)
 #     language: python
 #     name: python3
 # ---
@@ -20,7 +20,7 @@ runs_dir = None
 train_missing = False
 
 # %% [markdown]
-# # Annotating a new language: a rules file plus a backend choice
+# # 07 · Annotating a new language: a rules file plus a backend choice
 #
 # The annotators are data (`annotators/<lang>.yaml`, format in `annotators/README.md`). We score the bundled
 # English, Russian and Swedish rules against their diagnostic sets, then add Italian — a language the toolkit

@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: nli-diagnostics (.venv)
 #     language: python
 #     name: python3
 # ---
@@ -59,7 +59,7 @@ fig
 
 # %%
 runs_dir = Path(runs_dir or f"runs/{scale}")
-predictions = ensure_runs(scale, runs_dir, only=("base",))
+predictions = ensure_runs(scale, runs_dir, only=("base",), train=train_missing)
 frames = []
 for language in sorted(predictions["language"].unique()):
     run_dirs = [run.path for run in list_runs(runs_dir, experiment="base", language=language, state="done")]

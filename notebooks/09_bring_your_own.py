@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: nli-diagnostics (.venv)
 #     language: python
 #     name: python3
 # ---
@@ -33,6 +33,8 @@ train_missing = False
 
 # %%
 # %matplotlib inline
+import re
+
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -43,7 +45,7 @@ from diagnostics.plots import stats as stats_plots
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
-table = ensure_runs(scale, runs_dir, only=("base",))
+table = ensure_runs(scale, runs_dir, only=("base",), train=train_missing)
 english = table[(table["experiment"] == "base") & (table["language"] == "en")]
 dataset = "axb" if "axb" in set(english["dataset"]) else english["dataset"].iat[0]
 english = english[english["dataset"] == dataset].reset_index(drop=True)
@@ -141,4 +143,5 @@ predictions.write_comparison(comparison, work / "compare")
 fig = comparison.figure()
 save(fig, output_dir, "09_compare_seeds")
 display(fig)
-display(Markdown(comparison.summary().split("## Table")[0]))
+# the summary's headings two levels down, under this section's
+display(Markdown(re.sub(r"^(#+) ", r"##\1 ", comparison.summary().split("## Table")[0], flags=re.MULTILINE)))

@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: nli-diagnostics (.venv)
 #     language: python
 #     name: python3
 # ---
@@ -44,7 +44,7 @@ from diagnostics.schema import ENTAILMENT
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"),
                                       train_missing=train_missing)
-predictions = ensure_runs(scale, runs_dir, only=("base", "extra"))
+predictions = ensure_runs(scale, runs_dir, only=("base", "extra"), train=train_missing)
 # the rule annotator's features of every pair, annotated once per dataset and then read from the run store's cache
 model = ex.build_explorer(predictions, cache_dir=runs_dir / ".cache" / "annotations")
 payload = model.save_payload(output_dir)  # the report's explorer.html is drawn from this file
