@@ -1,0 +1,148 @@
+"""Fused training: K runs trained as one computation equal the same runs trained one by one."""
+
+import numpy as np
+import pytest
+import torch
+
+from diagnostics.finetune.batching import TokenInputs
+from diagnostics.finetune.config import SweepConfig
+from diagnostics.finetune.fused import StackedAdamW, StackedClassifiers, batched_validator, fit_fused
+from diagnostics.finetune.loop import fit
+from diagnostics.finetune.modeling import load_classifier
+from diagnostics.finetune.predict import predict_proba
+
+SEEDS = [0, 1, 2]
+VOCAB = 120
+
+
+@pytest.fixture(scope="module")
+def small_model_dir(tmp_path_factory):
+    """A 2-layer random BERT with a small vocabulary (the mechanics only; the optimizer step stays cheap)."""
+    from transformers import BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=VOCAB, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64, num_labels=2)
+    folder = tmp_path_factory.mktemp("small") / "bert"
+    BertForSequenceClassification(config).save_pretrained(folder, safe_serialization=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    """Token ids of random pairs of varied length, random labels, and a validation slice."""
+    rng = np.random.default_rng(0)
+    ids = [list(rng.integers(5, VOCAB, size=int(rng.integers(4, 20)))) for _ in range(30)]
+    gold = torch.from_numpy(rng.integers(0, 2, size=len(ids)))
+    return TokenInputs(ids, None, 0), gold, TokenInputs(ids[:12], None, 0), gold[:12].numpy()
+
+
+def _accuracy(gold, proba):
+    pred = (proba >= 0.5).astype(np.int64)
+    return {"accuracy": float(np.mean(pred == gold)), "mcc": 0.0}
+
+
+def _config(**changes):
+    values = dict(dropout=0.0, batch_size=4, lr=3e-3, max_epochs=3, patience=5, skip_padding=False,
+                  max_grad_norm=0.05, progress=False)  # a small clipping norm: every step clips
+    return SweepConfig(**(values | changes))
+
+
+def _solo(model_dir, pairs, config, seed, validate=None):
+    train, gold, val, gold_val = pairs
+    model = load_classifier(model_dir, seed=seed, dropout=config.dropout)
+    if validate is None:
+        def validate():
+            return _accuracy(gold_val, predict_proba(model, val, 8, "cpu", None))
+    result = fit(model, train, gold, config, seed=seed, validate=validate, device="cpu", amp=None, desc="",
+                 show=False)
+    return model, result
+
+
+def _fused(model_dir, pairs, config, validate=None):
+    train, gold, val, gold_val = pairs
+    models = [load_classifier(model_dir, seed=s, dropout=config.dropout) for s in SEEDS]
+    validate = validate or batched_validator(val, gold_val, 8, "cpu", None, _accuracy)
+    results = fit_fused(models, train, gold, config, seeds=SEEDS, validate=validate, device="cpu")
+    return models, results
+
+
+def test_fused_runs_equal_solo_runs_without_dropout(small_model_dir, pairs):
+    config = _config()
+    models, results = _fused(small_model_dir, pairs, config)
+    _, _, val, _ = pairs
+    for seed, model, result in zip(SEEDS, models, results):
+        solo_model, solo_result = _solo(small_model_dir, pairs, config, seed)
+        solo_logits = predict_proba(solo_model, val, 8, "cpu", None)
+        fused_logits = predict_proba(model, val, 8, "cpu", None)
+        np.testing.assert_allclose(fused_logits, solo_logits, atol=1e-5)
+        assert np.array_equal(fused_logits >= 0.5, solo_logits >= 0.5)
+        assert [h["validation_accuracy"] for h in result.history] == \
+            [h["validation_accuracy"] for h in solo_result.history]
+        assert result.best["epoch"] == solo_result.best["epoch"]
+        for a, b in zip(result.history, solo_result.history):
+            assert a["train_loss"] == pytest.approx(b["train_loss"], abs=1e-5)
+    # the runs really differ from each other (own heads, own batch orders)
+    first, second = (predict_proba(m, val, 8, "cpu", None) for m in models[:2])
+    assert np.abs(first - second).max() > 1e-3
+
+
+def test_a_run_that_stops_leaves_the_group_and_the_others_match_their_solo_runs(small_model_dir, pairs):
+    config = _config(max_epochs=4, patience=1)
+    # scripted validation accuracy per seed and epoch: seed 1 never improves after epoch 1 and stops after epoch 2
+    script = {0: [0.5, 0.6, 0.7, 0.8], 1: [0.5, 0.4, 0.9, 0.9], 2: [0.5, 0.5, 0.5, 0.5]}
+    calls = {seed: 0 for seed in SEEDS}
+
+    def scripted(seed):
+        value = script[seed][calls[seed]]
+        calls[seed] += 1
+        return {"accuracy": value, "mcc": 0.0}
+
+    def validate(stack, members):
+        assert stack.size == len(members)
+        return [scripted(SEEDS[m]) for m in members]
+
+    models, results = _fused(small_model_dir, pairs, config, validate)
+    # jiant-free rules of the epoch recipe, written out: patience 1 -> stop after the first epoch without a gain
+    assert [len(r.history) for r in results] == [4, 2, 2]
+    assert [r.best["epoch"] for r in results] == [4, 1, 1]
+    _, _, val, _ = pairs
+    for seed, model, result in zip(SEEDS, models, results):
+        calls[seed] = 0
+        solo_model, solo_result = _solo(small_model_dir, pairs, config, seed, validate=lambda s=seed: scripted(s))
+        assert len(solo_result.history) == len(result.history)
+        np.testing.assert_allclose(predict_proba(model, val, 8, "cpu", None),
+                                   predict_proba(solo_model, val, 8, "cpu", None), atol=1e-5)
+
+
+def test_dropout_on_the_same_group_reproduces_itself(small_model_dir, pairs):
+    config = _config(dropout=0.1, max_epochs=2)
+    _, _, val, _ = pairs
+    torch.manual_seed(123)
+    first, _ = _fused(small_model_dir, pairs, config)
+    torch.manual_seed(123)
+    second, _ = _fused(small_model_dir, pairs, config)
+    for a, b in zip(first, second):
+        assert np.array_equal(predict_proba(a, val, 8, "cpu", None), predict_proba(b, val, 8, "cpu", None))
+
+
+def test_per_run_clipping_is_global_over_each_runs_parameters(small_model_dir, pairs):
+    train, gold, _, _ = pairs
+    config = _config(max_grad_norm=0.5, lr=1e-3)
+    models = [load_classifier(small_model_dir, seed=s, dropout=0.0) for s in SEEDS]
+    stack = StackedClassifiers(models)
+    optimizer = StackedAdamW(stack, models[0], config)
+    batch = train.batch(np.arange(4))
+    logits = stack.logits({k: v.expand(len(SEEDS), *v.shape) for k, v in batch.items()})
+    labels = gold[:4]
+    scale = torch.tensor([1.0, 10.0, 100.0])  # three runs with very different gradient norms
+    (torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.repeat(3), reduction="none")
+     .view(3, 4).mean(1) * scale).sum().backward()
+    expected = []
+    for k in range(len(SEEDS)):
+        model = models[k]
+        model.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(**batch).logits, labels) * scale[k]
+        loss.backward()
+        expected.append(float(torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])))
+    np.testing.assert_allclose(optimizer.grad_norms().numpy(), expected, rtol=1e-5)
