@@ -376,7 +376,8 @@ class SweepConfig:
     head_lr : float, optional
         Learning rate of the pooler and classifier (``None``: ``lr``).
     weight_decay : float
-        Weight decay (not applied to biases and LayerNorm weights).
+        Weight decay (``epoch`` recipe: not applied to biases and LayerNorm weights; ``jiant`` recipe: applied to
+        every parameter, as jiant v1 gave its optimizer one group).
     dropout : float
         Hidden, attention and classifier dropout.
     optimizer : {"adamw", "adam", "sgd", "bert_adam"}
@@ -390,7 +391,8 @@ class SweepConfig:
     scheduler : {"linear", "constant"}
         Learning-rate schedule after the warm-up: linear decay to zero, or constant.
     warmup_ratio : float
-        Share of the training steps spent warming the learning rate up linearly.
+        Share of the training steps spent warming the learning rate up linearly (``jiant`` recipe: BertAdam's
+        ``warmup``, a share of its ``t_total``).
     max_epochs : int
         Most epochs trained.
     max_steps : int, optional
