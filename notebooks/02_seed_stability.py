@@ -16,9 +16,14 @@
 # %% [markdown]
 # # 02 · Seed stability (study §5.2, Tables 3 and 6)
 # Same data, same hyperparameters, only the random seed changes. Per category: the MCC of every seed and the
-# standard deviation σ over seeds (sample std, ddof=1; the study's Table 6). Per language: RS corr — the mean
-# pairwise Pearson correlation between seeds' per-feature MCC vectors (1 = the seeds agree on which categories are
-# easy; the study's Table 3).
+# standard deviation σ over seeds (sample std, ddof=1; the study does not say which it uses, so every header names
+# the ddof; the study's Table 6). Per language: RS corr — the mean pairwise Pearson correlation between seeds'
+# per-feature MCC vectors (1 = the seeds agree on which categories are easy; the study's Table 3).
+#
+# A collapsed run (one class predicted everywhere: MCC 0 in every category) has a constant vector, and Pearson's r
+# with it is undefined. RS corr is shown both ways: with such seeds dropped, and with each of their pairs counted
+# as correlation 0; `collapsed runs` says how many there are. Swedish is scored on SweDiagnostics, not the study's
+# Swedish set: its column reads `sv (SweDiagnostics)`.
 
 # %% tags=["parameters"]
 scale = "demo"
@@ -35,11 +40,19 @@ from diagnostics.pipeline import ensure_runs, notebook_paths
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
+ddof = 1  # σ over seeds: the sample standard deviation
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir, only=("base",))
 scores = stats.category_scores(predictions)
-stab = stats.stability(scores)
+stab = stats.stability(scores, ddof=ddof)
 languages = sorted(predictions["language"].unique())
+
+# %% [markdown]
+# ## Table 3: per language, mean MCC, mean σ and RS corr (collapsed seeds dropped / counted as 0)
+# Means over the fine categories of the seed-mean MCC and of σ over seeds; RS corr in its two readings.
+
+# %%
+stats.display_table(stats.seed_stability_table(scores, ddof=ddof)).round(3)
 
 # %% [markdown]
 # ## Seed-wise MCC per category
@@ -51,13 +64,12 @@ for language in languages:
     display(fig)
 
 # %% [markdown]
-# ## σ over seeds per category and language (Table 6)
-# The sample standard deviation of each category's MCC over the seeds, per language, and its average over the
-# languages (the `Average` column).
+# ## Table 6: seed-mean MCC and σ over seeds per category and language
+# Each category's MCC averaged over the seeds and its standard deviation over the seeds, per language, and both
+# averaged over the languages (the `Average` column; languages without the category skipped).
 
 # %%
-sigma = stats.sigma_table(stab)
-sigma.round(3)
+stats.mcc_sigma_table(scores, ddof=ddof).round(3)
 
 # %%
 fig = stats_plots.category_language_heatmap(stab, level="fine", value="std")
@@ -69,15 +81,18 @@ fig
 
 # %%
 fine_stab = stab[stab["level"] == "fine"].sort_values("std", ascending=False)
-display(fine_stab.groupby("language").head(5)[["language", "category", "n", "mean", "std", "degenerate_share"]].round(3))
-fine_stab.groupby("language").tail(3)[["language", "category", "n", "mean", "std"]].round(3)
+display(stats.display_table(fine_stab.groupby("language").head(5)[
+    ["language", "dataset", "category", "n", "mean", "std", "degenerate_share"]], ddof=ddof).round(3))
+stats.display_table(fine_stab.groupby("language").tail(3)[["language", "dataset", "category", "n", "mean",
+                                                           "std"]], ddof=ddof).round(3)
 
 # %% [markdown]
-# ## RS corr per language (Table 3) and the seed × seed correlation matrix
+# ## RS corr per language, both readings, and the seed × seed correlation matrix
+# Collapsed seeds dropped: pairs with a collapsed seed left out of the mean; as 0: every undefined pair counted as
+# correlation 0. In the matrix, a collapsed seed's correlations are NaN.
 
 # %%
-rs = stats.rs_corr(scores)
-display(rs)
+display(stats.display_table(stats.rs_corr_variants(scores)).round(3))
 pairs = stats.seed_correlations(scores)
 pairs
 
