@@ -178,7 +178,9 @@ def test_run_hashes_of_runs_made_before_the_jiant_settings_are_unchanged():
     # the hashes of configs/demo.yaml and of a default SweepConfig at the commit before these settings existed
     assert load_config(CONFIGS / "demo.yaml").run_hash() == "4b5bc0273b857422"
     assert SweepConfig().run_hash() == "0be04a566cccc436"
-    assert SweepConfig(val_interval=100).run_hash() != SweepConfig().run_hash()
+    jiant = SweepConfig(recipe="jiant", optimizer="bert_adam")
+    assert jiant.run_hash() != SweepConfig().run_hash()
+    assert jiant.with_overrides(["val_interval=100"]).run_hash() != jiant.run_hash()
 
 
 def test_paper_config_uses_the_jiant_recipe():
@@ -197,6 +199,7 @@ def test_paper_config_uses_the_jiant_recipe():
     ({"recipe": "jiant", "optimizer": "bert_adam", "lr_decay_factor": 1.5}, "lr_decay_factor", "a number in (0, 1)"),
     ({"recipe": "jiant", "optimizer": "bert_adam", "lr_patience": -1}, "lr_patience", "an integer >= 0"),
     ({"val_data_limit": 0}, "val_data_limit", "an integer >= 1 (or null for the whole validation set)"),
+    ({"val_interval": 625}, "val_interval", "expected it unset with recipe: epoch"),
 ])
 def test_recipe_settings_are_checked(changes, key, needle):
     with pytest.raises(ConfigError) as info:

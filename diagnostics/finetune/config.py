@@ -1256,6 +1256,11 @@ def _problems(config: SweepConfig) -> list[tuple[str, str]]:
     if config.recipe == "jiant" and config.optimizer in OPTIMIZERS and config.optimizer != "bert_adam":
         problems.append(("optimizer", f"expected bert_adam with recipe: jiant (the optimizer jiant's recipe ran), "
                                       f"found {config.optimizer!r}"))
+    if config.recipe == "epoch":
+        for name, default in HASHED_WHEN_SET.items():
+            if name != "recipe" and getattr(config, name) != default and name not in dict(problems):
+                problems.append((name, f"expected it unset with recipe: epoch (it sets the jiant recipe; add "
+                                       f"recipe: jiant), found {_show(getattr(config, name))}"))
     if config.recipe == "epoch" and config.optimizer == "bert_adam":
         problems.append(("optimizer", "expected adamw, adam or sgd with recipe: epoch (bert_adam's warm-up is "
                                       "tied to the jiant recipe's step budget; set recipe: jiant), found 'bert_adam'"))
