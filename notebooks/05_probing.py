@@ -19,6 +19,13 @@
 # is the concatenation; a logistic regression predicts whether the pair shows Logic / Lexical Semantics /
 # Predicate-Argument Structure.
 #
+# The training and selection labels are the study's reading: a pair shows a category when either sentence shows one
+# of its features among the study's 15 annotation features (`diagnostics.probe.tasks.STUDY_FEATURES`; our
+# reconstruction of its Table 7 list). On RTE-style pairs, most pairs then show some Logic feature (a conjunction,
+# a number, a time expression), so the Logic probe may see one class only and predict it (its L2 strength is then
+# NaN); the table below prints each task's positive rate. `probe_labels="differs"` gives the rules' pair reading
+# (a feature counts where its evidence differs between the two sentences) over all 19 features the rules detect.
+#
 # **Protocol shown: the study's (Appendix 8.4), unless the scale's `probe_selection` / `probe_class_weight` say
 # otherwise (the cell below prints what ran).** Training labels come from the rule-based annotators on the
 # language's RTE-style train + validation; the L2 strength (1e-1 … 1e-5) is chosen on the language's RTE-style
@@ -81,6 +88,7 @@ where = {"test": "the annotated RTE-style test split (the study's protocol)",
 for language, chosen in probes.groupby("language")["selection"].first().items():
     print(f"{language}: L2 strength chosen on {where[chosen]}; class weighting: {spec.probe_class_weight}; "
           f"{spec.probe_max_train} pairs per set at most")
+display(probes.groupby(["language", "task"])[["train_positive_rate", "test_positive_rate"]].first().round(3))
 metrics = ["accuracy", "majority", "balanced_accuracy", "macro_f1", "selectivity"]
 probes.groupby(["language", "model", "task"])[metrics].max().round(3)
 
