@@ -65,3 +65,20 @@ def test_load_yaml_lines_names_file_and_line(tmp_path):
     with pytest.raises(YAMLLineError, match=rf"^{path}:3: invalid YAML: ") as info:
         load_yaml_lines(path)
     assert info.value.line == 3 and info.value.path == str(path) and info.value.problem
+
+
+def test_yaml_aliases_are_read_within_the_bound_and_refused_beyond_it(tmp_path):
+    from diagnostics.yaml_lines import MAX_NODES
+
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("base: &b {lr: 1, bs: 4}\nrun: *b\nother: {<<: *b, lr: 2}\n")
+    assert plain(load_yaml_lines(ok)) == {"base": {"lr": 1, "bs": 4}, "run": {"lr": 1, "bs": 4},
+                                          "other": {"lr": 2, "bs": 4}}
+    recursive = tmp_path / "recursive.yaml"
+    recursive.write_text("a: &x\n  b: *x\n")
+    with pytest.raises(YAMLLineError, match=r"recursive\.yaml:2: .*recursive alias"):
+        load_yaml_lines(recursive)
+    wide = tmp_path / "wide.yaml"
+    wide.write_text("a: &a [" + ", ".join(["1"] * 1000) + "]\nb: [" + ", ".join(["*a"] * (MAX_NODES // 1000)) + "]\n")
+    with pytest.raises(YAMLLineError, match=rf"wide\.yaml:2: .*beyond {MAX_NODES:,} nodes"):
+        load_yaml_lines(wide)
