@@ -2,9 +2,9 @@
 
 This module sets a run up and stores what it produces; its data come from :mod:`.inputs`, its optimisation loop
 from :mod:`.loop` (plain torch on a transformers model: dynamic padding, the ``epoch`` recipe or jiant v1's
-recipe, gradient clipping, early stopping, bf16/fp16 autocast on CUDA) and its predictions from :mod:`.predict`. On CPU a seed fully determines the run (same thread count):
-torch's RNG is seeded before the head is initialised, batch orders come from a seeded generator and deterministic
-algorithms are requested.
+recipe, gradient clipping, early stopping, bf16/fp16 autocast on CUDA) and its predictions from :mod:`.predict`.
+On CPU a seed fully determines the run (same thread count): torch's RNG is seeded before the head is initialised,
+batch orders come from a seeded generator and deterministic algorithms are requested.
 """
 
 from __future__ import annotations
