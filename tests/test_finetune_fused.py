@@ -146,3 +146,32 @@ def test_per_run_clipping_is_global_over_each_runs_parameters(small_model_dir, p
         loss.backward()
         expected.append(float(torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])))
     np.testing.assert_allclose(optimizer.grad_norms().numpy(), expected, rtol=1e-5)
+
+
+def test_jiant_recipe_fused_runs_follow_their_own_plateaus_and_match_their_solo_runs(small_model_dir, pairs):
+    config = _config(recipe="jiant", optimizer="bert_adam", adam_eps=1e-6, max_grad_norm=0.5, val_interval=2,
+                     max_vals=8, patience=2, lr_patience=0)
+    # seed 0 keeps improving; seed 1 never beats its first check (LR decayed at every check, stops on patience);
+    # seed 2 stalls once (one decay) and goes on
+    script = {0: [0.1 * i for i in range(1, 9)], 1: [0.5] + [0.4] * 7, 2: [0.5, 0.6, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0]}
+    calls = dict.fromkeys(SEEDS, 0)
+
+    def scripted(seed):
+        calls[seed] += 1
+        return {"accuracy": script[seed][calls[seed] - 1], "mcc": 0.0}
+
+    models, results = _fused(small_model_dir, pairs, config, lambda stack, members: [scripted(SEEDS[m])
+                                                                                    for m in members])
+    stops = [r.history[-1]["stop"] for r in results]
+    assert stops[1] == "patience" and len(results[1].history) < len(results[0].history)
+    assert any(h["lr_decayed"] for h in results[2].history) and not any(h["lr_decayed"] for h in results[0].history)
+    _, _, val, _ = pairs
+    for seed, model, result in zip(SEEDS, models, results):
+        calls[seed] = 0
+        solo_model, solo_result = _solo(small_model_dir, pairs, config, seed, validate=lambda s=seed: scripted(s))
+        keys = ("check", "step", "lr", "lr_decayed", "stop")
+        assert [tuple(h[k] for k in keys) for h in result.history] == \
+            [tuple(h[k] for k in keys) for h in solo_result.history]
+        assert result.best["check"] == solo_result.best["check"]
+        np.testing.assert_allclose(predict_proba(model, val, 8, "cpu", None),
+                                   predict_proba(solo_model, val, 8, "cpu", None), atol=1e-5)

@@ -30,12 +30,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from .batching import batch_order, length_sorted_batches
+from .batching import batch_order, bucket_batches, length_sorted_batches
 from .config import SweepConfig
 from .loop import FitResult, make_scheduler, total_steps
 from .modeling import parameter_groups
 
-__all__ = ["StackedClassifiers", "StackedAdamW", "fit_fused", "batched_validator"]
+__all__ = ["StackedClassifiers", "StackedAdamW", "StackedBertAdam", "fit_fused", "batched_validator",
+           "predict_proba_stacked"]
 
 
 def _additive_mask(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -160,7 +161,38 @@ def _adamw(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr: float, weight_dec
         adamw.adamw(params, grads, exp_avgs, exp_avg_sqs, [], steps, fused=fused, grad_scale=grad_scale, **options)
 
 
-class StackedAdamW:
+class _StackedMoments:
+    """Adam-type moments over stacked parameters: dropping runs that leave, each run's gradient norm."""
+
+    stack: StackedClassifiers
+    exp_avg: dict[str, torch.Tensor]
+    exp_avg_sq: dict[str, torch.Tensor]
+
+    def keep(self, runs: Sequence[int]) -> None:
+        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's).
+
+        Parameters
+        ----------
+        runs : sequence of int
+            Positions in the current stack.
+        """
+        index = torch.as_tensor(list(runs), dtype=torch.long, device=self.stack.device)
+        self.exp_avg = {n: t.index_select(0, index) for n, t in self.exp_avg.items()}
+        self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
+
+    def grad_norms(self) -> torch.Tensor:
+        """Each run's gradient norm over all of that run's parameters.
+
+        Returns
+        -------
+        torch.Tensor
+            Shape (K,), float32.
+        """
+        grads = [p.grad for p in self.stack.params.values() if p.grad is not None]
+        return torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]).norm(dim=0)
+
+
+class StackedAdamW(_StackedMoments):
     """AdamW over stacked parameters, with a learning rate and gradient clipping per run.
 
     Each run's slices go through ``torch.optim.AdamW``'s own update (the fused kernel where available), so a
@@ -199,21 +231,8 @@ class StackedAdamW:
         runs : sequence of int
             Positions in the current stack.
         """
-        index = torch.as_tensor(list(runs), dtype=torch.long, device=self.stack.device)
-        self.exp_avg = {n: t.index_select(0, index) for n, t in self.exp_avg.items()}
-        self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
+        super().keep(runs)
         self.steps = [self.steps[i] for i in runs]
-
-    def grad_norms(self) -> torch.Tensor:
-        """Each run's gradient norm over all of that run's parameters.
-
-        Returns
-        -------
-        torch.Tensor
-            Shape (K,), float32.
-        """
-        grads = [p.grad for p in self.stack.params.values() if p.grad is not None]
-        return torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]).norm(dim=0)
 
     @torch.no_grad()
     def step(self, factors: Sequence[float]) -> torch.Tensor:
@@ -329,6 +348,84 @@ def predict_proba_stacked(stack: StackedClassifiers, inputs, batch_size: int, de
     return out
 
 
+class StackedBertAdam(_StackedMoments):
+    """jiant v1's optimisation step over stacked parameters: global clipping per run, then BertAdam per run.
+
+    The step of the ``jiant`` recipe (:func:`~.loop.fit` with ``recipe: jiant``): each run's gradients are clipped
+    to ``max_grad_norm`` over all of its parameters (jiant's trainer), then each tensor to
+    ``bert_adam_max_grad_norm`` (inside BertAdam), then BertAdam's update (no bias correction, epsilon outside the
+    square root, weight decay added to the update) at the run's own learning rate: its base rate, decayed on its
+    own plateaus, times the shared warm-up schedule (all runs of a group take the same number of steps).
+
+    Parameters
+    ----------
+    stack : StackedClassifiers
+        The runs whose ``params`` are updated in place.
+    model : torch.nn.Module
+        One of the runs' modules, to group parameters as the solo loop does.
+    config : SweepConfig
+        The recipe.
+    t_total : int
+        BertAdam's schedule length (see :func:`~.jiant.step_budget`).
+    """
+
+    betas = (0.9, 0.999)
+
+    def __init__(self, stack: StackedClassifiers, model: nn.Module, config: SweepConfig, t_total: int):
+        self.stack, self.config, self.t_total, self.updates = stack, config, t_total, 0
+        ids = {id(p): name for name, p in model.named_parameters()}
+        self.groups = [(g["lr"], g["weight_decay"], [ids[id(p)] for p in g["params"]])
+                       for g in parameter_groups(model, config.lr, config.head_lr, config.weight_decay,
+                                                 decay_all=True)]
+        self.exp_avg = {n: torch.zeros_like(p) for n, p in stack.params.items()}
+        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in stack.params.items()}
+
+    @torch.no_grad()
+    def step(self, decay: torch.Tensor) -> torch.Tensor:
+        """Clip and update every run.
+
+        Parameters
+        ----------
+        decay : torch.Tensor
+            Each run's plateau decay so far (its base learning rate over the configured one), shape (K,).
+
+        Returns
+        -------
+        torch.Tensor
+            Each run's gradient norm before clipping, shape (K,).
+        """
+        from .jiant import warmup_linear
+
+        config, (beta1, beta2) = self.config, self.betas
+        norms = self.grad_norms()
+        coef = ((config.max_grad_norm / (norms + 1e-6)).clamp(max=1.0) if config.max_grad_norm
+                else torch.ones_like(norms))
+        multiplier = warmup_linear(self.updates / self.t_total, config.warmup_ratio) if self.t_total > 0 else 1.0
+        decay = decay.to(norms.device, torch.float32)
+        for base_lr, weight_decay, names in self.groups:
+            lr = decay * (base_lr * multiplier)
+            for name in names:
+                p = self.stack.params[name]
+                if p.grad is None:
+                    continue
+                shape = (-1,) + (1,) * (p.dim() - 1)
+                scale = coef
+                if config.bert_adam_max_grad_norm > 0:  # the tensor's norm after the global clip
+                    tensor_norm = torch.linalg.vector_norm(p.grad.flatten(1), dim=1) * coef
+                    scale = coef * (config.bert_adam_max_grad_norm / (tensor_norm + 1e-6)).clamp(max=1.0)
+                g = p.grad.mul_(scale.view(shape))
+                m, v = self.exp_avg[name], self.exp_avg_sq[name]
+                m.mul_(beta1).add_(g, alpha=1 - beta1)
+                v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+                update = m / (v.sqrt() + config.adam_eps)
+                if weight_decay > 0:
+                    update.add_(p, alpha=weight_decay)
+                p.sub_(update.mul_(lr.view(shape)))
+                p.grad = None
+        self.updates += 1
+        return norms
+
+
 @dataclass
 class _Run:
     """The per-run state of a fused loop."""
@@ -340,15 +437,47 @@ class _Run:
     best_state: dict[str, torch.Tensor] | None = None
     bad_epochs: int = 0
     losses: list[torch.Tensor] = field(default_factory=list)
+    controller: Any = None
+    decay: float = 1.0
+
+
+def _train_step(stack: StackedClassifiers, active: list[_Run], train, gold: torch.Tensor,
+                batches: Sequence[np.ndarray], pad_to: int | None, device: str, amp: torch.dtype | None,
+                update: Callable[[], Any]) -> None:
+    """One step of every active run on its own batch: forward, per-run losses, backward, update, counters."""
+    tensors = _stack_batches(train, batches, pad_to)
+    kwargs = {k: v.to(device, non_blocking=True) for k, v in tensors.items()}
+    labels = torch.stack([gold[b] for b in batches]).to(device)
+    logits = stack.logits(kwargs, amp=amp)
+    per_run = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
+                                                reduction="none").view(labels.shape).mean(1)
+    per_run.sum().backward()  # runs share no parameter: each run's gradient is its own loss's
+    update()
+    mask = tensors["attention_mask"]
+    for position, (run, loss) in enumerate(zip(active, per_run.detach())):
+        run.losses.append(loss)
+        counters = run.result.counters
+        counters.step += 1
+        counters.train_examples += len(batches[position])
+        counters.padded_tokens += int(mask[position].numel())
+        counters.real_tokens += int(mask[position].sum())
+
+
+def _mean_loss(run: _Run) -> float | None:
+    """The mean training loss since the run's last validation (and forget those losses)."""
+    values = torch.stack(run.losses).float().cpu().tolist() if run.losses else []
+    run.losses = []
+    return float(np.mean(values)) if values else None
 
 
 def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: SweepConfig, *, seeds: Sequence[int],
               validate: Callable[[StackedClassifiers, Sequence[int]], list[dict[str, float]]], device: str,
               amp: torch.dtype | None = None, show: bool = False, desc: str = "fused") -> list[FitResult]:
-    """Train ``models`` (one per seed) as one group; end with each model holding its best epoch's weights.
+    """Train ``models`` (one per seed) as one group; end with each model holding its best validation's weights.
 
-    The epoch recipe of :func:`~.loop.fit` for every run: the same batch orders, schedule, clipping, validation
-    after each epoch and early stopping, applied per run.
+    Every run follows the config's recipe as :func:`~.loop.fit` would train it alone: the same batch orders,
+    schedule, clipping, validations, learning-rate decays and stopping rules, applied per run. A run that stops
+    leaves the group.
 
     Parameters
     ----------
@@ -360,7 +489,7 @@ def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: Sw
     gold : torch.Tensor
         Class ids of the training examples.
     config : SweepConfig
-        The recipe, shared by every run.
+        The recipe, shared by every run (``epoch`` or ``jiant``).
     seeds : sequence of int
         Each run's seed (seeds its batch-order generator, as in the solo loop).
     validate : callable
@@ -378,44 +507,54 @@ def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: Sw
     Returns
     -------
     list of FitResult
-        One per run, in the order of ``models``; every run's ``counters.train_seconds`` is the group's time.
+        One per run, in the order of ``models``; a run's ``counters.train_seconds`` is the group's training time
+        while it trained.
     """
     from tqdm.auto import tqdm
 
     if len(models) != len(seeds):
         raise ValueError(f"{len(models)} models for {len(seeds)} seeds")
-    stack = StackedClassifiers(models, device)
-    optimizer = StackedAdamW(stack, models[0], config)
-    steps = total_steps(config, len(gold))
-    factor = make_scheduler(config, torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0), steps).lr_lambdas[0]
     runs = [_Run(i, seed, torch.Generator().manual_seed(seed)) for i, seed in enumerate(seeds)]
-    active = list(runs)
+    stack = StackedClassifiers(models, device)
+    steps = total_steps(config, len(gold))
+    bar = tqdm(total=steps, desc=desc, leave=False, disable=not show)
+    loop = _jiant_loop if config.recipe == "jiant" else _epoch_loop
+    try:
+        loop(stack, runs, models[0], train, gold, config, validate, device, amp, steps, bar)
+    finally:
+        bar.close()
+    for run, model in zip(runs, models):
+        model.load_state_dict(run.best_state, strict=False)
+    return [run.result for run in runs]
+
+
+def _leave(stack: StackedClassifiers, optimizer, active: list[_Run], leaving: list[int]) -> list[_Run]:
+    """Drop the runs at positions ``leaving`` from the group; returns the runs that go on."""
+    if not leaving:
+        return active
+    keep = [p for p in range(len(active)) if p not in leaving]
+    if keep:
+        stack.keep(keep)
+        optimizer.keep(keep)
+    return [active[p] for p in keep]
+
+
+def _epoch_loop(stack, runs, model, train, gold, config, validate, device, amp, steps, bar) -> None:
+    """The ``epoch`` recipe for a group: AdamW, linear schedule, a validation after each epoch, patience in epochs."""
+    optimizer = StackedAdamW(stack, model, config)
+    factor = make_scheduler(config, torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0),
+                            steps).lr_lambdas[0]
     selection = f"validation_{config.selection_metric}"
     pad_to = config.max_seq_length if config.pad_to_max_length else None
-    step = 0
-    bar = tqdm(total=steps, desc=desc, leave=False, disable=not show)
+    active, step = list(runs), 0
     for epoch in range(1, config.max_epochs + 1):
         started = time.perf_counter()
         orders = [batch_order(train.lengths, config.batch_size, run.generator, bucketing=config.length_bucketing)
                   for run in active]
         for position in range(len(orders[0])):
-            batches = [order[position] for order in orders]
-            tensors = _stack_batches(train, batches, pad_to)
-            kwargs = {k: v.to(device, non_blocking=True) for k, v in tensors.items()}
-            labels = torch.stack([gold[b] for b in batches]).to(device)
-            logits = stack.logits(kwargs, amp=amp)
-            per_run = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
-                                                        reduction="none").view(labels.shape).mean(1)
-            per_run.sum().backward()
-            optimizer.step([factor(step)] * len(active))
+            _train_step(stack, active, train, gold, [order[position] for order in orders], pad_to, device, amp,
+                        lambda: optimizer.step([factor(step)] * len(active)))
             step += 1
-            for run, loss in zip(active, per_run.detach()):
-                run.losses.append(loss)
-                counters = run.result.counters
-                counters.step = step
-                counters.train_examples += len(batches[0])
-                counters.padded_tokens += int(tensors["attention_mask"][0].numel())
-                counters.real_tokens += int(tensors["attention_mask"][active.index(run)].sum())
             bar.update(1)
             if step >= steps:
                 break
@@ -424,9 +563,7 @@ def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: Sw
         leaving = []
         for position, (run, score) in enumerate(zip(active, scores)):
             run.result.counters.train_seconds += elapsed
-            losses = torch.stack(run.losses).float().cpu().tolist() if run.losses else []
-            run.losses = []
-            entry = {"epoch": epoch, "step": step, "train_loss": float(np.mean(losses)) if losses else None,
+            entry = {"epoch": epoch, "step": step, "train_loss": _mean_loss(run),
                      **{f"validation_{k}": v for k, v in score.items()}}
             run.result.history.append(entry)
             if run.result.best is None or score[config.selection_metric] > run.result.best[selection]:
@@ -435,14 +572,55 @@ def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: Sw
                 run.bad_epochs += 1
             if run.bad_epochs >= config.patience or step >= steps:
                 leaving.append(position)
-        if leaving:
-            keep = [p for p in range(len(active)) if p not in leaving]
-            active = [active[p] for p in keep]
+        active = _leave(stack, optimizer, active, leaving)
+        if not active:
+            break
+
+
+def _jiant_loop(stack, runs, model, train, gold, config, validate, device, amp, steps, bar) -> None:
+    """The ``jiant`` recipe for a group: BertAdam, checks every ``val_interval`` steps, per-run plateau rules."""
+    from .jiant import PlateauController
+    from .loop import _jiant_plan
+
+    batches_per_epoch, interval, t_total = _jiant_plan(config, len(gold))
+    optimizer = StackedBertAdam(stack, model, config, t_total)
+    base_lr = parameter_groups(model, config.lr, config.head_lr, config.weight_decay, decay_all=True)[0]["lr"]
+    for run in runs:
+        run.controller = PlateauController(
+            lr=base_lr, lr_patience=config.lr_patience, lr_decay_factor=config.lr_decay_factor,
+            scheduler_threshold=config.scheduler_threshold, patience=config.patience, min_lr=config.min_lr,
+            max_vals=config.max_vals, max_epochs=config.max_epochs, batches_per_epoch=batches_per_epoch)
+    pad_to = config.max_seq_length if config.pad_to_max_length else None
+    active, step = list(runs), 0
+    started = time.perf_counter()
+    while active:  # epochs repeat until every run's checks have stopped it
+        orders = {run.index: bucket_batches(train.lengths, config.batch_size, run.generator) for run in active}
+        for position in range(batches_per_epoch):
+            decay = torch.tensor([run.decay for run in active])
+            _train_step(stack, active, train, gold, [orders[run.index][position] for run in active], pad_to,
+                        device, amp, lambda d=decay: optimizer.step(d))
+            step += 1
+            bar.update(1)
+            if step % interval and step < steps:
+                continue
+            elapsed = time.perf_counter() - started
+            scores = validate(stack, [run.index for run in active])
+            leaving = []
+            for place, (run, score) in enumerate(zip(active, scores)):
+                run.result.counters.train_seconds += elapsed
+                decision = run.controller.check(score[config.selection_metric], step)
+                if decision.lr_decayed:
+                    run.decay *= config.lr_decay_factor
+                stop = decision.stop or ("max_steps" if step >= steps else None)
+                entry = {"check": decision.check, "epoch": step / batches_per_epoch, "step": step,
+                         "train_loss": _mean_loss(run), "lr": decision.lr, "lr_decayed": decision.lr_decayed,
+                         "stop": stop, **{f"validation_{k}": v for k, v in score.items()}}
+                run.result.history.append(entry)
+                if decision.new_best:
+                    run.result.best, run.best_state = entry, stack.state_of(place)
+                if stop is not None:
+                    leaving.append(place)
+            active = _leave(stack, optimizer, active, leaving)
+            started = time.perf_counter()
             if not active:
                 break
-            stack.keep(keep)
-            optimizer.keep(keep)
-    bar.close()
-    for run, model in zip(runs, models):
-        model.load_state_dict(run.best_state, strict=False)
-    return [run.result for run in runs]
