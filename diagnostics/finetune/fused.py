@@ -349,7 +349,7 @@ def predict_proba_stacked(stack: StackedClassifiers, inputs, batch_size: int, de
 
 
 class StackedBertAdam(_StackedMoments):
-    """jiant v1's optimisation step over stacked parameters: global clipping per run, then BertAdam per run.
+    """The jiant v1 optimisation step over stacked parameters: global clipping per run, then BertAdam per run.
 
     The step of the ``jiant`` recipe (:func:`~.loop.fit` with ``recipe: jiant``): each run's gradients are clipped
     to ``max_grad_norm`` over all of its parameters (jiant's trainer), then each tensor to
