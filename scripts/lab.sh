@@ -20,5 +20,8 @@ if [ ! -d runs/demo ]; then
 fi
 echo "lab: notebooks in $PWD/notebooks read the run store $PWD/runs/demo (set scale / runs_dir in a notebook's" \
      "first code cell for another); kernel \"nli-diagnostics (.venv)\""
-exec .venv/bin/jupyter lab --notebook-dir=notebooks \
-  --ContentsManager.pre_save_hook=diagnostics.lab.pre_save_hook "$@"
+root=(--notebook-dir=notebooks)
+for arg in "$@"; do  # a folder given on the command line replaces notebooks/
+  case "$arg" in --notebook-dir*|--ServerApp.root_dir*|--root-dir*) root=() ;; esac
+done
+exec .venv/bin/jupyter lab "${root[@]}" --ContentsManager.pre_save_hook=diagnostics.lab.pre_save_hook "$@"

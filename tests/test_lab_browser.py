@@ -116,8 +116,8 @@ def lab(tmp_path_factory, run_store):
            "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
     log = (home / "lab.log").open("w")
     process = subprocess.Popen(["bash", "scripts/lab.sh", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-                                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={served}",
-                                "--ServerApp.port_retries=0"],
+                                f"--IdentityProvider.token={token}", f"--notebook-dir={served}",
+                                "--ServerApp.port_retries=0", *(["--allow-root"] if os.geteuid() == 0 else [])],
                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -169,18 +169,19 @@ def _open(driver, *names: str) -> None:
 
     for name in names:
         xpath = f"//li[contains(@class,'jp-DirListing-item')][.//span[text()='{name}']]"
-        item = _wait(driver, lambda d: d.find_element(By.XPATH, xpath), 60, f"file browser item {name}")
+        item = _wait(driver, lambda d: next((e for e in d.find_elements(By.XPATH, xpath) if e.is_displayed()), None),
+                     60, f"file browser item {name}")
         ActionChains(driver).double_click(item).perform()
 
 
-def _menu(driver, menu: str, command: str) -> None:
+def _menu(driver, menu: str, label: str) -> None:
     from selenium.webdriver.common.by import By
 
     bar = _wait(driver, lambda d: d.find_element(By.XPATH, f"//li[contains(@class,'lm-MenuBar-item')]"
                                                            f"[.//div[text()='{menu}']]"), 30, f"menu {menu}")
     bar.click()
-    _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f"li.lm-Menu-item[data-command='{command}']"), 10,
-          f"menu item {command}").click()
+    xpath = f"//li[contains(@class,'lm-Menu-item')][.//div[contains(@class,'lm-Menu-itemLabel')][text()='{label}']]"
+    _wait(driver, lambda d: d.find_element(By.XPATH, xpath), 10, f"menu item {label}").click()
 
 
 def _active_panel(driver):
@@ -201,12 +202,26 @@ def _kernel_idle(driver) -> bool:
     return not busy and status in (None, "idle")
 
 
+def _kernel_ready(driver, timeout: float) -> None:
+    """Accept Lab's kernel dialog if it asks (the preferred kernel is preselected), then wait for an idle kernel."""
+    from selenium.webdriver.common.by import By
+
+    def ready(d):
+        for button in d.find_elements(By.CSS_SELECTOR, ".jp-Dialog .jp-mod-accept"):
+            button.click()
+            return False
+        return any("| Idle" in e.text for e in d.find_elements(By.CSS_SELECTOR, ".jp-StatusBar-Widget"))
+
+    _wait(driver, ready, timeout, "an idle kernel")
+
+
 def _run_all(driver, name: str, timeout: float) -> None:
     from selenium.webdriver.common.by import By
 
     _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f".jp-NotebookPanel:not(.lm-mod-hidden) "
                                                             ".jp-Cell"), 60, f"{name} open")
-    _menu(driver, "Run", "notebook:run-all-cells")
+    _kernel_ready(driver, 120)
+    _menu(driver, "Run", "Run All Cells")
     time.sleep(2)
     _wait(driver, lambda d: _kernel_idle(d), timeout, f"{name} run")
     errors = driver.execute_script(
@@ -253,7 +268,8 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
     _set_writable(run_store, False)  # the notebooks only read the run store
     try:
         browser.get(f"{url}/lab?token={token}")
-        _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".jp-DirListing-content"), 120, "Lab")
+        _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".jp-DirListing-content")
+              and not d.find_elements(By.ID, "jupyterlab-splash"), 120, "Lab")
         _shot(browser, "01_lab_file_browser")
 
         # step 2: notebook 10 through the file browser, all cells run, the explorer widget shows
@@ -306,9 +322,9 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
         _wait(browser, lambda d: any("nli-diagnostics (.venv)" in e.text for e in d.find_elements(
             By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Toolbar-kernelName")), 120,
             "the kernel nli-diagnostics (.venv)")
-        _wait(browser, lambda d: _kernel_idle(d), 60, "the kernel idle")
+        _kernel_ready(browser, 60)
         time.sleep(2)
-        _menu(browser, "File", "docmanager:save")
+        _menu(browser, "File", "Save Notebook")
         time.sleep(3)
         _shot(browser, "06_saved_committed_notebook")
         assert [p.read_bytes() for p in pair] == pair_before, "opening and saving changed the notebook pair"
