@@ -175,3 +175,27 @@ def test_jiant_recipe_fused_runs_follow_their_own_plateaus_and_match_their_solo_
         assert result.best["check"] == solo_result.best["check"]
         np.testing.assert_allclose(predict_proba(model, val, 8, "cpu", None),
                                    predict_proba(solo_model, val, 8, "cpu", None), atol=1e-5)
+
+
+def test_a_sweep_with_fuse_trains_one_job_per_group_and_equals_the_sweep_of_single_runs(tmp_path, tiny_model_dir):
+    import json
+
+    from diagnostics.finetune import collect_predictions, load_config, run_sweep
+
+    from test_finetune_sweep import sorted_table, write_config
+
+    common = dict(languages=["en"], seeds=[0, 1, 2], dropout=0.0, train_size=32, max_epochs=2)
+    single = run_sweep(load_config(write_config(tmp_path / "single", tiny_model_dir, **common)))
+    fused = run_sweep(load_config(write_config(tmp_path / "fused", tiny_model_dir, fuse=3, **common)))
+    assert single["state"].tolist() == fused["state"].tolist() == ["done"] * 3
+    a = sorted_table(collect_predictions(tmp_path / "single" / "runs"))
+    b = sorted_table(collect_predictions(tmp_path / "fused" / "runs"))
+    np.testing.assert_allclose(b["probability"], a["probability"], atol=1e-5)
+    assert (a["prediction"] == b["prediction"]).all()
+    for seed in (0, 1, 2):
+        metrics = json.loads((tmp_path / "fused" / "runs" / "s" / "en" / "tiny" / f"seed={seed}" / "metrics.json")
+                             .read_text())
+        assert metrics["fused"]["seeds"] == [0, 1, 2] and metrics["fused"]["size"] == 3
+    # the grouping is not part of what a run is: a single-run sweep over the fused store finds every run done
+    again = run_sweep(load_config(write_config(tmp_path / "fused", tiny_model_dir, **common)))
+    assert again["state"].tolist() == ["skipped"] * 3

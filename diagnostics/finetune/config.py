@@ -447,6 +447,13 @@ class SweepConfig:
         Options of the executor (submitit parameters such as ``timeout_min``, ``slurm_partition``).
     progress : bool
         Show progress bars.
+    fuse : int or "auto"
+        Runs trained together as one computation (:mod:`diagnostics.finetune.fused`): ``1`` trains each run alone;
+        ``K`` groups up to K seeds of one experiment, language and model into one job whose runs share every
+        forward, backward and optimizer pass (each keeps its own initialisation, data order, optimizer state,
+        schedule, clipping, validations and stopping); ``auto`` as many as fit the device's memory with a margin
+        (:func:`diagnostics.finetune.grouping.auto_group_size`). Where and how runs execute, not what they are: not
+        in the run hash; each run records its group in ``metrics.json``. Fused groups never skip padding.
     recipe : {"epoch", "jiant"}
         The training loop. ``epoch``: validation after every epoch, the schedule of ``scheduler`` /
         ``warmup_ratio``, early stopping after ``patience`` epochs. ``jiant``: jiant v1's trainer as the study ran
@@ -516,6 +523,7 @@ class SweepConfig:
     workers: int = 1
     executor_options: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
+    fuse: int | str = 1
     recipe: str = "epoch"
     val_interval: int | None = None
     max_vals: int = 10
@@ -679,7 +687,7 @@ class SweepConfig:
 
 #: Settings that do not change a run's result: where and how it runs, and the grid it belongs to.
 NOT_IN_RUN_HASH = frozenset({"experiment", "output_dir", "models", "languages", "seeds", "executor", "workers",
-                             "executor_options", "progress", "num_threads"})
+                             "executor_options", "progress", "num_threads", "fuse"})
 
 #: Settings added after runs were stored, with their defaults: at the default they stay out of the run hash, so
 #: the hash of every run made before they existed is unchanged.
@@ -1173,7 +1181,18 @@ def _presence(value: Any, key: str) -> Presence | None:
                     _string(value.get("within", "train"), f"{key}.within"))
 
 
-_STRUCTURED = {"models": _models, "languages": _languages, "seeds": _seeds, "data": _data,
+def _fuse(value: Any, key: str) -> int | str:
+    """``fuse``: an integer >= 1 or ``auto``."""
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return "auto"
+    if isinstance(value, str) and _INTEGER.match(value):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise _Bad(key, f"expected an integer >= 1 or auto, found {_show(value)}")
+    return int(value)
+
+
+_STRUCTURED = {"fuse": _fuse, "models": _models, "languages": _languages, "seeds": _seeds, "data": _data,
                "extra_eval": _extra_eval, "extra_data": _extra_data, "presence": _presence,
                "executor_options": lambda value, key: _mapping(value, key, "of executor options")}
 

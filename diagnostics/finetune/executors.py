@@ -1,4 +1,7 @@
-"""Where runs execute. Runs are independent, so an executor only maps :func:`train_run` over run specs.
+"""Where runs execute. Jobs are independent, so an executor only maps :func:`train_job` over them.
+
+A job is a list of runs: one run (``fuse: 1``), or a group of runs of one experiment, language and model trained as
+one computation (:mod:`.train_group`). Executors yield one outcome per run, whatever the grouping.
 
 ``inprocess`` (default) runs them one after another here; ``pool`` uses local processes (``spawn``; threads are
 split between workers); ``submitit`` submits to SLURM (``executor_options``: ``cluster`` = ``slurm`` | ``local``
@@ -59,12 +62,34 @@ def exit_with_parent(parent_pid: int | None = None, poll_s: float = 0.5) -> None
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _worker(spec: RunSpec, threads: int | None) -> dict[str, Any]:
+def train_job(job: list[RunSpec], progress: bool | None = None) -> list[dict[str, Any]]:
+    """Train one job: a single run, or a group of runs trained together.
+
+    Parameters
+    ----------
+    job : list of RunSpec
+        The job's runs.
+    progress : bool, optional
+        Show progress bars (defaults to the config's ``progress``).
+
+    Returns
+    -------
+    list of dict
+        One outcome per run, in the order of ``job``.
+    """
+    if len(job) == 1:
+        return [train_run(job[0], progress=progress)]
+    from .train_group import train_group
+
+    return train_group(job, progress=progress)
+
+
+def _worker(job: list[RunSpec], threads: int | None) -> list[dict[str, Any]]:
     if threads:
         import torch
 
         torch.set_num_threads(threads)
-    return train_run(spec, progress=False)
+    return train_job(job, progress=False)
 
 
 def failure(spec: RunSpec, err: BaseException) -> dict[str, Any]:
@@ -89,29 +114,29 @@ def failure(spec: RunSpec, err: BaseException) -> dict[str, Any]:
     return {"path": str(spec.path), "state": state, "error": f"{type(err).__name__}: {err}"}
 
 
-def _safe_worker(spec: RunSpec, threads: int | None) -> dict[str, Any]:
+def _safe_worker(job: list[RunSpec], threads: int | None) -> list[dict[str, Any]]:
     """:func:`_worker` that returns failures as outcome records (the run's ``FAILED`` file keeps the traceback)
     instead of raising in a remote job (submitit's debug executor would open a debugger)."""
     try:
-        return _worker(spec, threads)
+        return _worker(job, threads)
     except Exception as err:
-        return failure(spec, err)
+        return [failure(spec, err) for spec in job]
 
 
-def _capture(fn: Callable, spec: RunSpec) -> dict[str, Any]:
+def _capture(fn: Callable, job: list[RunSpec]) -> list[dict[str, Any]]:
     try:
-        return fn(spec)
-    except Exception as err:  # reported per run; the sweep goes on with the others
-        return failure(spec, err)
+        return fn(job)
+    except Exception as err:  # reported per run; the sweep goes on with the other jobs
+        return [failure(spec, err) for spec in job]
 
 
-def run_inprocess(specs: list[RunSpec], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
-    """Train one run after another in this process (frozen-layer features stay in memory between seeds).
+def run_inprocess(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
+    """Train one job after another in this process (frozen-layer features stay in memory between seeds).
 
     Parameters
     ----------
-    specs : list of RunSpec
-        The runs.
+    jobs : list of list of RunSpec
+        The jobs (each a run alone or a fused group).
     options : dict
         The sweep's ``executor_options`` (unused).
     workers : int
@@ -122,17 +147,17 @@ def run_inprocess(specs: list[RunSpec], options: dict[str, Any], workers: int) -
     dict
         One outcome per run, in order: the record :func:`train_run` returns, or a :func:`failure` record.
     """
-    for spec in specs:
-        yield _capture(train_run, spec)
+    for job in jobs:
+        yield from _capture(train_job, job)
 
 
-def run_pool(specs: list[RunSpec], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
-    """Train the runs in a local pool of ``workers`` processes; each gets ``cpu_count // workers`` torch threads.
+def run_pool(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
+    """Train the jobs in a local pool of ``workers`` processes; each gets ``cpu_count // workers`` torch threads.
 
     Parameters
     ----------
-    specs : list of RunSpec
-        The runs.
+    jobs : list of list of RunSpec
+        The jobs (each a run alone or a fused group).
     options : dict
         The sweep's ``executor_options`` (``threads_per_worker`` overrides the torch threads of each process).
     workers : int
@@ -141,7 +166,7 @@ def run_pool(specs: list[RunSpec], options: dict[str, Any], workers: int) -> Ite
     Yields
     ------
     dict
-        One outcome per run, as runs finish: the record :func:`train_run` returns, or a :func:`failure` record.
+        One outcome per run, as jobs finish: the record :func:`train_run` returns, or a :func:`failure` record.
     """
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -150,21 +175,21 @@ def run_pool(specs: list[RunSpec], options: dict[str, Any], workers: int) -> Ite
     # each worker exits when this process dies, even by SIGKILL (exit_with_parent)
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=exit_with_parent,
                              initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(_worker, spec, threads): spec for spec in specs}
+        futures = {pool.submit(_worker, job, threads): job for job in jobs}
         for future in as_completed(futures):
             try:
-                yield future.result()
+                yield from future.result()
             except Exception as err:
-                yield failure(futures[future], err)
+                yield from (failure(spec, err) for spec in futures[future])
 
 
-def run_submitit(specs: list[RunSpec], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
-    """Submit each run as a job through submitit (SLURM, or its local / debug executors for testing).
+def run_submitit(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
+    """Submit each job through submitit (SLURM, or its local / debug executors for testing).
 
     Parameters
     ----------
-    specs : list of RunSpec
-        The runs.
+    jobs : list of list of RunSpec
+        The jobs (each a run alone or a fused group: one SLURM job either way).
     options : dict
         The sweep's ``executor_options``: ``cluster`` (``slurm``, ``local`` or ``debug``), ``folder`` (of the job
         logs), ``threads_per_worker``, and submitit parameters (``timeout_min``, ``slurm_partition`` ...).
@@ -180,7 +205,8 @@ def run_submitit(specs: list[RunSpec], options: dict[str, Any], workers: int) ->
 
     options = dict(options)
     cluster = options.pop("cluster", None)
-    folder = options.pop("folder", None) or str(Path(specs[0].config["output_dir"]) / specs[0].config["experiment"]
+    first = jobs[0][0]
+    folder = options.pop("folder", None) or str(Path(first.config["output_dir"]) / first.config["experiment"]
                                                 / ".submitit" / "%j")
     threads = options.pop("threads_per_worker", None)
     if cluster == "local":
@@ -193,15 +219,15 @@ def run_submitit(specs: list[RunSpec], options: dict[str, Any], workers: int) ->
         executor = submitit.AutoExecutor(folder=folder, cluster=cluster)
     if options:
         executor.update_parameters(**options)
-    jobs = [(spec, executor.submit(_safe_worker, spec, threads)) for spec in specs]
-    for spec, job in jobs:
+    submitted = [(job, executor.submit(_safe_worker, job, threads)) for job in jobs]
+    for job, handle in submitted:
         try:
-            yield job.result()
+            yield from handle.result()
         except Exception as err:
-            yield failure(spec, err)
+            yield from (failure(spec, err) for spec in job)
 
 
-EXECUTORS: dict[str, Callable[[list[RunSpec], dict[str, Any], int], Iterator[dict[str, Any]]]] = {
+EXECUTORS: dict[str, Callable[[list[list[RunSpec]], dict[str, Any], int], Iterator[dict[str, Any]]]] = {
     "inprocess": run_inprocess, "pool": run_pool, "submitit": run_submitit,
 }
 
@@ -217,7 +243,7 @@ def get_executor(name: str):
     Returns
     -------
     callable
-        ``executor(specs, options, workers)``, yielding one outcome record per run.
+        ``executor(jobs, options, workers)``, yielding one outcome record per run.
 
     Raises
     ------

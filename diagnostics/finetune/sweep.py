@@ -264,7 +264,7 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
     if todo:
         by_path = {str(s.path): (config, s) for config, s in todo}
         bar = tqdm(total=len(order), initial=len(rows), desc=f"sweep {'+'.join(names)}", disable=not lead.progress)
-        for outcome in run([s for _, s in todo], lead.executor_options, workers or lead.workers):
+        for outcome in run(jobs(todo), lead.executor_options, workers or lead.workers):
             config, spec = by_path[outcome["path"]]
             rows.append(_row(config, spec, outcome["state"], outcome.get("error"), outcome["path"]))
             bar.update(1)
@@ -272,6 +272,54 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
                 bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}: {outcome['error']}")
         bar.close()
     return pd.DataFrame(rows).sort_values("path", key=lambda c: c.map(order)).reset_index(drop=True)
+
+
+def group_size(config: SweepConfig, specs: list[RunSpec]) -> int:
+    """How many runs of ``specs`` (one model of one sweep) train together: ``fuse``, or what ``auto`` measures.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep (``fuse``, ``device``).
+    specs : list of RunSpec
+        Its pending runs of one model.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    if config.fuse != "auto":
+        return int(config.fuse)
+    from .grouping import auto_group_size
+    from .train import _device, resolve_model_path
+
+    largest = max(sum(1 for s in specs if s.language == language) for language in {s.language for s in specs})
+    return auto_group_size(resolve_model_path(specs[0].model_spec), config, _device(config), largest)
+
+
+def jobs(todo: list[tuple[SweepConfig, RunSpec]]) -> list[list[RunSpec]]:
+    """Cut pending runs into the executor's jobs: single runs, or groups of seeds that train as one (``fuse``).
+
+    Parameters
+    ----------
+    todo : list of (SweepConfig, RunSpec)
+        Pending runs with their sweep, in plan order.
+
+    Returns
+    -------
+    list of list of RunSpec
+        One list per job, in plan order.
+    """
+    from .grouping import group_runs
+
+    by_model: dict[tuple[str, str], tuple[SweepConfig, list[RunSpec]]] = {}
+    for config, spec in todo:
+        by_model.setdefault((config.experiment, spec.model_spec.slug), (config, []))[1].append(spec)
+    out = []
+    for config, specs in by_model.values():
+        out += group_runs(specs, group_size(config, specs))
+    return out
 
 
 def _row(config: SweepConfig, spec: RunSpec, state: str, error: str | None, path: str) -> dict[str, Any]:

@@ -35,7 +35,8 @@ class Plan:
         One per run: ``experiment, language, seed, model, mixture`` (list of ``{source, size}``), ``train_pairs``,
         ``max_steps`` (the run's step budget, :func:`diagnostics.finetune.loop.total_steps`), ``max_pair_epochs``
         (``max_steps`` x batch size: the pairs it trains at most; early stopping ends most runs sooner),
-        ``state`` (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
+        ``fuse`` and ``group`` (the runs trained together as one job, see ``fuse``; ``None`` when done or decided
+        on the device), ``state`` (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
     notices : list of str
         Things the user should know that do not stop the run (a language skipped for lack of data, a dataset
         standing in for the study's).
@@ -55,17 +56,23 @@ class Plan:
     substitutions: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
     def counts(self) -> dict[str, dict[str, int]]:
-        """Count, per experiment, the runs, those done and the pair-epochs still to train (upper bound).
+        """Count, per experiment, the runs, those done, the pair-epochs still to train (upper bound) and the jobs.
 
         Returns
         -------
         dict of str to dict
-            Experiment -> ``{"runs": int, "done": int, "pair_epochs": int}``, in plan order.
+            Experiment -> ``{"runs": int, "done": int, "pair_epochs": int, "jobs": int}``, in plan order; ``jobs``
+            counts the executor's jobs of the runs still to train (a fused group is one job).
         """
         out: dict[str, dict[str, int]] = {}
+        jobs: set[str] = set()
         for run in self.runs:
-            entry = out.setdefault(run["experiment"], {"runs": 0, "done": 0, "pair_epochs": 0})
+            entry = out.setdefault(run["experiment"], {"runs": 0, "done": 0, "pair_epochs": 0, "jobs": 0})
             entry["runs"] += 1
+            job = run.get("group") or run["path"]
+            if run["state"] != "done" and job not in jobs:
+                jobs.add(job)
+                entry["jobs"] += 1
             entry["done"] += run["state"] == "done"
             entry["pair_epochs"] += 0 if run["state"] == "done" else (run["max_pair_epochs"] or 0)
         return out
@@ -114,13 +121,17 @@ class Plan:
             out.append(f"{run['experiment']:36s} {run['language']:3s} seed={run['seed']:<3d} {run['model']:30s} "
                        f"{mixture:60s} {run['state']}")
         out.append("")
+        fuse = sorted({str(run["fuse"]) for run in self.runs if run["state"] != "done" and run.get("fuse") != 1})
         for name, entry in self.counts().items():
-            out.append(f"{name:36s} {entry['runs']:4d} runs, {entry['done']:4d} done")
+            jobs = f", {entry['jobs']:4d} fused jobs" if fuse and entry["jobs"] else ""
+            out.append(f"{name:36s} {entry['runs']:4d} runs, {entry['done']:4d} done{jobs}")
         cost = self.cost()
         hours = (f", about {cost['max_hours']} h at {cost['train_pairs_per_s']:g} training pairs/s" if
                  cost["max_hours"] is not None else " (set --set train_pairs_per_s=N for hours)")
-        out.append(f"total: {len(self.runs)} runs, {cost['runs_done']} done, {cost['runs_to_train']} to train; "
-                   f"at most {cost['max_pair_epochs']:,} pair-epochs{hours}")
+        grouping = (f" in {sum(e['jobs'] for e in self.counts().values())} jobs (fuse={'/'.join(fuse)}; the rate is "
+                    "the device's aggregate over a group)" if fuse else "")
+        out.append(f"total: {len(self.runs)} runs, {cost['runs_done']} done, {cost['runs_to_train']} to train"
+                   f"{grouping}; at most {cost['max_pair_epochs']:,} pair-epochs{hours}")
         out += [f"notice: {n}" for n in self.notices]
         out += [f"problem: {p}" for p in self.problems]
         return out
@@ -318,14 +329,17 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
             for ref in refs["diagnostics"]:
                 sizes.size(ref, _option(ref, language, "diagnostic"))
         conflicts = []
-        for spec_run, state in run_states(config):
+        states = run_states(config)
+        size, group_of = _fused_groups(config, [spec_run for spec_run, state in states if state != "done"])
+        for spec_run, state in states:
             mixture, total = mixtures[spec_run.language]
             steps = None if total is None else total_steps(config, total)
             plan.runs.append({"experiment": name, "language": spec_run.language, "seed": spec_run.seed,
                               "model": spec_run.model_spec.name, "mixture": mixture, "train_pairs": total,
                               "max_steps": steps,
                               "max_pair_epochs": None if steps is None else steps * config.batch_size,
-                              "state": state, "path": str(spec_run.path)})
+                              "state": state, "path": str(spec_run.path), "fuse": size,
+                              "group": group_of.get(str(spec_run.path))})
             if state == "conflict":
                 conflicts.append(spec_run)
         if conflicts:
@@ -342,6 +356,34 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
             plan.problems += ConfigError(input_problems(config, sizes.counts), config._source).lines()
     plan.problems = list(dict.fromkeys(plan.problems))
     return plan
+
+
+def _fused_groups(config: SweepConfig, pending: list) -> tuple[int | str, dict[str, str]]:
+    """The group size the sweep will use for ``pending`` runs and each run's group (run folder -> group name).
+
+    ``fuse: auto`` is measured on the device the sweep runs on; on a machine without that device (a login node)
+    the plan says ``auto`` and names no groups.
+    """
+    from diagnostics.finetune.grouping import group_runs
+    from diagnostics.finetune.sweep import group_size
+
+    if not pending:
+        return config.fuse, {}
+    if config.fuse == "auto":
+        import torch
+
+        if config.device not in ("cpu",) and not torch.cuda.is_available():
+            return "auto", {}
+    out: dict[str, str] = {}
+    sizes = []
+    for model in {spec.model_spec.slug for spec in pending}:
+        specs = [spec for spec in pending if spec.model_spec.slug == model]
+        size = group_size(config, specs)
+        sizes.append(size)
+        for number, group in enumerate(group_runs(specs, size)):
+            name = f"{config.experiment}/{group[0].language}/{model}#{number}"
+            out.update({str(spec.path): name for spec in group})
+    return max(sizes), out
 
 
 def build_mixtures(configs: dict[str, SweepConfig]) -> list[str]:

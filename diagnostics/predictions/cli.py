@@ -89,7 +89,7 @@ def import_files(
                                                                       "path as given, folders included (the last "
                                                                       "occurrence counts): group 'seed' (or the "
                                                                       "first) is the seed, group 'pretrain_seed' the "
-                                                                      "pretraining seed; e.g. 'seed(\d+)' for "
+                                                                      r"pretraining seed; e.g. 'seed(\d+)' for "
                                                                       "out/seed13/model/samples_rte_x.jsonl."),
         experiment: str = typer.Option("imported", "--experiment", help="experiment value of the rows."),
         model: str = typer.Option("imported", "--model", help="model value of the rows (without a model column)."),
