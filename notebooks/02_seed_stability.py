@@ -112,7 +112,9 @@ agreement.sort_values("kappa").head(10)
 # `n_seeds_conservative` is the answer at the upper 80% confidence limit of the pilot's seed variance, and the band
 # in the figure spans the lower to the upper limit. The diagnostic set is taken as fixed (the question is how seeds
 # vary on it); `examples="resampled"` adds the example sampling variance, which no number of seeds removes. The
-# command line does the same: `diagnostics stats plan PREDICTIONS --half-width 0.05`.
+# command line does the same: `diagnostics stats plan PREDICTIONS --half-width 0.05`. An empty `n_seeds` (`<NA>`)
+# means the target is not reached within the 30 seeds simulated: that category's seed variance (or its example
+# variance) is too large for ±0.05 at any affordable number of seeds; such categories are listed first.
 
 # %%
 from matplotlib.figure import Figure

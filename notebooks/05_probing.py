@@ -77,6 +77,8 @@ for language in languages:
     seeds = {f"seed={r.seed}" if len({r.model for r in runs}) == 1 else f"{r.model}/seed={r.seed}": r.model_folder()
              for r in sorted(runs, key=lambda r: (r.seed, r.model))}
     probed[language] = {"pretrained": pretrained} | dict(list(seeds.items())[: spec.probe_finetuned_seeds])
+    print(f"{language}: probing the pretrained model and {len(probed[language]) - 1} of the {len(seeds)} fine-tuned "
+          f"seeds with a checkpoint (the scale's probe_finetuned_seeds; --set probe_finetuned_seeds=N for more)")
     frames[language] = probe_frames(base, language, max_train=spec.probe_max_train, cache_dir=cache_dir)
     tables.append(probe_models(probed[language], language, cache_dir=cache_dir, selection=spec.probe_selection,
                                class_weight=spec.probe_class_weight, max_train=spec.probe_max_train,
@@ -108,12 +110,17 @@ for language in languages:
 
 # %% [markdown]
 # ## Per-layer mean and σ across fine-tuned seeds
-# `chance` is what always predicting the majority class scores on the metric.
+# One row per language, task and layer, every layer shown; per metric the mean over the probed seeds, their σ
+# (sample std, ddof=1), the pretrained model's score and `chance` (what always predicting the majority class
+# scores on the metric).
 
 # %%
 summary = pd.concat([layer_summary(probes, metric).assign(metric=metric)
                      for metric in ("accuracy", "balanced_accuracy")], ignore_index=True)
-summary.round(3)
+wide = summary.pivot_table(index=["language", "task", "layer"], columns="metric",
+                           values=["mean", "std", "pretrained", "chance"]).swaplevel(axis=1).sort_index(axis=1)
+with pd.option_context("display.max_rows", len(wide) + 1):
+    display(wide.round(3))
 
 # %% [markdown]
 # ## Probes cross-validated on the gold tags (no annotator)
