@@ -1,8 +1,9 @@
 """``diagnostics notebooks copy DEST``: editable copies of the analysis notebooks for an installed package.
 
-An installed toolkit keeps its notebooks in ``<prefix>/share/nli-diagnostics/notebooks``, a folder that is not for
-editing. The copies (each a jupytext pair, ``.py`` and ``.ipynb``) find the bundled data through the package as the
-originals do; their ``runs_dir`` parameter names the run store they read, so they work from any folder.
+An installed toolkit keeps its notebooks in its package data (``diagnostics/_resources/notebooks`` in
+site-packages), a folder that is not for editing. The copies (each a jupytext pair, ``.py`` and ``.ipynb``) find
+the bundled data through the package as the originals do; their ``runs_dir`` parameter names the run store they
+read, so they work from any folder.
 """
 
 from __future__ import annotations

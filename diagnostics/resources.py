@@ -1,20 +1,29 @@
 """Where the toolkit's resource folders are: ``datasets/``, ``annotators/``, ``configs/``, ``notebooks/``.
 
 All of them sit in one project root: ``$DIAGNOSTICS_ROOT`` when set, else the checkout the package is imported
-from (the folder holding ``pyproject.toml`` above the package), else the copy a non-editable install puts in
-``<prefix>/share/nli-diagnostics``. ``$DIAGNOSTICS_DATASETS`` still overrides the datasets folder alone.
+from (the folder holding ``pyproject.toml`` above the package, with the folders at the top of the repository),
+else the package data of an installed wheel, ``diagnostics/_resources/<folder>``, read with
+:func:`importlib.resources.files` wherever pip put the package (venv, ``--prefix``, ``--target``, ``--user``,
+conda). ``$DIAGNOSTICS_DATASETS`` still overrides the datasets folder alone.
+
+Callers get real filesystem paths (pandas, spaCy, papermill and jupytext read them): pip installs wheels unzipped,
+so the installed package data is a folder on disk; a package imported from a zip archive has none and must be
+pointed at a folder with ``$DIAGNOSTICS_ROOT``.
 """
 
 from __future__ import annotations
 
 import os
-import sysconfig
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 ROOT_VARIABLE = "DIAGNOSTICS_ROOT"
 DATASETS_VARIABLE = "DIAGNOSTICS_DATASETS"
 PACKAGE_DIR = Path(__file__).resolve().parent
-INSTALLED_NAME = Path("share") / "nli-diagnostics"
+# the folders a root holds; setup.py copies the same ones into the wheel
+RESOURCE_FOLDERS = ("datasets", "annotators", "configs", "notebooks")
+PACKAGE_RESOURCES = "_resources"
 
 
 class ResourceRootError(FileNotFoundError):
@@ -27,12 +36,14 @@ def project_root() -> Path:
     Returns
     -------
     Path
-        ``$DIAGNOSTICS_ROOT``, the checkout holding the package, or the installed copy, in that order.
+        ``$DIAGNOSTICS_ROOT``, the checkout holding the package, or the installed package data
+        (``diagnostics/_resources``), in that order.
 
     Raises
     ------
     ResourceRootError
-        When ``$DIAGNOSTICS_ROOT`` names no folder, or it is unset and the package is not in a checkout.
+        When ``$DIAGNOSTICS_ROOT`` names no folder, or it is unset and the package is neither in a checkout nor
+        installed with its package data.
     """
     override = os.environ.get(ROOT_VARIABLE)
     if override:
@@ -44,12 +55,13 @@ def project_root() -> Path:
     checkout = PACKAGE_DIR.parent
     if (checkout / "pyproject.toml").is_file():
         return checkout
-    for installed in _installed_roots():
-        if (installed / "datasets").is_dir():
-            return installed
+    installed = _package_resources()
+    if installed is not None:
+        return installed
     raise ResourceRootError(f"cannot find the project root: the package in {PACKAGE_DIR} is not inside a checkout "
-                            f"(no pyproject.toml in {checkout}) and no installed copy was found in "
-                            f"{', '.join(map(str, _installed_roots()))}; set {ROOT_VARIABLE} to the folder holding "
+                            f"(no pyproject.toml in {checkout}) and carries no package data "
+                            f"({PACKAGE_RESOURCES}/ with {', '.join(RESOURCE_FOLDERS)} on disk); reinstall it from a "
+                            f"wheel or set {ROOT_VARIABLE} to the folder holding "
                             "datasets/, annotators/, configs/ and notebooks/")
 
 
@@ -99,13 +111,22 @@ def default_reports_dir(scale: str) -> Path:
     return work_root() / "reports" / scale
 
 
-def _installed_roots() -> list[Path]:
-    """Where a non-editable install puts the resource folders: the scheme's data path, and the prefix three
-    levels above ``<prefix>/lib/python3.X/site-packages/diagnostics`` (``pip install --prefix``)."""
-    roots = [Path(sysconfig.get_path("data")) / INSTALLED_NAME]
-    if len(PACKAGE_DIR.parents) > 3:
-        roots.append(PACKAGE_DIR.parents[3] / INSTALLED_NAME)
-    return list(dict.fromkeys(roots))
+def _package_resources() -> Path | None:
+    """The installed package data, ``diagnostics/_resources``, as a folder on disk; None when absent.
+
+    :func:`importlib.resources.files` finds the package wherever it was imported from. Only a package on disk
+    (every wheel install) gives a :class:`~pathlib.Path` usable by pandas, spaCy and papermill; one imported from a
+    zip archive gives a zip path, and 3.11's :func:`importlib.resources.as_file` cannot extract folders.
+    """
+    found = _package_files().joinpath(PACKAGE_RESOURCES)
+    if isinstance(found, Path) and all((found / folder).is_dir() for folder in RESOURCE_FOLDERS):
+        return found.resolve()
+    return None
+
+
+def _package_files() -> Traversable:
+    """The installed package's files, wherever the package was imported from."""
+    return resources.files(__package__)
 
 
 def datasets_dir() -> Path:

@@ -7,7 +7,8 @@ command -v "$PY" >/dev/null || PY=python3
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-stamp=.venv/.installed-$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)
+# setup.py holds the build step of the resource folders: a change to it re-installs too
+stamp=.venv/.installed-$(cat pyproject.toml setup.py scripts/setup.sh | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
   # --no-compile: byte-compiling every installed module (torch alone has thousands) took ~85 of the ~135 s of a
   # fresh install here; Python compiles the few hundred modules really imported on first use instead (~4 s)

@@ -1,63 +1,142 @@
-"""A non-editable install, used away from the checkout, finds the bundled data, rules, configs and notebooks."""
+"""A wheel installed in every pip layout (venv, ``--prefix``, ``--target``, ``--user``), used away from the checkout,
+finds the bundled data, rules, configs and notebooks in its package data (``diagnostics/_resources``)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
 
-from diagnostics.resources import project_root
+from diagnostics.resources import RESOURCE_FOLDERS, project_root
 
 pytestmark = pytest.mark.slow
 
-RESOURCE_FOLDERS = ("datasets", "annotators", "configs", "notebooks")
+ROOT = project_root()
+# the interpreter without the venv: a site-packages named on PYTHONPATH gets no .pth processing, so the checkout's
+# editable finder stays out and only the installed copy can answer `import diagnostics`
+BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
+DEPENDENCIES = list(dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]))
+PIP = [sys.executable, "-m", "pip"]
+PIP_INSTALL = ["install", "-q", "--no-deps", "--no-index", "--no-compile", "--no-warn-script-location"]
+
+SCRIPT = """
+import json, sys
+import yaml
+import diagnostics, diagnostics.resources as r
+from diagnostics.annotate import annotate, load_rules
+from diagnostics.data import load
+from diagnostics.notebooks_cli import copy_notebooks
+
+axb = load("axb")
+print(json.dumps({
+    "module": diagnostics.__file__,
+    "root": str(r.project_root()),
+    "work": str(r.work_root()),
+    "axb": len(axb),
+    "lidirus": len(load("lidirus")),
+    "rules": load_rules("en").path,
+    "annotated": annotate(axb.head(2), "en")["auto_features"].map(list).tolist(),
+    "experiment": yaml.safe_load((r.configs_dir() / "demo.yaml").read_text())["experiment"],
+    "notebooks": sorted(p.name for p in r.notebooks_dir().glob("[0-9][0-9]_*.py")),
+    "copies": sorted(p.name for p in copy_notebooks(sys.argv[1])),
+}))
+"""
 
 
-def _tracked(root: Path) -> set[str]:
-    out = subprocess.run(["git", "ls-files", *RESOURCE_FOLDERS], cwd=root, capture_output=True, text=True,
-                         check=True).stdout
-    return set(out.split())
+def _listed(root: Path) -> list[str]:
+    """The files git would hand over: tracked, plus untracked ones not ignored."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                         capture_output=True, text=True, check=True).stdout
+    return sorted(p for p in out.split("\0") if p and (root / p).is_file())
 
 
-def test_wheel_install_carries_every_resource_file_and_reads_them_from_any_directory(tmp_path):
-    root = project_root()
-    if not (root / ".git").exists():
-        pytest.skip("needs a git checkout to list the tracked resource files")
-    wheels, prefix, elsewhere = tmp_path / "wheels", tmp_path / "prefix", tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(wheels), str(root)], check=True, cwd=tmp_path)
-    (wheel,) = wheels.glob("*.whl")
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """A wheel built from a clean copy of the checkout (no build/ or editor leftovers in the shared tree)."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs a git checkout to list the source files")
+    base = tmp_path_factory.mktemp("build")
+    source, wheels = base / "source", base / "wheels"
+    for name in _listed(ROOT):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    subprocess.run([*PIP, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", str(wheels),
+                    str(source)], check=True, cwd=base, capture_output=True)
+    (built,) = wheels.glob("*.whl")
+    return built
+
+
+def _install(layout: str, wheel: Path, where: Path) -> tuple[list[str], dict[str, str]]:
+    """Install ``wheel`` in ``layout`` under ``where``; the interpreter and environment that import it."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DIAGNOSTICS_ROOT", "DIAGNOSTICS_DATASETS", "DIAGNOSTICS_ANNOTATORS", "PYTHONPATH",
+                        "PYTHONNOUSERSITE", "PYTHONUSERBASE")}
+    if layout == "venv":
+        subprocess.run([BASE_PYTHON, "-m", "venv", "--without-pip", str(where)], check=True)
+        python = str(where / "bin" / "python")
+        site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+        Path(site, "dependencies.pth").write_text("\n".join(DEPENDENCIES) + "\n")
+        subprocess.run([*PIP, "--python", python, *PIP_INSTALL, str(wheel)], check=True)
+        return [python], env
+    if layout == "user":
+        env["PYTHONUSERBASE"] = str(where)
+        subprocess.run([*PIP, "--python", BASE_PYTHON, *PIP_INSTALL, "--user", str(wheel)], check=True, env=env)
+        env["PYTHONPATH"] = os.pathsep.join(DEPENDENCIES)
+        return [BASE_PYTHON], env
     # --ignore-installed: without it pip would uninstall the environment's own (editable) copy first
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", "--prefix",
-                    str(prefix), str(wheel)], check=True, cwd=tmp_path)
+    subprocess.run([*PIP, *PIP_INSTALL, "--ignore-installed", f"--{layout}", str(where), str(wheel)], check=True)
+    site = where if layout == "target" else next(where.glob("lib/python3*/site-packages"))
+    env["PYTHONPATH"] = os.pathsep.join([str(site), *DEPENDENCIES])
+    return [BASE_PYTHON], env
 
-    installed = prefix / "share" / "nli-diagnostics"
-    copied = {str(p.relative_to(installed)) for p in installed.rglob("*")
-              if p.is_file() and "__pycache__" not in p.parts}  # pip compiles the notebooks' .py twins
-    assert copied == _tracked(root)
 
-    site = next(prefix.glob("lib/python3*/site-packages"))
-    env = {k: v for k, v in os.environ.items() if k not in ("DIAGNOSTICS_ROOT", "DIAGNOSTICS_DATASETS")}
-    env["PYTHONPATH"] = str(site)
-    script = ("import diagnostics, diagnostics.resources as r\n"
-              "from diagnostics.data import load\n"
-              "from diagnostics.finetune.config import load_config\n"
-              "print(diagnostics.__file__)\n"
-              "print(r.project_root())\n"
-              "print(r.default_runs_dir('demo'))\n"
-              "print(len(load('lidirus')), len(load('axb')))\n"
-              "print(load_config(r.configs_dir() / 'demo.yaml').experiment)\n"
-              "print(len(list(r.notebooks_dir().glob('*.ipynb'))))\n")
-    out = subprocess.run([sys.executable, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True)
+@pytest.mark.parametrize("layout", ["venv", "prefix", "target", "user"])
+def test_installed_wheel_reads_its_package_data_from_any_directory(layout, wheel, tmp_path):
+    elsewhere, copies = tmp_path / "elsewhere", tmp_path / "copies"
+    elsewhere.mkdir()
+    python, env = _install(layout, wheel, tmp_path / "installed")
+    out = subprocess.run([*python, "-c", SCRIPT, str(copies)], cwd=elsewhere, env=env, capture_output=True,
+                         text=True)
     assert out.returncode == 0, out.stderr
-    module, resources, runs, sizes, experiment, notebooks = out.stdout.split("\n")[:6]
-    assert Path(module).is_relative_to(site)
-    assert Path(resources) == installed.resolve()
-    assert Path(runs) == elsewhere.resolve() / "runs" / "demo"
-    assert sizes == "1104 1104"
-    assert experiment
-    assert int(notebooks) == len(list((root / "notebooks").glob("*.ipynb")))
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+
+    package = Path(found["module"]).parent
+    assert package.is_relative_to((tmp_path / "installed").resolve()), found["module"]
+    root = Path(found["root"])
+    assert root == package / "_resources"
+    carried = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    assert carried == [p for p in _listed(ROOT) if p.split("/")[0] in RESOURCE_FOLDERS]
+    assert Path(found["work"]) == elsewhere.resolve()  # runs and reports go to the working directory
+    assert found["axb"] == found["lidirus"] == 1104
+    assert Path(found["rules"]) == root / "annotators" / "en.yaml"
+    assert len(found["annotated"]) == 2 and all(isinstance(f, list) for f in found["annotated"])
+    assert found["experiment"] == "demo"
+    scripts = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    assert found["notebooks"] == scripts and scripts
+    assert found["copies"] == sorted([*scripts, *(s.replace(".py", ".ipynb") for s in scripts)])
+
+
+def test_sdist_carries_the_resource_folders(tmp_path):
+    """A wheel built from the sdist (as ``python -m build`` does) needs the folders in the sdist: MANIFEST.in."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs a git checkout to list the source files")
+    import tarfile
+
+    source = tmp_path / "source"
+    for name in _listed(ROOT):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    subprocess.run([sys.executable, "-c", "from setuptools.build_meta import build_sdist; "
+                    f"build_sdist({str(tmp_path / 'dist')!r})"], cwd=source, check=True, capture_output=True)
+    (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
+    expected = {p for p in _listed(ROOT) if p.split("/")[0] in RESOURCE_FOLDERS}
+    assert expected <= names, sorted(expected - names)[:5]

@@ -125,9 +125,84 @@ def test_unfindable_root_names_the_override(monkeypatch, tmp_path):
     with pytest.raises(resources.ResourceRootError, match="DIAGNOSTICS_ROOT"):
         resources.configs_dir()
     monkeypatch.delenv("DIAGNOSTICS_ROOT")
-    monkeypatch.setattr(resources, "PACKAGE_DIR", tmp_path / "site-packages" / "diagnostics")  # an installed copy
+    package = tmp_path / "site-packages" / "diagnostics"  # an installed copy without its package data
+    package.mkdir(parents=True)
+    monkeypatch.setattr(resources, "PACKAGE_DIR", package)
+    monkeypatch.setattr(resources, "_package_files", lambda: package)
     with pytest.raises(resources.ResourceRootError, match="DIAGNOSTICS_ROOT"):
         resources.notebooks_dir()
+
+
+def _installed_copy(site: Path) -> Path:
+    """``<site>/diagnostics`` with package data as a wheel installs it: ``_resources/<folder>`` per resource folder."""
+    package = site / "diagnostics"
+    for folder in RESOURCE_DIRS.values():
+        (package / "_resources" / folder).mkdir(parents=True)
+    return package
+
+
+def test_installed_copy_reads_its_package_data(monkeypatch, tmp_path):
+    from diagnostics import resources
+
+    package = _installed_copy(tmp_path / "site-packages")
+    monkeypatch.delenv("DIAGNOSTICS_ROOT", raising=False)
+    monkeypatch.delenv("DIAGNOSTICS_DATASETS", raising=False)
+    monkeypatch.setattr(resources, "PACKAGE_DIR", package)
+    monkeypatch.setattr(resources, "_package_files", lambda: package)
+    monkeypatch.chdir(tmp_path)
+    assert resources.project_root() == package / "_resources"
+    for function, folder in RESOURCE_DIRS.items():
+        assert getattr(resources, function)() == package / "_resources" / folder, function
+    assert resources.work_root() == tmp_path  # package data is not for writing: runs go to the working directory
+    assert resources.default_runs_dir("demo") == tmp_path / "runs" / "demo"
+
+
+def test_zipped_package_data_asks_for_the_root_override(monkeypatch, tmp_path):
+    """Callers need folders on disk; a package imported from a zip archive has none."""
+    import zipfile
+
+    import pytest
+
+    from diagnostics import resources
+
+    archive = tmp_path / "site.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for folder in RESOURCE_DIRS.values():
+            zipped.writestr(f"diagnostics/_resources/{folder}/README.md", "")
+    monkeypatch.delenv("DIAGNOSTICS_ROOT", raising=False)
+    monkeypatch.setattr(resources, "PACKAGE_DIR", tmp_path / "site.zip" / "diagnostics")
+    monkeypatch.setattr(resources, "_package_files", lambda: zipfile.Path(archive, "diagnostics/"))
+    with pytest.raises(resources.ResourceRootError, match="DIAGNOSTICS_ROOT"):
+        resources.datasets_dir()
+
+
+def _git_files(*folders: str) -> list[str]:
+    """Files git would hand over under ``folders``: tracked, plus untracked ones not ignored."""
+    import subprocess
+
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", *folders],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return sorted(p for p in out.split("\0") if p and (ROOT / p).is_file())
+
+
+def test_every_resource_folder_is_package_data(monkeypatch):
+    """The wheel's build step copies every resource folder, file for file, into ``diagnostics/_resources``; the
+    sdist carries the folders (MANIFEST.in); nothing goes to ``<prefix>/share`` any more."""
+    import runpy
+
+    from diagnostics import resources
+
+    hook = runpy.run_path(str(ROOT / "setup.py"), run_name="setup_hook")  # not __main__: builds nothing
+    assert tuple(hook["RESOURCE_FOLDERS"]) == resources.RESOURCE_FOLDERS == tuple(RESOURCE_DIRS.values())
+    assert hook["PACKAGE_RESOURCES"].as_posix() == f"diagnostics/{resources.PACKAGE_RESOURCES}"
+    manifest = (ROOT / "MANIFEST.in").read_text().split("\n")
+    assert all(f"graft {folder}" in manifest for folder in resources.RESOURCE_FOLDERS)
+    assert "data-files" not in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    monkeypatch.chdir(ROOT)
+    copied = sorted(p.as_posix() for p in hook["BuildWithResources"]._resource_files())
+    assert {p.split("/")[0] for p in copied} == set(resources.RESOURCE_FOLDERS)
+    if (ROOT / ".git").exists():
+        assert copied == _git_files(*resources.RESOURCE_FOLDERS)
 
 
 def test_no_module_finds_resources_relative_to_its_own_file():
