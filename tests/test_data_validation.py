@@ -39,7 +39,6 @@ def rte_lines(bad_record_or_line):
         ({**GOOD_RTE, "idx": 0}, "a unique id", "already used on line 1"),
         ({k: v for k, v in GOOD_RTE.items() if k != "label"} | {"idx": 1}, "'label' like the records before it", "no 'label'"),
         (b'{"premise": "caf\xe9", "hypothesis": "x", "label": "entailment", "idx": 1}', "UTF-8 text", "undecodable bytes"),
-        ("", "one JSON object per line", "an empty line"),
         ("[1, 2]", "a JSON object", "a JSON list"),
         ({**GOOD_RTE, "idx": None}, "an integer or non-empty string id", "None"),
     ],
@@ -72,6 +71,15 @@ def test_diagnostic_reader_rejects_malformed_line(tmp_path, bad, expected, found
         data.load("diagnostic_format", path=path)
     assert info.value.line == 2
     assert expected in str(info.value) and found in str(info.value)
+
+
+def test_blank_lines_are_skipped_and_later_lines_keep_their_numbers(tmp_path):
+    path = write_lines(tmp_path / "gaps.jsonl", ["", json.dumps(GOOD_RTE), "  ", json.dumps({**GOOD_RTE, "idx": 0})])
+    with pytest.raises(data.DataFormatError) as info:
+        data.load("rte_format", path=path)
+    assert info.value.line == 4 and "already used on line 2" in str(info.value)
+    path = write_lines(tmp_path / "ok.jsonl", [json.dumps(GOOD_RTE), "", json.dumps({**GOOD_RTE, "idx": 1}), ""])
+    assert data.load("rte_format", path=path)["id"].tolist() == ["0", "1"]
 
 
 def test_tsv_wrong_column_count_and_header(tmp_path):

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from ..data.kinds import KINDS  # file-format kinds accepted by ``--kind`` -> registry name of the reader
 from ..errors import UserInputError
-from ..io_utils import atomic_path
+from ..tables import iter_records, read_table, write_table
 
 _AUTO = {".jsonl": ("diagnostic", "rte", "swediagnostics", "mnli"), ".json": ("diagnostic", "rte"),
          ".tsv": ("glue-tsv", "mnli"), ".txt": ("sick", "glue-tsv")}
@@ -59,7 +58,7 @@ def read_input(source: str | Path, lang: str, kind: str = "auto") -> pd.DataFram
         return data.load(KINDS[kind], path=path, language=lang)
     suffix = path.suffix.lower()
     if suffix in (".csv", ".parquet"):
-        frame = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
+        frame = read_table(path)
         missing = [c for c in ("premise", "hypothesis") if c not in frame.columns]
         if missing:
             raise data.DataFormatError(path, 1, "columns premise and hypothesis", f"columns {list(frame.columns)}")
@@ -85,9 +84,8 @@ _JSON_FIELDS = {"diagnostic": {"idx", "label", "sentence1", "sentence2"},
 def _likely_first(path: Path, candidates: tuple[str, ...]) -> list[str]:
     """``candidates`` ordered by how many of their fields the file's first JSON record has (stable)."""
     try:
-        with open(path, encoding="utf-8-sig") as handle:
-            first = json.loads(handle.readline())
-    except (OSError, UnicodeDecodeError, ValueError):
+        first = next((record for _, record in iter_records(path, objects=False)), None)
+    except (OSError, UserInputError):
         return list(candidates)
     if not isinstance(first, dict):
         return list(candidates)
@@ -118,10 +116,11 @@ def check_output(path: str | Path, writers: tuple[str, ...] = WRITERS) -> None:
 
 
 def write_output(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as ``.jsonl``, ``.parquet`` or ``.csv`` (lists and dicts JSON-encoded in CSV).
+    """Write a table as ``.jsonl``, ``.parquet`` or ``.csv`` with :func:`diagnostics.tables.write_table`.
 
-    The table goes to a temporary file beside ``path`` that then replaces it, so a run killed while writing
-    leaves the previous file (or none), never a truncated one.
+    Lists and dicts are JSON-encoded in CSV, dicts (``feature_sides``) in parquet. The table goes to a temporary
+    file beside ``path`` that then replaces it, so a run killed while writing leaves the previous file (or none),
+    never a truncated one.
 
     Parameters
     ----------
@@ -142,21 +141,4 @@ def write_output(frame: pd.DataFrame, path: str | Path) -> Path:
     """
     path = Path(path)
     check_output(path)
-    suffix = path.suffix.lower()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        if suffix == ".jsonl":
-            frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
-        elif suffix == ".parquet":
-            out = frame.copy()
-            if "feature_sides" in out:  # parquet wants one struct type; a JSON string keeps any set of keys
-                out["feature_sides"] = out["feature_sides"].map(lambda d: json.dumps(d, ensure_ascii=False))
-            out.to_parquet(tmp, index=False)
-        else:
-            out = frame.copy()
-            for column in out.columns:
-                if out[column].map(lambda v: isinstance(v, (list, dict))).any():
-                    out[column] = out[column].map(lambda v: json.dumps(v, ensure_ascii=False)
-                                                  if isinstance(v, (list, dict)) else v)
-            out.to_csv(tmp, index=False)
-    return path
+    return write_table(frame, path)

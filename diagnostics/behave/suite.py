@@ -10,6 +10,7 @@ import pandas as pd
 
 from diagnostics.io_utils import atomic_path
 from diagnostics.schema import LABELS
+from diagnostics.tables import iter_records
 
 from .errors import SuiteFormatError
 from .specs import EXPECTATIONS, TEST_TYPES
@@ -156,7 +157,8 @@ def load_suite(path: str | Path) -> list[Case]:
     Parameters
     ----------
     path : str or Path
-        A jsonl file of cases (blank lines are ignored).
+        A jsonl file of cases, read by :func:`diagnostics.tables.iter_records` (a byte order mark, CRLF line ends
+        and blank lines are ignored).
 
     Returns
     -------
@@ -170,19 +172,12 @@ def load_suite(path: str | Path) -> list[Case]:
     """
     path = Path(path)
     cases, seen = [], {}
-    with path.open(encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except json.JSONDecodeError as err:
-                raise SuiteFormatError(path, number, "one JSON object per line", f"invalid JSON ({err.msg})") from None
-            case = _check_record(path, number, record)
-            if case.id in seen:
-                raise SuiteFormatError(path, number, "a unique case id", f"{case.id!r} (also on line {seen[case.id]})")
-            seen[case.id] = number
-            cases.append(case)
+    for number, record in iter_records(path, objects=False, error=SuiteFormatError):
+        case = _check_record(path, number, record)
+        if case.id in seen:
+            raise SuiteFormatError(path, number, "a unique case id", f"{case.id!r} (also on line {seen[case.id]})")
+        seen[case.id] = number
+        cases.append(case)
     if not cases:
         raise SuiteFormatError(path, None, "at least one case", "an empty file")
     return cases

@@ -3,13 +3,14 @@
 Each reader turns one file into a tidy :class:`pandas.DataFrame` with the columns
 ``id, premise, hypothesis, label, language`` (+ ``label3`` where the source has 3-way labels,
 + ``features``/``coarse`` for diagnostic sets). Any malformed record raises
-:class:`~diagnostics.data.errors.DataFormatError` naming file and line; nothing is skipped.
+:class:`~diagnostics.data.errors.DataFormatError` naming file and line; nothing is skipped but blank lines.
+Reading the file (BOM, line ends, blank lines, JSON lines) follows the one set of rules of :mod:`diagnostics.tables`;
+what is here is each format's own knowledge: its field names, labels and categories.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from diagnostics.taxonomy import (
     suggest,
 )
 
+from ..tables import iter_lines, iter_records
 from .errors import DataFormatError, shorten
 
 THREE_WAY = (ENTAILMENT, "neutral", "contradiction")
@@ -47,55 +49,6 @@ def collapse(label3: str) -> str:
         ``entailment`` for ``entailment``, else ``not_entailment``.
     """
     return ENTAILMENT if label3 == ENTAILMENT else NOT_ENTAILMENT
-
-
-def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)`` for each line, decoding UTF-8 strictly line by line.
-
-    A trailing newline at the end of the file does not produce an empty record; a trailing
-    ``\\r`` (CRLF files) is removed, and so is a UTF-8 byte order mark.
-
-    Parameters
-    ----------
-    path : Path
-        The file.
-
-    Yields
-    ------
-    tuple of (int, str)
-        The 1-based line number and the line's text.
-
-    Raises
-    ------
-    DataFormatError
-        On a line that is not valid UTF-8.
-    """
-    raw = Path(path).read_bytes()
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    pieces = raw.split(b"\n")
-    if pieces and pieces[-1] == b"":
-        pieces.pop()
-    for number, piece in enumerate(pieces, start=1):
-        try:
-            text = piece.decode("utf-8")
-        except UnicodeDecodeError as err:
-            bad = piece[max(err.start - 5, 0) : err.end + 5]
-            raise DataFormatError(path, number, "UTF-8 text", f"undecodable bytes {bad!r} at column {err.start + 1}") from None
-        yield number, text.removesuffix("\r")
-
-
-def _json_records(path: Path) -> Iterator[tuple[int, dict]]:
-    for number, text in iter_lines(path):
-        if not text.strip():
-            raise DataFormatError(path, number, "one JSON object per line", "an empty line")
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise DataFormatError(path, number, "one JSON object per line", f"invalid JSON ({err.msg} at column {err.colno})") from None
-        if not isinstance(record, dict):
-            raise DataFormatError(path, number, "a JSON object", f"a JSON {type(record).__name__}")
-        yield number, record
 
 
 def _text(path: Path, line: int, record: dict, key: str) -> str:
@@ -240,7 +193,7 @@ def read_rte_jsonl(path: str | Path, language: str) -> pd.DataFrame:
     """
     path = Path(path)
     table = _Table(path)
-    for line, record in _json_records(path):
+    for line, record in iter_records(path):
         _misspelt_fields(path, line, record, ("premise", "hypothesis", "idx", "label"))
         has_label = "label" in record
         table.check_labelled(line, has_label)
@@ -286,7 +239,7 @@ def read_diagnostic_jsonl(path: str | Path, language: str) -> pd.DataFrame:
     table = _Table(path)
     aliases = COARSE_ALIASES["superglue_jsonl"]
     known = {"idx", "label", "sentence1", "sentence2", *aliases}
-    for line, record in _json_records(path):
+    for line, record in iter_records(path):
         extra = sorted(set(record) - known)
         if extra:
             near = suggest(extra[0], tuple(known), n=1)
@@ -314,14 +267,14 @@ GLUE_TSV_HEADER = ["Lexical Semantics", "Predicate-Argument Structure", "Logic",
 
 def _tsv_rows(path: Path, header: list[str] | None) -> Iterator[tuple[int, dict]]:
     """Yield ``(line, row)`` of a tab-separated file with literal quotes, checking the column count."""
-    lines = iter_lines(path)
+    lines = ((number, text) for number, text in iter_lines(path) if text.strip())
     try:
-        _, first = next(lines)
+        start, first = next(lines)
     except StopIteration:
         raise DataFormatError(path, None, "a header line", "an empty file") from None
     columns = first.split("\t")
     if header is not None and columns != header:
-        raise DataFormatError(path, 1, f"header {header}", f"{columns}")
+        raise DataFormatError(path, start, f"header {header}", f"{columns}")
     for number, text in lines:
         cells = next(csv.reader([text], delimiter="\t", quoting=csv.QUOTE_NONE))
         if len(cells) != len(columns):
@@ -386,7 +339,7 @@ def read_swediagnostics_jsonl(path: str | Path, language: str = "sv") -> pd.Data
     path = Path(path)
     table = _Table(path)
     aliases = COARSE_ALIASES["swediagnostics_meta"]
-    for line, record in _json_records(path):
+    for line, record in iter_records(path):
         meta = record.get("meta")
         if not isinstance(meta, dict):
             raise DataFormatError(path, line, "an object in 'meta'", shorten(meta))
@@ -474,7 +427,7 @@ def read_mnli(path: str | Path, language: str = "en") -> pd.DataFrame:
     path = Path(path)
     table = _Table(path)
     no_consensus = 0
-    records = _tsv_rows(path, None) if path.suffix == ".tsv" else _json_records(path)
+    records = _tsv_rows(path, None) if path.suffix == ".tsv" else iter_records(path)
     for line, record in records:
         _misspelt_fields(path, line, record, ("gold_label", "sentence1", "sentence2", "pairID"))
         gold = record.get("gold_label")

@@ -3,7 +3,8 @@
 Each writer produces what the corresponding tool writes, so that a table exported and imported back is the same
 table: a colleague's table (:func:`to_columns`: ids or only the texts, labels as names or codes), the
 lm-evaluation-harness ``--log_samples`` file of every run (:func:`to_lm_eval`), and the score array of every run
-as ``Trainer.predict`` returns it (:func:`to_trainer`).
+as ``Trainer.predict`` returns it (:func:`to_trainer`). The table itself is written by the one table writer,
+:func:`diagnostics.tables.write_table` (re-exported here).
 """
 
 from __future__ import annotations
@@ -18,49 +19,13 @@ import pandas as pd
 from ..errors import UserInputError
 from ..io_utils import atomic_path
 from ..schema import CLASS_LABELS, ENTAILMENT, LABELS
+from ..tables import SUFFIXES, write_table
 from .labels import parse_label_map
 
 #: Log-probability written for a probability of 0 (JSON has no infinity; exp of it is 0.0 in float64).
 LOG_FLOOR = -1e4
 #: Suffixes :func:`write_table` writes.
-TABLE_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv", ".jsonl")
-
-
-def write_table(frame: pd.DataFrame, path: str | Path, sep: str | None = None) -> Path:
-    """Write a table whole (a temporary file, then a rename) in the format its suffix names.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        The table.
-    path : str or Path
-        ``.parquet`` / ``.pq``, ``.csv``, ``.tsv`` or ``.jsonl``; the folder is created.
-    sep : str, optional
-        Separator of a ``.csv`` file (default ``,``; ``.tsv`` always uses a tab).
-
-    Returns
-    -------
-    Path
-        The written file.
-
-    Raises
-    ------
-    UserInputError
-        For another suffix.
-    """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
-        raise UserInputError(f"{path}: expected a {', '.join(TABLE_SUFFIXES)} file name, found suffix {suffix!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        if suffix in (".parquet", ".pq"):
-            frame.to_parquet(tmp, index=False)
-        elif suffix == ".jsonl":
-            frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
-        else:
-            frame.to_csv(tmp, index=False, sep="\t" if suffix == ".tsv" else (sep or ","))
-    return path
+TABLE_SUFFIXES = tuple(SUFFIXES)
 
 
 def _one_dataset(table: pd.DataFrame) -> str:

@@ -17,9 +17,7 @@ label; the raw value is kept beside it for the report).
 
 from __future__ import annotations
 
-import csv
 import difflib
-import io
 import json
 import re
 import zipfile
@@ -31,9 +29,11 @@ import numpy as np
 import pandas as pd
 
 from ..data.errors import DataFormatError, shorten
-from ..data.readers import THREE_WAY, iter_lines
+from ..data.readers import THREE_WAY
 from ..errors import UserInputError
 from ..schema import CLASS_LABELS, ENTAILMENT, LABELS
+from ..tables import FORMATS as TABLE_FORMATS
+from ..tables import iter_lines, iter_records, read_table, sniff_separator
 from .labels import CHOICE_NAMES, NAMES, index_map, label_key, scores_to_predictions, to_labels
 
 #: File formats: ``auto`` decides by suffix and content (see :func:`detect_format`).
@@ -64,7 +64,6 @@ ALIASES: dict[str, tuple[str, ...]] = {
 STANDARD = ("_line", "id", "premise", "hypothesis", "position", "seed", "pretrain_seed", "experiment", "model",
             "language", "dataset", "gold", "gold_raw", "prediction", "prediction_raw", "probability")
 
-_SEPARATORS = (",", "\t", ";", "|")
 _INTEGRAL_TEXT = re.compile(r"[+-]?\d+\.0+")
 
 
@@ -232,75 +231,14 @@ def _mapping(columns: Mapping | None) -> dict[str, list[str]]:
 # --- tables -----------------------------------------------------------------------------------------------------
 
 
-def sniff_separator(path: str | Path, default: str = ",") -> str:
-    """Find the separator of a delimited text file from its first lines.
-
-    Each of ``,``, tab, ``;`` and ``|`` splits the first lines (quotes respected); a separator that gives every
-    line the same number of fields, more than one, is a candidate, and the one giving the most fields wins.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    default : str
-        Returned when no candidate splits the lines consistently (a one-column file).
-
-    Returns
-    -------
-    str
-        The separator.
-    """
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-        sample = handle.read(65536)
-    truncated = len(sample) == 65536
-    best, best_fields = default, 1
-    for sep in _SEPARATORS:
-        try:
-            rows = [row for row in csv.reader(io.StringIO(sample), delimiter=sep) if row]
-        except csv.Error:
-            continue
-        rows = rows[:-1] if truncated and len(rows) > 1 else rows  # the last row may be cut short
-        rows = rows[:50]
-        counts = {len(row) for row in rows}
-        if len(counts) == 1 and (fields := counts.pop()) > best_fields:
-            best, best_fields = sep, fields
-    return best
-
-
 def _read_table(path: Path, fmt: str, sep: str | None) -> tuple[pd.DataFrame, list[str]]:
-    notes = []
-    if fmt in ("csv", "tsv"):
-        if sep is None:
-            sep = sniff_separator(path, "\t" if fmt == "tsv" else ",")
-            notes.append(f"separator {sep!r} (sniffed)")
-        try:
-            raw = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""], encoding="utf-8-sig")
-        except (ValueError, UnicodeDecodeError, csv.Error) as err:
-            raise DataFormatError(path, None, f"a readable delimited file (separator {sep!r})",
-                                  f"{type(err).__name__}: {' '.join(str(err).split())[:160]}") from None
-        raw.insert(0, "_line", np.arange(2, len(raw) + 2))
-    elif fmt == "parquet":
-        try:
-            raw = pd.read_parquet(path)
-        except Exception as err:  # pyarrow raises its own error types for damaged files
-            raise DataFormatError(path, None, "a readable parquet file",
-                                  f"{type(err).__name__}: {' '.join(str(err).split())[:160]}") from None
-        raw.insert(0, "_line", np.arange(1, len(raw) + 1))
-    elif fmt == "jsonl":
-        records = []
-        for number, text in iter_lines(path):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as err:
-                raise DataFormatError(path, number, "one JSON object per line", f"invalid JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise DataFormatError(path, number, "a JSON object", type(record).__name__)
-            records.append({"_line": number, **record})
-        raw = pd.DataFrame.from_records(records)
-    else:
+    if fmt not in TABLE_FORMATS:
         raise UserInputError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    notes = []
+    if fmt in ("csv", "tsv") and sep is None:
+        sep = sniff_separator(path, "\t" if fmt == "tsv" else ",")
+        notes.append(f"separator {sep!r} (sniffed)")
+    raw = read_table(path, fmt=fmt, sep=sep, line_column="_line")
     if raw.empty:
         raise DataFormatError(path, None, "at least one row", "no rows")
     return raw, notes
@@ -476,14 +414,7 @@ def _lm_eval_records(path: Path, lm_eval_filter: str | None) -> list[tuple[int, 
                                  "write each task's samples to its own file (--log_samples does)")
         records = list(enumerate(next(iter(samples.values())), start=1))
     else:
-        records = []
-        for number, text in iter_lines(path):
-            if not text.strip():
-                continue
-            try:
-                records.append((number, json.loads(text)))
-            except json.JSONDecodeError as err:
-                raise DataFormatError(path, number, "one JSON object per line", f"invalid JSON ({err.msg})") from None
+        records = list(iter_records(path, objects=False))
     for number, record in records:
         if not isinstance(record, dict) or "doc_id" not in record or not (
                 "filtered_resps" in record or "resps" in record):

@@ -9,7 +9,6 @@ prediction`` plus optional ``probability`` (P(entailment)) and ``pretrain_seed``
 from __future__ import annotations
 
 import difflib
-import json
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +21,7 @@ from ..data.errors import shorten as _shorten
 from ..schema import LABELS
 from ..schema import PREDICTION_OPTIONAL as OPTIONAL
 from ..schema import PREDICTION_REQUIRED as REQUIRED
+from ..tables import read_table
 
 #: Columns that identify one setting (everything but the seeds).
 SETTING_KEYS = ("experiment", "language", "model", "dataset")
@@ -64,7 +64,7 @@ def run_keys(frame: pd.DataFrame) -> list[str]:
 
 def read_predictions(path: str | Path, *, validate: bool = True, check_ids: bool = True, trust_labels: bool = False,
                      datasets: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """Read a predictions table from parquet, CSV/TSV or JSON lines.
+    """Read a predictions table from parquet, CSV/TSV or JSON lines (:func:`diagnostics.tables.read_table`).
 
     Parameters
     ----------
@@ -96,78 +96,16 @@ def read_predictions(path: str | Path, *, validate: bool = True, check_ids: bool
     path = Path(path)
     if path.is_dir():
         raise DataFormatError(path, None, "a predictions file", "a folder")
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq", ".csv", ".tsv", ".jsonl", ".ndjson") and path.stat().st_size == 0:
-        raise DataFormatError(path, None, "a predictions table", "an empty file (0 bytes)")
-    if suffix in (".parquet", ".pq"):
-        frame = _read_whole(path, "a readable parquet file", lambda: pd.read_parquet(path))
-    elif suffix in (".csv", ".tsv"):
-        frame = _read_whole(path, f"a readable {suffix[1:].upper()} file", lambda: pd.read_csv(
-            path, sep="\t" if suffix == ".tsv" else ",", dtype={"example_id": str}, keep_default_na=False,
-            na_values=[""]))
-    elif suffix in (".jsonl", ".ndjson"):
-        records = []
-        with path.open(encoding="utf-8", errors="strict") as handle:
-            for number, line in enumerate(_lines(handle, path), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise DataFormatError(path, number, "one JSON object per line",
-                                          f"invalid JSON ({err.msg})") from None
-                if not isinstance(record, dict):
-                    raise DataFormatError(path, number, "a JSON object", type(record).__name__)
-                record["_line"] = number
-                records.append(record)
-        frame = pd.DataFrame.from_records(records)
-    else:
-        raise DataFormatError(path, None, "a .parquet, .csv, .tsv or .jsonl file", f"suffix {suffix!r}")
+    frame = read_table(path, line_column="_line")
     if not validate:
-        return frame
+        return frame.drop(columns=["_line"])
     return validate_predictions(frame, source=path, check_ids=check_ids, trust_labels=trust_labels, datasets=datasets)
 
 
-def _read_whole(path: Path, expected: str, read):
-    """Run a whole-file reader; any error of a damaged file (truncated, not that format) names the file."""
-    damaged: tuple[type[BaseException], ...] = (ValueError, OSError)
-    try:
-        import pyarrow
-
-        damaged += (pyarrow.ArrowException,)
-    except ImportError:
-        pass
-    try:
-        return read()
-    except (PermissionError, IsADirectoryError):
-        raise
-    except damaged as err:
-        reason = " ".join(str(err).split()) or type(err).__name__
-        raise DataFormatError(path, None, expected, f"{type(err).__name__}: {_cut(reason)}") from None
-
-
-def _lines(handle, path: Path):
-    """The lines of a text file; undecodable bytes name the file and line."""
-    number = 0
-    try:
-        for number, line in enumerate(handle, start=1):  # noqa: B007 - number reported on error
-            yield line
-    except UnicodeDecodeError:
-        raise DataFormatError(path, number + 1, "UTF-8 text", "undecodable bytes") from None
-
-
-def _cut(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _row_number(frame: pd.DataFrame, position: int, source: str | Path) -> int:
-    """1-based line (CSV: header is line 1; jsonl: file line) or row number for messages."""
+    """The row's line in its file (``_line``, from :func:`~diagnostics.tables.read_table`), else its 1-based row."""
     if "_line" in frame.columns:
         return int(frame["_line"].iloc[position])
-    if str(source).lower().endswith((".csv", ".tsv")):
-        return position + 2
     return position + 1
 
 
