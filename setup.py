@@ -7,6 +7,7 @@ linguists find and edit them; a wheel copies them to ``diagnostics/_resources/<f
 Everything else about the build is declared in ``pyproject.toml``.
 """
 
+import shutil
 from pathlib import Path
 
 from setuptools import setup
@@ -24,9 +25,11 @@ class BuildWithResources(build_py):
         super().run()
         if self.editable_mode:
             return
+        # build/ outlives a build: start empty, or a file deleted from the checkout would ship in the next wheel
+        shutil.rmtree(Path(self.build_lib, PACKAGE_RESOURCES), ignore_errors=True)
         for path in self._resource_files():
             target = Path(self.build_lib, PACKAGE_RESOURCES, path)
-            self.mkpath(str(target.parent))
+            target.parent.mkdir(parents=True, exist_ok=True)  # not self.mkpath: it caches folders rmtree removed
             self.copy_file(str(path), str(target), preserve_mode=False)
 
     def get_outputs(self, include_bytecode=True):

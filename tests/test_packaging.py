@@ -185,7 +185,7 @@ def _git_files(*folders: str) -> list[str]:
     return sorted(p for p in out.split("\0") if p and (ROOT / p).is_file())
 
 
-def test_every_resource_folder_is_package_data(monkeypatch):
+def test_every_resource_folder_is_package_data(monkeypatch, tmp_path):
     """The wheel's build step copies every resource folder, file for file, into ``diagnostics/_resources``; the
     sdist carries the folders (MANIFEST.in); nothing goes to ``<prefix>/share`` any more."""
     import runpy
@@ -198,9 +198,22 @@ def test_every_resource_folder_is_package_data(monkeypatch):
     manifest = (ROOT / "MANIFEST.in").read_text().split("\n")
     assert all(f"graft {folder}" in manifest for folder in resources.RESOURCE_FOLDERS)
     assert "data-files" not in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    from setuptools import Distribution
+
+    build = hook["BuildWithResources"](Distribution({"packages": []}))
+    build.ensure_finalized()
+    build.build_lib = str(tmp_path)
+    stale = tmp_path / "diagnostics" / "_resources" / "datasets" / "deleted.jsonl"  # left by an earlier build
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
     monkeypatch.chdir(ROOT)
-    copied = sorted(p.as_posix() for p in hook["BuildWithResources"]._resource_files())
+    build.run()
+    copied = tmp_path / "diagnostics" / "_resources"
+    copied = sorted(p.relative_to(copied).as_posix() for p in copied.rglob("*") if p.is_file())
     assert {p.split("/")[0] for p in copied} == set(resources.RESOURCE_FOLDERS)
+    assert "datasets/deleted.jsonl" not in copied
+    assert (tmp_path / "diagnostics" / "_resources" / "annotators" / "en.yaml").read_bytes() \
+        == (ROOT / "annotators" / "en.yaml").read_bytes()
     if (ROOT / ".git").exists():
         assert copied == _git_files(*resources.RESOURCE_FOLDERS)
 
