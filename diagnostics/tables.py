@@ -390,14 +390,41 @@ def write_table(frame: pd.DataFrame, path: str | Path, *, fmt: str | None = None
         raise UserInputError(f"{path}: expected a format in {', '.join(FORMATS)}, found {fmt!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
-        if fmt == "parquet":
-            _as_json(frame, (dict,)).to_parquet(tmp, index=False)
-        elif fmt == "jsonl":
-            frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
-        else:
-            _as_json(frame, (list, tuple, dict)).to_csv(tmp, index=False, lineterminator="\n",
-                                                        sep="\t" if fmt == "tsv" else (sep or ","))
+        write_table_to(frame, tmp, fmt, sep=sep)
     return path
+
+
+def write_table_to(frame: pd.DataFrame, tmp: str | Path, fmt: str, *, sep: str | None = None) -> None:
+    """Write a table, under the rules of :func:`write_table`, to a temporary path an atomic writer handed out.
+
+    For the files of an :class:`~diagnostics.io_utils.OutputSet` (``with files.file(name) as tmp``) or of an
+    :func:`~diagnostics.io_utils.atomic_path` block that writes more than the table.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    tmp : str or Path
+        The temporary file (its name says nothing of the format).
+    fmt : {"csv", "tsv", "jsonl", "parquet"}
+        The format.
+    sep : str, optional
+        Separator of a CSV file (default ``,``).
+
+    Raises
+    ------
+    UserInputError
+        An unknown format.
+    """
+    if fmt == "parquet":
+        _as_json(frame, (dict,)).to_parquet(tmp, index=False)
+    elif fmt == "jsonl":
+        frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
+    elif fmt in ("csv", "tsv"):
+        _as_json(frame, (list, tuple, dict)).to_csv(tmp, index=False, lineterminator="\n",
+                                                    sep="\t" if fmt == "tsv" else (sep or ","))
+    else:
+        raise UserInputError(f"expected a table format in {', '.join(FORMATS)}, found {fmt!r}")
 
 
 def _as_json(frame: pd.DataFrame, kinds: tuple[type, ...]) -> pd.DataFrame:

@@ -60,6 +60,7 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
     """Per-feature precision, recall, F1 and support of the rules against gold diagnostic tags, with macro average."""
     from diagnostics.errors import UserInputError
     from diagnostics.io_utils import atomic_path
+    from diagnostics.tables import write_table_to
 
     from .evaluation import evaluate as run_evaluation
     from .io import check_output
@@ -80,7 +81,7 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
             if output.suffix.lower() == ".md":
                 tmp.write_text(_markdown(rounded), encoding="utf-8")
             else:
-                table.to_csv(tmp, index=False)
+                write_table_to(table, tmp, "csv")
         typer.echo(f"wrote {output}")
 
 

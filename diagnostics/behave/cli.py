@@ -71,8 +71,8 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
     so is one without a trained classification head unless `--allow-untrained-head`.
     """
     from diagnostics.errors import UserInputError
-    from diagnostics.io_utils import atomic_path
     from diagnostics.models.precision import PRECISIONS
+    from diagnostics.tables import write_table
 
     from .runner import failure_rates, run_sweep, summarise_across_seeds
     from .suite import load_suite
@@ -92,9 +92,7 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
     results = run_sweep(cases, model, batch_size=batch_size, precision=precision,
                         allow_untrained_head=allow_untrained_head)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(out) as tmp:
-            results.to_parquet(tmp, index=False) if out.suffix == ".parquet" else results.to_csv(tmp, index=False)
+        write_table(results, out)
     rates = failure_rates(results, by=by)
     typer.echo(rates.drop(columns=["experiment"]).to_string(index=False))
     if results["run"].nunique() > 1 and results["seed"].notna().all() and by != "language":

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..errors import UserInputError
 from ..io_utils import output_folder
+from ..tables import write_table_to
 
 #: Adjustments for multiple comparisons (``none`` keeps the raw p-values).
 ADJUSTMENTS = ("holm", "bh", "none")
@@ -423,7 +424,7 @@ def write_comparison(result: Comparison, out: str | Path) -> dict[str, Path]:
     fig = result.figure()
     with output_folder(out, OUTPUTS) as files:
         with files.file(OUTPUTS[0]) as tmp:
-            result.table.to_csv(tmp, index=False)
+            write_table_to(result.table, tmp, "csv")
         with files.file(OUTPUTS[1]) as tmp:
             fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
         with files.file(OUTPUTS[2]) as tmp:

@@ -29,6 +29,7 @@ from ..data.errors import shorten
 from ..errors import UserInputError
 from ..io_utils import output_folder
 from ..schema import PREDICTION_OPTIONAL, PREDICTION_REQUIRED
+from ..tables import write_table_to
 from .labels import parse_label_map
 from .readers import Source, cell_text, read_source
 from .text import loose_key, match_key
@@ -164,7 +165,7 @@ class ImportResult:
         with output_folder(folder, REPORT_FILES) as files:
             for name, frame in frames.items():
                 with files.file(name) as tmp:
-                    frame.to_csv(tmp, index=False)
+                    write_table_to(frame, tmp, "csv")
             with files.file("import_report.md") as tmp:
                 tmp.write_text("# Import report\n\n" + self.summary() + "\n", encoding="utf-8")
         return {name: files.path(name) for name in [*frames, "import_report.md"]}

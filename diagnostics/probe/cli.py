@@ -145,13 +145,12 @@ def _write_outputs(table, gold, lang: str, out: Path) -> list[str]:
     from .runner import layer_summary
 
     from diagnostics.io_utils import atomic_path
+    from diagnostics.tables import write_table
 
     out.mkdir(parents=True, exist_ok=True)
     written = [f"probe_{lang}.csv", f"probe_{lang}_summary.csv"]
-    with atomic_path(out / written[0]) as tmp:
-        table.to_csv(tmp, index=False)
-    with atomic_path(out / written[1]) as tmp:
-        layer_summary(table).to_csv(tmp, index=False)
+    write_table(table, out / written[0])
+    write_table(layer_summary(table), out / written[1])
     for metric in ("accuracy", "balanced_accuracy", "selectivity"):
         fig = accuracy_by_layer(table, metric=metric)
         with atomic_path(out / f"probe_{lang}_{metric}.png") as tmp:
@@ -159,8 +158,7 @@ def _write_outputs(table, gold, lang: str, out: Path) -> list[str]:
         written.append(f"probe_{lang}_{metric}.png")
     gold_path = out / f"probe_{lang}_gold_cv.csv"
     if gold is not None:
-        with atomic_path(gold_path) as tmp:
-            gold.to_csv(tmp, index=False)
+        write_table(gold, gold_path)
         written.append(gold_path.name)
     else:  # an earlier call's gold table would read as this call's
         gold_path.unlink(missing_ok=True)

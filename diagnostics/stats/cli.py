@@ -123,6 +123,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
 
     from ..errors import UserInputError, one_line
     from ..io_utils import output_folder
+    from ..tables import write_table_to
     from .planner import BY, EXAMPLES, SEED_SHAPES, plan_seeds
     from .report import markdown_table
     from .table import ExampleSetWarning, read_predictions
@@ -184,7 +185,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
         with output_folder(out, PLAN_OUTPUTS) as files:
             for name, frame in frames.items():
                 with files.file(name) as tmp:
-                    frame.to_csv(tmp, index=False)
+                    write_table_to(frame, tmp, "csv")
             with files.file("plan.json") as tmp:
                 tmp.write_text(json.dumps(target | {"source": str(table)}, indent=2) + "\n", encoding="utf-8")
         typer.echo("wrote " + ", ".join(str(files.path(name)) for name in PLAN_OUTPUTS))

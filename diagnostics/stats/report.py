@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..io_utils import output_folder
+from ..tables import write_table_to
 
 from .agreement import agreement
 from .inference import setting_ci
@@ -117,7 +118,7 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
     with output_folder(out, OUTPUTS) as files:
         for name, table in tables.items():
             with files.file(f"{name}.csv") as tmp:
-                table.to_csv(tmp, index=False)
+                write_table_to(table, tmp, "csv")
             paths[name] = files.path(f"{name}.csv")
         with files.file("summary.md") as tmp:
             tmp.write_text("\n".join(summary), encoding="utf-8")
