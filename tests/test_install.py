@@ -123,11 +123,13 @@ def test_installed_wheel_reads_its_package_data_from_any_directory(layout, wheel
     assert found["copies"] == sorted([*scripts, *(s.replace(".py", ".ipynb") for s in scripts)])
 
 
-def test_sdist_carries_the_resource_folders(tmp_path):
-    """A wheel built from the sdist (as ``python -m build`` does) needs the folders in the sdist: MANIFEST.in."""
+def test_wheel_built_from_the_sdist_carries_the_resource_folders(tmp_path):
+    """``python -m build`` builds the wheel from the sdist: the sdist carries the folders (MANIFEST.in) and the
+    build step, and the wheel built from it has them as package data."""
     if not (ROOT / ".git").exists():
         pytest.skip("needs a git checkout to list the source files")
     import tarfile
+    import zipfile
 
     source = tmp_path / "source"
     for name in _listed(ROOT):
@@ -140,3 +142,11 @@ def test_sdist_carries_the_resource_folders(tmp_path):
         names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
     expected = {p for p in _listed(ROOT) if p.split("/")[0] in RESOURCE_FOLDERS}
     assert expected <= names, sorted(expected - names)[:5]
+    assert {"setup.py", "MANIFEST.in"} <= names  # the build step that copies them into the wheel
+    subprocess.run([*PIP, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w",
+                    str(tmp_path / "wheels"), str(sdist)], check=True, cwd=tmp_path, capture_output=True)
+    (built,) = (tmp_path / "wheels").glob("*.whl")
+    with zipfile.ZipFile(built) as wheel_file:
+        carried = {n.removeprefix("diagnostics/_resources/") for n in wheel_file.namelist()
+                   if n.startswith("diagnostics/_resources/")}
+    assert carried == expected
