@@ -10,7 +10,8 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "DataFormatError": "errors", "to_hf": "export", "normalise_csv_quotes": "normalise", "REGISTRY": "registry",
+    "DataFormatError": "errors", "DataRef": "refs", "to_hf": "export", "normalise_csv_quotes": "normalise",
+    "REGISTRY": "registry",
     "USER_LANGUAGES": "registry", "DatasetSpec": "registry", "available": "registry", "bind_files": "registry",
     "datasets_root": "registry", "get_spec": "registry", "load": "registry", "manifest": "registry",
     "register": "registry", "user_dataset": "registry", "dataset_statistics": "summary", "words": "summary",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .config import EXECUTOR_NAMES
 from .train import RunSpec, train_run
 
 #: ``timeout_min`` of submitit's local executor unless ``executor_options`` set one (submitit's own is 2 minutes).
@@ -227,9 +228,9 @@ def run_submitit(jobs: list[list[RunSpec]], options: dict[str, Any], workers: in
             yield from (failure(spec, err) for spec in job)
 
 
-EXECUTORS: dict[str, Callable[[list[list[RunSpec]], dict[str, Any], int], Iterator[dict[str, Any]]]] = {
-    "inprocess": run_inprocess, "pool": run_pool, "submitit": run_submitit,
-}
+#: The runtime table: each of the config's :data:`~diagnostics.finetune.config.EXECUTOR_NAMES` -> its function.
+EXECUTORS: dict[str, Callable[[list[list[RunSpec]], dict[str, Any], int], Iterator[dict[str, Any]]]] = dict(
+    zip(EXECUTOR_NAMES, (run_inprocess, run_pool, run_submitit), strict=True))
 
 
 def get_executor(name: str):

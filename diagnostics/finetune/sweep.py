@@ -12,7 +12,7 @@ import pandas as pd
 from . import store
 from diagnostics.errors import UserInputError
 
-from .config import EXECUTORS, NOT_IN_RUN_HASH, ConfigError, SweepConfig
+from .config import EXECUTOR_NAMES, NOT_IN_RUN_HASH, ConfigError, SweepConfig
 from .train import RunSpec, spec_dict
 
 
@@ -233,8 +233,8 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
     names = [c.experiment for c in configs]
     if len(set(names)) != len(names):
         raise ValueError(f"experiment names repeat: {names}")
-    if executor is not None and executor not in EXECUTORS:
-        raise ConfigError([("executor", f"expected one of {', '.join(EXECUTORS)}, found {executor!r}")])
+    if executor is not None and executor not in EXECUTOR_NAMES:
+        raise ConfigError([("executor", f"expected one of {', '.join(EXECUTOR_NAMES)}, found {executor!r}")])
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ConfigError([("workers", f"expected an integer >= 1, found {workers!r}")])
     lead = configs[0]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnostics.errors import UserInputError
+from diagnostics.settings_input import override_key, split_override
 
 INPUTS_FILE = "pipeline.json"
 LANGUAGE_KEYS = ("train", "validation", "diagnostic")
@@ -225,8 +226,6 @@ class PipelineInputs:
         dict
             Field -> value parsed as YAML; a later override of a key wins.
         """
-        from diagnostics.finetune.config import split_override
-
         fields = {f.name for f in dataclasses.fields(spec)}
         return {key: value for key, value in map(split_override, self.overrides) if key in fields}
 
@@ -243,8 +242,6 @@ class PipelineInputs:
         list of str
             The ``key=value`` overrides, unparsed, in order.
         """
-        from diagnostics.finetune.config import split_override
-
         fields = {f.name for f in dataclasses.fields(spec)}
         return [o for o in self.overrides if split_override(o)[0] not in fields]
 
@@ -350,19 +347,3 @@ def load_substitutions(runs_dir: str | Path) -> dict[str, list[dict[str, str]]]:
         return dict(json.loads(path.read_text(encoding="utf-8")).get("substitutions") or {})
     except (json.JSONDecodeError, AttributeError, ValueError):
         return {}
-
-
-def override_key(override: str) -> str:
-    """Return the key of a ``key=value`` override (stripped; the text itself when it has no ``=``).
-
-    Parameters
-    ----------
-    override : str
-        One override.
-
-    Returns
-    -------
-    str
-        The key.
-    """
-    return override.partition("=")[0].strip()

@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from diagnostics.data.refs import DataRef
 from diagnostics.finetune import SweepConfig
-from diagnostics.finetune.config import ConfigError, DataRef, ModelSpec, input_problems, model_problems
+from diagnostics.finetune.config import ConfigError, ModelSpec
+from diagnostics.finetune.preflight import input_problems, model_problems
 
 from .inputs import PipelineInputs
-from .scales import experiment_configs, scale_spec, skipped_languages, substitutions, unscored_languages
+from .scales import experiment_configs, scale_spec, skipped_languages, unscored_languages
+from .substitutes import substitutions
 
 
 @dataclass
@@ -45,7 +48,7 @@ class Plan:
     train_pairs_per_s : float, optional
         Throughput behind the hours estimate.
     substitutions : dict
-        Language -> datasets standing in for the study's (see :func:`diagnostics.pipeline.scales.substitutions`).
+        Language -> datasets standing in for the study's (see :func:`diagnostics.pipeline.substitutes.substitutions`).
     """
 
     scale: str
@@ -241,7 +244,7 @@ def model_problem(model: ModelSpec) -> str | None:
     str or None
         One line naming the problem and the remedy; ``None`` when the model is available (or built on first use).
     """
-    from diagnostics.finetune.config import locate_model
+    from diagnostics.finetune.preflight import locate_model
 
     try:  # the sweep's own check: config.json and safetensors weights; the embedded model is built on first use
         locate_model(model)

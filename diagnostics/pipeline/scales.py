@@ -10,32 +10,30 @@
 
 A scale's plan is shaped by its :class:`ScaleSpec` and by the pipeline's inputs (:mod:`diagnostics.pipeline.inputs`):
 data files (``--data KEY=PATH``) and ``--set`` overrides, stored in the run store so that the notebooks see the
-same plan as the command that trained it. The settings are read and checked by the sweep config's readers
-(:mod:`diagnostics.finetune.config`): a wrong one is a one-line :class:`~diagnostics.finetune.config.ConfigError`
-naming the ``--set`` override or the config file's line, before anything runs.
+same plan as the command that trained it. The settings are read and checked by the one settings system
+(:mod:`diagnostics.settings`), as the sweep config's: a wrong one is a one-line
+:class:`~diagnostics.settings.ConfigError` naming the ``--set`` override or the config file's line, before anything runs.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
-import types
-import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from diagnostics.errors import UserInputError
 from diagnostics.finetune import SweepConfig
-from diagnostics.finetune.config import (_SCALARS, LANGUAGE_DEFAULTS, PRESENCE_WITHIN, ConfigError, ConfigSource,
-                                         _Bad, _choice, _hint, _mapping, _show, apply_overrides, config_source,
-                                         read_config_file)
+from diagnostics.finetune.config import LANGUAGE_DEFAULTS, PRESENCE_WITHIN
+from diagnostics.models.precision import PRECISIONS
 from diagnostics.resources import configs_dir
+from diagnostics.settings import (ConfigError, ConfigSource, convert_fields, field_problems, hint, read_mapping,
+                                  setting, show, unknown_keys)
+from diagnostics.settings_input import apply_overrides, config_source, override_key, read_config_file
 from diagnostics.stats.study import presence_experiment
 from diagnostics.taxonomy import canonical_fine
 
-from .inputs import PipelineInputs, load_inputs, override_key
+from .inputs import PipelineInputs, load_inputs
 
 SCALES = ("tiny", "demo", "paper")
 STUDY_EXTRA_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
@@ -120,27 +118,31 @@ class ScaleSpec:
     name: str
     config: str | None
     study_languages: tuple[str, ...] = ()
-    extra_source: str = "sick"
-    extra_sizes: tuple[int, ...] = (0,)
+    extra_source: str = setting("sick", choices=("mnli", "sick"))
+    extra_sizes: tuple[int, ...] = setting((0,), check=(lambda v: v >= 0, "an integer >= 0 (0: the language's data "
+                                                                         "alone)"))
     extra_languages: tuple[str, ...] | None = None
-    extra_other_sizes: tuple[int, ...] | None = ()
+    extra_other_sizes: tuple[int, ...] | None = setting((), check=(lambda v: v >= 0, "an integer >= 0"))
     presence_features: tuple[str, ...] = ("Negation",)
-    presence_shares: tuple[float, ...] = ()
+    presence_shares: tuple[float, ...] = setting((), check=(lambda v: 0 <= v <= 1, "a number in [0, 1]"))
     presence_languages: tuple[str, ...] = ("en",)
-    presence_within: str = "train"
-    presence_train_size: int | None = 560
-    presence_extra_size: int | None = None
-    probe_max_train: int = 400
-    probe_finetuned_seeds: int = 2
-    probe_selection: str = "test"
+    presence_within: str = setting("train", choices=PRESENCE_WITHIN)
+    presence_train_size: int | None = setting(560, check=(lambda v: v >= 1, "an integer >= 1 (or null for the "
+                                                                            "whole train set)"))
+    presence_extra_size: int | None = setting(None, check=(lambda v: v >= 0, "an integer >= 0"))
+    probe_max_train: int = setting(400, check=(lambda v: v >= 1, "an integer >= 1"))
+    probe_finetuned_seeds: int = setting(2, check=(lambda v: v >= 0, "an integer >= 0"))
+    probe_selection: str = setting("test", choices=("test", "holdout"))
     probe_class_weight: str | None = None
-    n_boot: int = 1000
-    inference_precision: str = "fp32"
-    notebook_lanes: int = 1
-    annotate_limit: int | None = None
-    train_pairs_per_s: float | None = None
-    score_missing: str = "problem"
-    overrides: dict = field(default_factory=dict)
+    n_boot: int = setting(1000, check=(lambda v: v >= 1, "an integer >= 1"))
+    inference_precision: str = setting("fp32", choices=PRECISIONS)
+    notebook_lanes: int = setting(1, check=(lambda v: v >= 1, "an integer >= 1"))
+    annotate_limit: int | None = setting(None, check=(lambda v: v >= 1, "an integer >= 1 (or null for all pairs)"))
+    train_pairs_per_s: float | None = setting(None, check=(lambda v: 0 < v < math.inf, "a number > 0 (or null for "
+                                                                                         "no hours)"))
+    score_missing: str = setting("problem", choices=SCORE_MISSING)
+    overrides: dict = setting(factory=dict, reader=lambda value, key: dict(read_mapping(value, key,
+                                                                                        "of sweep keys")))
 
     def with_overrides(self, values: dict, source: ConfigSource | None = None) -> ScaleSpec:
         """Copy the settings with fields replaced, each read and checked as a sweep config's values are.
@@ -162,17 +164,10 @@ class ScaleSpec:
         ConfigError
             One line naming every unknown field, value of the wrong type and inconsistent setting.
         """
-        known = {f.name for f in dataclasses.fields(self)} - {"name", "config"}
-        changes, problems = {}, []
-        for key, value in values.items():
-            if key not in known:
-                problems.append((key, f"unknown scale setting{_hint(key, known)}"))
-                continue
-            try:
-                changes[key] = _read_setting(key, value)
-            except _Bad as bad:
-                problems.append((bad.key, bad.message))
-        spec = dataclasses.replace(self, **changes)
+        known = [f.name for f in dataclasses.fields(self) if f.name not in ("name", "config")]
+        problems = unknown_keys(values, known, "scale setting")
+        spec = dataclasses.replace(self, **{key: value for key, value in values.items() if key in known})
+        problems += convert_fields(spec)
         bad_keys = {key.split("[")[0] for key, _ in problems}
         problems += [p for p in spec.problems() if p[0].split("[")[0].split(".")[0] not in bad_keys]
         if problems:
@@ -187,39 +182,27 @@ class ScaleSpec:
         list of (str, str)
             ``(key, message)`` per problem, as :class:`~diagnostics.finetune.config.ConfigError` takes them.
         """
-        from diagnostics.models.precision import PRECISIONS
         from diagnostics.taxonomy import UnknownCategoryError
 
-        problems = []
-        for key, choices in {"extra_source": ("mnli", "sick"), "presence_within": PRESENCE_WITHIN,
-                             "probe_selection": ("test", "holdout"), "inference_precision": PRECISIONS,
-                             "score_missing": SCORE_MISSING}.items():
-            if getattr(self, key) not in choices:
-                problems.append((key, _choice(getattr(self, key), choices)))
+        problems = field_problems(self)
         if self.probe_class_weight not in (None, "balanced"):
             problems.append(("probe_class_weight", f"expected null or 'balanced', found {self.probe_class_weight!r}"
-                                                   f"{_hint(self.probe_class_weight, ('balanced',))}"))
-        for key, (test, expected) in _RANGES.items():
-            value = getattr(self, key)
-            for i, item in enumerate(value if isinstance(value, tuple) else (value,)):
-                if item is not None and not test(item):
-                    where = f"{key}[{i}]" if isinstance(value, tuple) else key
-                    problems.append((where, f"expected {expected}, found {_show(item)}"))
+                                                   f"{hint(self.probe_class_weight, ('balanced',))}"))
         known = known_languages()
         for key in ("study_languages", "extra_languages", "presence_languages"):
             for i, language in enumerate(getattr(self, key) or ()):
                 if language not in known:
                     problems.append((f"{key}[{i}]", f"expected a language code ({', '.join(known)}), found "
-                                                    f"{language!r}{_hint(language, known)}"))
+                                                    f"{language!r}{hint(language, known)}"))
         for i, feature in enumerate(self.presence_features):
             try:
                 canonical_fine(feature)
             except UnknownCategoryError as err:
-                hint = f" (did you mean {' or '.join(map(repr, err.suggestions))}?)" if err.suggestions else ""
-                problems.append((f"presence_features[{i}]", f"expected a diagnostic category, found {feature!r}{hint}"))
+                near = f" (did you mean {' or '.join(map(repr, err.suggestions))}?)" if err.suggestions else ""
+                problems.append((f"presence_features[{i}]", f"expected a diagnostic category, found {feature!r}{near}"))
         if self.presence_within == "extra" and self.presence_shares and not self.presence_extra_size:
             problems.append(("presence_extra_size", "expected an integer >= 1 with presence_within: extra (the "
-                                                    f"subset it controls), found {_show(self.presence_extra_size)}"))
+                                                    f"subset it controls), found {show(self.presence_extra_size)}"))
         return problems
 
     def validate(self) -> None:
@@ -227,22 +210,6 @@ class ScaleSpec:
         problems = self.problems()
         if problems:
             raise ConfigError(problems)
-
-
-#: Allowed values of the numeric settings (every item of a tuple): field -> (test, what is expected).
-_RANGES: dict[str, tuple[Any, str]] = {
-    "extra_sizes": (lambda v: v >= 0, "an integer >= 0 (0: the language's data alone)"),
-    "extra_other_sizes": (lambda v: v >= 0, "an integer >= 0"),
-    "presence_shares": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
-    "presence_train_size": (lambda v: v >= 1, "an integer >= 1 (or null for the whole train set)"),
-    "presence_extra_size": (lambda v: v >= 0, "an integer >= 0"),
-    "probe_max_train": (lambda v: v >= 1, "an integer >= 1"),
-    "probe_finetuned_seeds": (lambda v: v >= 0, "an integer >= 0"),
-    "n_boot": (lambda v: v >= 1, "an integer >= 1"),
-    "notebook_lanes": (lambda v: v >= 1, "an integer >= 1"),
-    "annotate_limit": (lambda v: v >= 1, "an integer >= 1 (or null for all pairs)"),
-    "train_pairs_per_s": (lambda v: 0 < v < math.inf, "a number > 0 (or null for no hours)"),
-}
 
 
 def known_languages() -> list[str]:
@@ -256,31 +223,6 @@ def known_languages() -> list[str]:
     from diagnostics.data import USER_LANGUAGES
 
     return list(dict.fromkeys([*LANGUAGE_DEFAULTS, *USER_LANGUAGES]))
-
-
-@functools.lru_cache(maxsize=1)
-def _setting_types() -> dict[str, tuple[Any, Any, bool]]:
-    """Field -> (scalar type, item type of a tuple or None, optional) of :class:`ScaleSpec`."""
-    out = {}
-    for name, hint in typing.get_type_hints(ScaleSpec).items():
-        args = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
-        kind = next(a for a in args if a is not type(None))
-        item = typing.get_args(kind)[0] if typing.get_origin(kind) is tuple else None
-        out[name] = (kind, item, type(None) in args)
-    return out
-
-
-def _read_setting(key: str, value: Any) -> Any:
-    """One setting converted to its field's type by the sweep config's readers (``_Bad`` names the key)."""
-    kind, item, optional = _setting_types()[key]
-    if value is None and optional:
-        return None
-    if item is not None:
-        items = value if isinstance(value, (list, tuple)) else [value]
-        return tuple(_SCALARS[item](v, f"{key}[{i}]") for i, v in enumerate(items))
-    if kind is dict:
-        return dict(_mapping(value, key, "of sweep keys"))
-    return _SCALARS[kind](value, key, optional)
 
 
 SPECS = {
@@ -333,7 +275,7 @@ def scale_spec(scale: str, runs_dir: str | Path | None = None, inputs: PipelineI
     settings = [f.name for f in dataclasses.fields(spec) if f.name not in ("name", "config")]
     sweep_keys = [f.name for f in dataclasses.fields(SweepConfig)]
     source = ConfigSource(overrides=tuple((override_key(o), inputs.where(o)) for o in inputs.overrides))
-    unknown = [(key, f"unknown setting{_hint(key, [*settings, *sweep_keys])}; expected a scale setting "
+    unknown = [(key, f"unknown setting{hint(key, [*settings, *sweep_keys])}; expected a scale setting "
                      f"({', '.join(settings)}) or a sweep-config key")
                for key in dict.fromkeys(map(override_key, inputs.overrides))
                if key.split(".")[0] not in settings and key.split(".")[0] not in sweep_keys]
@@ -414,7 +356,7 @@ def _base_values(scale: str, runs_dir: Path, inputs: PipelineInputs) -> dict:
                    **spec.overrides}
     overrides = inputs.sweep_overrides(spec)
     values = apply_overrides(values, overrides)
-    if not any(o.split("=", 1)[0].strip() == "languages" for o in overrides):
+    if not any(override_key(o) == "languages" for o in overrides):
         values["languages"] = list(dict.fromkeys([*values.get("languages", []), *spec.study_languages,
                                                   *inputs.languages()]))
     data = dict(values.get("data") or {})
@@ -512,54 +454,6 @@ def unscored_languages(scale: str, runs_dir: str | Path, inputs: PipelineInputs 
     inputs = _inputs(scale, runs_dir, inputs)
     values = _base_values(scale, Path(runs_dir), inputs)
     return [lang for lang in values.get("languages", []) if _trains(values, lang) and not _scored(values, lang)]
-
-
-#: Dataset -> (what it is, what the study used in its place); see :mod:`diagnostics.data.labels`.
-STUDY_SETS = {"swediagnostics": ("SweDiagnostics (SuperLim 2)", "the study's Swedish diagnostic (the authors' "
-                                 "translation of the English set, not public)"),
-              "sick": ("the bundled SICK", "MNLI, the study's extra English data")}
-
-
-def substitutions(configs: dict[str, SweepConfig]) -> dict[str, list[dict[str, str]]]:
-    """Collect, per language, the datasets of a plan that stand in for the study's.
-
-    A language scored on SweDiagnostics (SuperLim 2) instead of the study's own Swedish translation, and the
-    bundled SICK trained on instead of MNLI, are listed here; the pipeline records them in ``pipeline.json``
-    (:func:`diagnostics.pipeline.inputs.load_substitutions`) and says them as notices.
-
-    Parameters
-    ----------
-    configs : dict of str to SweepConfig
-        The plan's sweeps (:func:`experiment_configs`).
-
-    Returns
-    -------
-    dict of str to list of dict
-        Language -> ``{"dataset", "role", "name", "label", "instead_of"}`` per substitute: ``role``
-        ``diagnostic`` or ``extra``, ``name`` what it is, ``label`` the column label of
-        :func:`diagnostics.data.labels.display_language` (``sv (SweDiagnostics)``), ``instead_of`` what the
-        study used; languages without any are left out.
-    """
-    from diagnostics.data.labels import SUBSTITUTE_SETS, display_language
-
-    out: dict[str, list[dict[str, str]]] = {}
-
-    def add(language: str, entry: dict[str, str]) -> None:
-        if entry not in out.setdefault(language, []):
-            out[language].append(entry)
-
-    for config in configs.values():
-        for language in config.languages:
-            for ref in config.language_data(language)["diagnostics"]:
-                if ref.name in SUBSTITUTE_SETS and ref.path is None:
-                    name, instead_of = STUDY_SETS.get(ref.name, (SUBSTITUTE_SETS[ref.name], "the study's set"))
-                    add(language, {"dataset": ref.name, "role": "diagnostic", "name": name,
-                                   "label": display_language(language, ref.name), "instead_of": instead_of})
-            if config.extra_data is not None and config.extra_data.name == "sick":
-                name, instead_of = STUDY_SETS["sick"]
-                add(language, {"dataset": "sick", "role": "extra", "name": name, "label": "SICK",
-                               "instead_of": instead_of})
-    return out
 
 
 def check_settings(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> ScaleSpec:
