@@ -103,7 +103,7 @@ if {"en", "ru"} <= set(languages):
     excluded = set(differ.loc[differ["field"] == "label", "id"])
     kept = base[~base["example_id"].isin(excluded)]
     en_ru = stats.compare_settings(kept, {"language": "en"}, {"language": "ru"}, paired=False, n_boot=n_boot_tests,
-                                   seed=0, two_sided=True)
+                                   seed=0, alternative="two-sided")
     fig = stats_plots.ci_forest_plot(en_ru, estimate="delta", low="delta_simul_low", high="delta_simul_high")
     save(fig, output_dir, "06_delta_en_ru")
     display(fig)
@@ -123,7 +123,7 @@ for lang in sorted(in_both):
         continue
     diff = stats.compare_settings(predictions, {"experiment": smallest, "language": lang},
                                   {"experiment": largest, "language": lang}, paired=True,
-                                  n_boot=n_boot_tests, seed=0, two_sided=True)
+                                  n_boot=n_boot_tests, seed=0, alternative="two-sided")
     fig = stats_plots.ci_forest_plot(diff, estimate="delta", low="delta_simul_low", high="delta_simul_high")
     save(fig, output_dir, f"06_delta_extra_{lang}")
     display(fig)

@@ -40,6 +40,7 @@ from IPython.display import Markdown, display
 
 from diagnostics import predictions, stats
 from diagnostics.pipeline import ensure_runs, notebook_paths, scale_spec
+from diagnostics.plots import compare as compare_plots
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
@@ -139,8 +140,8 @@ seeds = sorted(from_csv.table["seed"].unique())
 comparison = predictions.compare_tables(from_lm_eval.table, from_csv.table, select_a={"seed": seeds[0]},
                                         select_b={"seed": seeds[-1]}, n_boot=spec.n_boot,
                                         names=(f"seed {seeds[0]}", f"seed {seeds[-1]}"))
-predictions.write_comparison(comparison, work / "compare")
-fig = comparison.figure()
+compare_plots.write_comparison(comparison, work / "compare")
+fig = compare_plots.comparison_figure(comparison)
 save(fig, output_dir, "09_compare_seeds")
 display(fig)
 # the summary's headings two levels down, under this section's

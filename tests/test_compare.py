@@ -11,7 +11,8 @@ from _cli import run_cli
 from _stats_fixtures import synthetic_table
 
 from diagnostics.errors import UserInputError
-from diagnostics.predictions import compare_tables, mcnemar_exact, write_comparison
+from diagnostics.plots.compare import write_comparison
+from diagnostics.predictions import compare_tables, mcnemar_exact
 from diagnostics.stats import category_matrix, validate_predictions
 
 
@@ -142,6 +143,18 @@ def test_adjusted_p_values_are_holm_or_bh_over_the_categories():
     assert (holm["significant"] == (holm["p_adjusted"] <= 0.05)).all()
     none = compare_tables(a, b, n_boot=200, adjust="none").table
     assert none["p_adjusted"].equals(none["p_value"])
+
+
+def test_the_report_is_the_one_compare_function_with_its_alternative():
+    from diagnostics.stats import compare_settings
+
+    a, b = _sides()
+    for alternative in ("two-sided", "less"):
+        result = compare_tables(a, b, n_boot=100, alternative=alternative)
+        plain = compare_settings(a, None, None, n_boot=100, alternative=alternative, predictions_b=b, threshold=None)
+        assert np.array_equal(result.table["p_value"], plain["p_value"])
+        assert np.array_equal(result.table["p_adjusted"], plain["p_adjusted"])
+        assert f"{alternative} p-values" in result.summary()
 
 
 def test_identical_sides_differ_nowhere():

@@ -195,7 +195,7 @@ def test_setting_level_functions_pass_the_design_through():
     arr_b = setting_arrays(table, {"experiment": "more"})
     for resample in ("both", "seeds", "examples"):
         frame = compare_settings(table, {"experiment": "base"}, {"experiment": "more"}, by=None, n_boot=120,
-                                 resample=resample, rel_threshold=0.05).iloc[0]
+                                 resample=resample, rel_threshold=0.05, alternative="greater").iloc[0]
         sa, sb = multibootstrap_pair(arr_a.predictions, arr_b.predictions, arr_a.labels, "mcc", 120, 0,
                                      resample=resample)
         ref = report_ci_oracle(sa, sb, rel_threshold=0.05, abs_threshold=0.0)

@@ -7,8 +7,9 @@ and compare two systems per diagnostic category.
   dataset by id, by normalised (premise, hypothesis) text (:func:`match_key`) or by position, and a partial match
   is refused unless asked for (:class:`ImportRefusedError`);
 * export: :func:`to_columns`, :func:`to_lm_eval`, :func:`to_trainer`, and :func:`write_table` for the table itself;
-* compare: :func:`compare_tables` (per-category Multi-Bootstrap delta with adjusted p-values, McNemar's exact test
-  for single runs), :func:`write_comparison` (CSV, PNG, markdown), :func:`mcnemar_exact`.
+* compare: :func:`compare_tables` (the report of :func:`diagnostics.stats.compare_settings` for two tables:
+  per-category Multi-Bootstrap delta with adjusted p-values, McNemar's exact test for single runs),
+  :func:`mcnemar_exact`; the figure and the files are drawn and written by :mod:`diagnostics.plots.compare`.
 
 >>> from diagnostics.predictions import match_key
 >>> match_key("“Hi”,  she said.", "x") == match_key('"Hi", she said.', "x")
@@ -20,8 +21,8 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "Comparison": "compare", "compare_tables": "compare", "delta_figure": "compare", "mcnemar_exact": "compare",
-    "write_comparison": "compare", "to_columns": "exporters", "to_lm_eval": "exporters", "to_trainer": "exporters",
+    "Comparison": "compare", "compare_tables": "compare", "mcnemar_exact": "compare", "to_columns": "exporters",
+    "to_lm_eval": "exporters", "to_trainer": "exporters",
     "write_table": "exporters", "ImportRefusedError": "importer", "ImportResult": "importer",
     "import_predictions": "importer", "import_with_report": "importer", "parse_label_map": "labels",
     "FORMATS": "readers", "ROLES": "readers", "detect_format": "readers", "read_source": "readers", "match_key": "text",

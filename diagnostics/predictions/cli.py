@@ -198,6 +198,8 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
             bootstrap: int = typer.Option(1000, "--bootstrap", help="Multi-Bootstrap samples."),
             seed: int = typer.Option(0, "--seed", help="Seed of the resampling."),
             level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
+            alternative: str = typer.Option("two-sided", "--alternative", help="What the p-values test of B - A: "
+                                                                            "two-sided, greater or less."),
             adjust: str = typer.Option("holm", "--adjust", help="Adjustment of the p-values over the categories: "
                                                                 "holm, bh or none."),
             alpha: float = typer.Option(0.05, "--alpha", help="Level at which an adjusted p-value is significant."),
@@ -211,15 +213,16 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
             name_b: str = typer.Option(None, "--name-b", help="Name of B in the summary and figure.")) -> None:
     """Compare two systems or settings on one diagnostic set: per category, the Multi-Bootstrap delta B - A.
 
-    Writes comparison.csv (per category: both scores, the delta with its interval, the two-sided p-value and the
-    adjusted one; McNemar's exact test when each side is a single run), comparison.png (the deltas with their
+    Writes comparison.csv (per category: both scores, the delta with its interval, the p-value (--alternative) and
+    the adjusted one; McNemar's exact test when each side is a single run), comparison.png (the deltas with their
     intervals) and summary.md under --out.
     """
     import warnings
 
     from ..file_checks import check_output_path
     from ..stats.table import ExampleSetWarning, read_predictions
-    from .compare import compare_tables, write_comparison
+    from ..plots.compare import write_comparison
+    from .compare import compare_tables
 
     check_output_path(out, folder=True)
     for item in dataset:
@@ -233,7 +236,7 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
         names = (name_a or "A", name_b or "B")
     result = compare_tables(a, b, select_a=_pairs(select_a, "--select-a"), select_b=_pairs(select_b, "--select-b"),
                             metric=metric, by=by, n_boot=bootstrap, seed=seed, level=level, pairing=pairing,
-                            adjust=adjust, alpha=alpha, names=names)
+                            alternative=alternative, adjust=adjust, alpha=alpha, names=names)
     paths = write_comparison(result, out)
     typer.echo(result.summary())
     typer.echo("wrote " + ", ".join(str(p) for p in paths.values()))

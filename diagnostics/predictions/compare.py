@@ -10,28 +10,21 @@ Each side is one setting of a predictions table (its seeds, possibly nested unde
 * when each side is a single run, McNemar's exact test on the examples one side gets right and the other wrong
   (a two-sided binomial test on the discordant pairs), adjusted the same way.
 
-:func:`write_comparison` writes the table (CSV), the figure (PNG) and a short markdown summary.
+:func:`diagnostics.plots.compare.write_comparison` writes the table (CSV), the figure (PNG, drawn by
+:func:`diagnostics.plots.compare.delta_figure`) and a short markdown summary.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import UserInputError
-from ..io_utils import output_folder
-from ..tables import write_table_to
+from ..stats.inference import ADJUSTMENTS, ALTERNATIVES, PAIRINGS  # noqa: F401 - the options, re-exported
 
-#: Adjustments for multiple comparisons (``none`` keeps the raw p-values).
-ADJUSTMENTS = ("holm", "bh", "none")
-#: How the seeds of the two sides are resampled.
-PAIRINGS = ("auto", "paired", "unpaired")
-#: Files :func:`write_comparison` writes.
-OUTPUTS = ("comparison.csv", "comparison.png", "summary.md")
 
 
 @dataclass
@@ -44,7 +37,7 @@ class Comparison:
         One row per category, then ``All examples`` and (fine categories) ``Overall (mean of fine)``:
         ``category, level`` (``fine`` / ``coarse`` / ``all`` / ``overall``), ``n`` (examples),
         ``estimate_a, ci_low_a, ci_high_a, estimate_b, ci_low_b, ci_high_b, delta, delta_ci_low, delta_ci_high,
-        p_value`` (two-sided bootstrap), ``p_adjusted`` (over the categories; a summary row is a family of one),
+        p_value`` (bootstrap, as ``alternative``), ``p_adjusted`` (over the categories; a summary row is a family of one),
         ``significant`` (``p_adjusted <= alpha``) and, when both sides are single runs, ``a_only`` (examples A
         gets right and B wrong), ``b_only``, ``mcnemar_p``, ``mcnemar_p_adjusted``, ``mcnemar_significant``.
     setting_a, setting_b : dict
@@ -69,6 +62,8 @@ class Comparison:
         How the sides are called in the summary and figure.
     notes : list of str
         Remarks on the comparison (pairing chosen, datasets that differ ...).
+    alternative : str
+        The hypothesis of the bootstrap p-values (:data:`~diagnostics.stats.inference.ALTERNATIVES`).
     """
 
     table: pd.DataFrame
@@ -85,6 +80,7 @@ class Comparison:
     alpha: float
     names: tuple[str, str] = ("A", "B")
     notes: list[str] = field(default_factory=list)
+    alternative: str = "two-sided"
 
     @property
     def single_runs(self) -> bool:
@@ -119,7 +115,7 @@ class Comparison:
                  f"- {int(t.loc[t['level'] == 'all', 'n'].iat[0])} shared examples, {int(family.sum())} categories; "
                  f"delta = {b} - {a}; Multi-Bootstrap with {self.n_boot} samples (seed {self.seed}), seeds "
                  f"{'paired' if self.paired else 'resampled independently'}, {self.level:.0%} percentile intervals, "
-                 f"two-sided p-values, {method} over the categories (alpha = {self.alpha})."]
+                 f"{self.alternative} p-values, {method} over the categories (alpha = {self.alpha})."]
         lines += [f"- {note}" for note in self.notes]
         lines += ["", "## Whole set", ""]
         for row in t[~family].itertuples(index=False):
@@ -143,17 +139,6 @@ class Comparison:
                  "p_adjusted"] + (["a_only", "b_only", "mcnemar_p", "mcnemar_p_adjusted"] if self.single_runs else [])
         lines += ["", "## Table", "", markdown_table(t[shown]), ""]
         return "\n".join(lines)
-
-    def figure(self):
-        """Draw the per-category delta with its interval (a forest plot), the whole-set rows on top.
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-            The figure (not attached to pyplot; save it with ``fig.savefig``).
-        """
-        return delta_figure(self.table, self.names, self.metric, self.level, self.adjust, self.alpha)
-
 
 def mcnemar_exact(correct_a, correct_b) -> tuple[int, int, float]:
     """Test two classifiers on the same examples with McNemar's exact test.
@@ -186,33 +171,15 @@ def mcnemar_exact(correct_a, correct_b) -> tuple[int, int, float]:
     return a_only, b_only, float(binomtest(b_only, a_only + b_only, 0.5, alternative="two-sided").pvalue)
 
 
-def _select(table: pd.DataFrame, selection: Mapping | None, side: str) -> pd.DataFrame:
-    from ..stats.table import SETTING_KEYS
-
-    rows = table
-    for key, value in (selection or {}).items():
-        if key not in table.columns:
-            raise UserInputError(f"selection of {side}: no column {key!r} (columns: {', '.join(table.columns)})")
-        rows = rows[rows[key].astype(str) == str(value)]
-    if rows.empty:
-        raise UserInputError(f"selection of {side} {dict(selection or {})}: no row")
-    settings = rows[list(SETTING_KEYS)].drop_duplicates()
-    if len(settings) != 1:
-        shown = "; ".join(", ".join(f"{k}={v}" for k, v in r.items()) for r in settings.head(4).to_dict("records"))
-        raise UserInputError(f"{side}: {len(settings)} settings ({shown}{' ...' if len(settings) > 4 else ''}); "
-                             f"select one (--select-{side.lower()} KEY=VALUE)")
-    return rows
-
-
-def _runs(arr) -> list:
-    return [(o, i) for o in arr.seeds for i in arr.inner_seeds] if arr.inner_seeds else list(arr.seeds)
-
-
 def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Mapping | None = None,
                    select_b: Mapping | None = None, metric: str = "mcc", by: str = "category", n_boot: int = 1000,
-                   seed: int = 0, level: float = 0.95, pairing: str = "auto", adjust: str = "holm",
-                   alpha: float = 0.05, names: tuple[str, str] | None = None) -> Comparison:
-    """Compare two systems or settings on one diagnostic set, per category.
+                   seed: int = 0, level: float = 0.95, pairing: str = "auto", alternative: str = "two-sided",
+                   adjust: str = "holm", alpha: float = 0.05, names: tuple[str, str] | None = None) -> Comparison:
+    """Compare two systems or settings on one diagnostic set, per category, as a report.
+
+    The comparison is :func:`diagnostics.stats.compare_settings` (same defaults: two-sided, Holm) of the setting
+    ``select_a`` picks in ``table_a`` and the one ``select_b`` picks in ``table_b``; this adds McNemar's exact test
+    when each side is a single run, and the :class:`Comparison` that holds the table and writes the summary.
 
     Parameters
     ----------
@@ -234,6 +201,9 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
     pairing : {"auto", "paired", "unpaired"}
         Resample the seeds of both sides together (``paired``: seed k of A and of B share something, such as a
         pretraining checkpoint) or independently; ``auto`` pairs when both sides have the same seeds.
+    alternative : {"two-sided", "greater", "less"}
+        The hypothesis of the bootstrap p-values (B - A differs from 0, is above it, is below it); McNemar's test
+        is always two-sided.
     adjust : {"holm", "bh", "none"}
         Adjustment of the p-values over the categories.
     alpha : float
@@ -252,91 +222,72 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
         A side that is not one setting, sides on different examples or gold labels, a paired design without the
         same seeds, or an unknown option value.
     """
-    from ..stats import compare, setting_arrays
-    from ..stats.multiple import adjust_pvalues
-    from ..stats.scores import ALL, OVERALL, overall_n
+    from ..stats import compare_settings, setting_arrays
+    from ..stats.scores import ALL, OVERALL
 
     for option, value, allowed in (("metric", metric, ("mcc", "accuracy")), ("by", by, ("category", "coarse")),
-                                   ("pairing", pairing, PAIRINGS), ("adjust", adjust, ADJUSTMENTS)):
+                                   ("pairing", pairing, PAIRINGS)):
         if value not in allowed:
             raise UserInputError(f"{option}: expected one of {', '.join(allowed)}, found {value!r}")
     if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise UserInputError(f"n_boot: expected a positive integer, found {n_boot!r}")
     if not 0 < level < 1 or not 0 < alpha < 1:
         raise UserInputError(f"level and alpha must lie in (0, 1), found {level} and {alpha}")
-    arr_a = setting_arrays(_select(table_a, select_a, "A"), {}, by=by)
-    arr_b = setting_arrays(_select(table_b, select_b, "B"), {}, by=by)
+    arr_a = setting_arrays(table_a, select_a, by=by, what="A", hint="--select-a KEY=VALUE")
+    arr_b = setting_arrays(table_b, select_b, by=by, what="B", hint="--select-b KEY=VALUE")
+    if arr_a.nested != arr_b.nested:
+        raise UserInputError("A and B: one side has pretraining seeds and the other not; compare like designs")
+    raw = compare_settings(table_a, select_a, select_b, metric, by, pairing, int(n_boot), seed, level, None,
+                           alternative=alternative, adjust=adjust, alpha=alpha, predictions_b=table_b)
+    paired = bool(raw["paired"].iat[0])
     notes = []
-    if set(arr_a.example_ids) != set(arr_b.example_ids):
-        only_a = len(set(arr_a.example_ids) - set(arr_b.example_ids))
-        only_b = len(set(arr_b.example_ids) - set(arr_a.example_ids))
-        raise UserInputError(f"A and B cover different examples ({only_a} only in A, {only_b} only in B, of "
-                             f"{len(arr_a.example_ids)} and {len(arr_b.example_ids)}); a comparison needs both sides "
-                             "on the same examples")
-    pos = pd.Index(arr_b.example_ids).get_indexer(arr_a.example_ids)
-    pred_a, pred_b, labels = arr_a.predictions, arr_b.predictions[pos], arr_a.labels
-    if not np.array_equal(arr_b.labels[pos], labels):
-        bad = int(np.sum(arr_b.labels[pos] != labels))
-        raise UserInputError(f"A and B disagree on the gold labels of {bad} example(s) with the same id; compare "
-                             "predictions of one dataset (or of translations whose labels agree)")
     if arr_a.setting["dataset"] != arr_b.setting["dataset"]:
         notes.append(f"datasets {arr_a.setting['dataset']} (A) and {arr_b.setting['dataset']} (B), aligned by "
                      f"example id; categories of {arr_a.setting['dataset']}")
-    runs_a, runs_b = _runs(arr_a), _runs(arr_b)
-    same_design = pred_a.shape[1:] == pred_b.shape[1:] and runs_a == runs_b
-    if pairing == "paired" and pred_a.shape[1:] != pred_b.shape[1:]:
-        raise UserInputError(f"pairing paired: the sides have different seeds ({runs_a} and {runs_b}); use unpaired")
-    paired = pairing == "paired" or (pairing == "auto" and same_design)
     if pairing == "auto":
         notes.append("seeds paired (both sides have the same seeds)" if paired else
                      "seeds resampled independently (the sides have different seeds)")
-    cats, cat_names = arr_a.categories, list(arr_a.category_names)
-    common = dict(metric=metric, n_boot=int(n_boot), seed=seed, paired=paired, level=level, threshold=None,
-                  two_sided=True)
-    parts = []
-    if cat_names:
-        parts.append(compare(pred_a, pred_b, labels, categories=cats, category_names=cat_names,
-                             overall=by == "category", **common))
-    parts.append(compare(pred_a, pred_b, labels, **common).assign(category=ALL))
-    raw = pd.concat(parts, ignore_index=True)
-    level_of = {**{n: ("fine" if by == "category" else "coarse") for n in cat_names}, ALL: "all", OVERALL: "overall"}
-    counts = {**dict(zip(cat_names, cats.sum(axis=0).astype(int))), ALL: len(labels)}
-    if cat_names:
-        counts[OVERALL] = overall_n(cats)
-    out = pd.DataFrame({"category": raw["category"], "level": raw["category"].map(level_of),
-                        "n": raw["category"].map(counts).astype(int)})
+    family = raw["in_family"].to_numpy()
+    summary_level = {ALL: "all", OVERALL: "overall"}
+    out = pd.DataFrame({"category": raw["category"],
+                        "level": [("fine" if by == "category" else "coarse") if f else summary_level[c]
+                                  for c, f in zip(raw["category"], family)],
+                        "n": raw["n"].astype(int)})
     for column in ("estimate_a", "ci_low_a", "ci_high_a", "estimate_b", "ci_low_b", "ci_high_b", "delta",
-                   "delta_ci_low", "delta_ci_high", "p_value"):
+                   "delta_ci_low", "delta_ci_high", "p_value", "p_adjusted"):
         out[column] = raw[column].to_numpy(dtype=np.float64)
-    order = [n for n in cat_names] + [ALL] + ([OVERALL] if OVERALL in set(out["category"]) else [])
-    out = out.set_index("category").loc[order].reset_index()
-    family = out["level"].isin(["fine", "coarse"]).to_numpy()
-
-    def adjusted(p: np.ndarray) -> np.ndarray:
-        result = p.copy()
-        if adjust != "none" and family.any():
-            result[family] = adjust_pvalues(p[family], adjust)
-        return result
-
-    out["p_adjusted"] = adjusted(out["p_value"].to_numpy())
-    out["significant"] = out["p_adjusted"] <= alpha
-    single = pred_a.ndim == 2 and pred_b.ndim == 2 and pred_a.shape[1] == 1 and pred_b.shape[1] == 1
-    if single:
-        correct_a, correct_b = pred_a[:, 0] == labels, pred_b[:, 0] == labels
-        members = {**{n: cats[:, j] for j, n in enumerate(cat_names)}, ALL: np.ones(len(labels), dtype=bool)}
-        tests = [mcnemar_exact(correct_a[members[n]], correct_b[members[n]]) if n in members else (0, 0, np.nan)
-                 for n in out["category"]]
-        out["a_only"] = [t[0] if n in members else pd.NA for t, n in zip(tests, out["category"])]
-        out["b_only"] = [t[1] if n in members else pd.NA for t, n in zip(tests, out["category"])]
-        out["a_only"], out["b_only"] = out["a_only"].astype("Int64"), out["b_only"].astype("Int64")
-        out["mcnemar_p"] = np.asarray([t[2] for t in tests], dtype=np.float64)
-        out["mcnemar_p_adjusted"] = adjusted(out["mcnemar_p"].to_numpy())
-        out["mcnemar_significant"] = out["mcnemar_p_adjusted"] <= alpha
+    out["significant"] = raw["significant"].to_numpy(dtype=bool)
+    pred_a = arr_a.predictions
+    pos = pd.Index(arr_b.ids).get_indexer(arr_a.ids)
+    pred_b, labels = arr_b.predictions[pos], arr_a.labels
+    if pred_a.ndim == 2 and pred_b.ndim == 2 and pred_a.shape[1] == 1 and pred_b.shape[1] == 1:
+        _add_mcnemar(out, pred_a[:, 0] == labels, pred_b[:, 0] == labels, arr_a, family, adjust, alpha)
         notes.append("each side is a single run: McNemar's exact test on the discordant examples (correctness)")
     out["metric"], out["n_boot"], out["confidence"], out["adjust"], out["paired"] = (metric, int(n_boot), level,
                                                                                      adjust, paired)
-    return Comparison(out, dict(arr_a.setting), dict(arr_b.setting), runs_a, runs_b, paired, metric, int(n_boot),
-                      seed, level, adjust, alpha, names or _side_names(arr_a.setting, arr_b.setting), notes)
+    out["alternative"] = alternative
+    return Comparison(out, dict(arr_a.setting), dict(arr_b.setting), arr_a.runs, arr_b.runs, paired, metric,
+                      int(n_boot), seed, level, adjust, alpha, names or _side_names(arr_a.setting, arr_b.setting),
+                      notes, alternative)
+
+
+def _add_mcnemar(out: pd.DataFrame, correct_a: np.ndarray, correct_b: np.ndarray, arr, family: np.ndarray,
+                 adjust: str, alpha: float) -> None:
+    """McNemar's exact test per category and for all examples (none for the overall mean), adjusted as ``adjust``."""
+    from ..stats.multiple import adjust_pvalues
+    from ..stats.scores import ALL
+
+    members = {**{n: arr.categories[:, j] for j, n in enumerate(arr.category_names)},
+               ALL: np.ones(len(correct_a), dtype=bool)}
+    tests = {n: mcnemar_exact(correct_a[m], correct_b[m]) for n, m in members.items()}
+    out["a_only"] = pd.array([tests[n][0] if n in tests else pd.NA for n in out["category"]], dtype="Int64")
+    out["b_only"] = pd.array([tests[n][1] if n in tests else pd.NA for n in out["category"]], dtype="Int64")
+    p = np.asarray([tests[n][2] if n in tests else np.nan for n in out["category"]], dtype=np.float64)
+    adjusted = p.copy()
+    if adjust != "none" and family.any():
+        adjusted[family] = adjust_pvalues(p[family], adjust)
+    out["mcnemar_p"], out["mcnemar_p_adjusted"] = p, adjusted
+    out["mcnemar_significant"] = adjusted <= alpha
 
 
 def _side_names(a: Mapping, b: Mapping) -> tuple[str, str]:
@@ -344,89 +295,3 @@ def _side_names(a: Mapping, b: Mapping) -> tuple[str, str]:
     if not differing:
         return "A", "B"
     return tuple(" ".join(str(s[k]) for k in differing) for s in (a, b))  # type: ignore[return-value]
-
-
-def delta_figure(table: pd.DataFrame, names: tuple[str, str] = ("A", "B"), metric: str = "mcc",
-                 level: float = 0.95, adjust: str = "holm", alpha: float = 0.05):
-    """Draw a forest plot of the per-category deltas with their intervals.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The table of a :class:`Comparison` (``category, level, n, delta, delta_ci_low, delta_ci_high,
-        significant``).
-    names : tuple of str
-        Names of A and B (the axis reads ``B - A``).
-    metric : str
-        The metric's name, for the axis.
-    level : float
-        Confidence level of the intervals, for the title.
-    adjust : str
-        The adjustment, for the legend.
-    alpha : float
-        Level of ``significant``, for the legend.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Whole-set rows on top, then the categories in taxonomy order; significant deltas in colour (blue: B
-        higher, red: B lower), the others grey; a dashed line at 0.
-    """
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-
-    rows = pd.concat([table[~table["level"].isin(["fine", "coarse"])], table[table["level"].isin(["fine", "coarse"])]])
-    n = len(rows)
-    fig = Figure(figsize=(7.5, 1.6 + 0.24 * n), layout="constrained")
-    ax = fig.add_subplot()
-    y = np.arange(n)[::-1]
-    colours = np.where(~rows["significant"].to_numpy(dtype=bool), "#9a9a9a",
-                       np.where(rows["delta"].to_numpy() > 0, "#1f5fa8", "#b2302b"))
-    for yi, row, colour in zip(y, rows.itertuples(index=False), colours):
-        ax.plot([row.delta_ci_low, row.delta_ci_high], [yi, yi], color=colour, lw=1.6, solid_capstyle="butt")
-        ax.plot([row.delta], [yi], "o", color=colour, ms=4.5)
-    ax.axvline(0.0, color="black", lw=0.8, ls="--")
-    summary = (~rows["level"].isin(["fine", "coarse"])).sum()
-    if 0 < summary < n:
-        ax.axhline(n - summary - 0.5, color="#cccccc", lw=0.8)
-    ax.set_yticks(y)
-    ax.set_yticklabels([f"{c} ({k})" for c, k in zip(rows["category"], rows["n"])], fontsize=7.5)
-    ax.set_ylim(-0.7, n - 0.3)
-    a, b = names
-    ax.set_xlabel(f"delta {metric.upper()} ({b} - {a}), {level:.0%} Multi-Bootstrap interval")
-    ax.set_title(f"{b} vs {a} per category", fontsize=10)
-    method = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}[adjust]
-    fig.legend(handles=[Line2D([], [], color="#1f5fa8", marker="o", label=f"{b} higher ({method} p <= {alpha})"),
-                        Line2D([], [], color="#b2302b", marker="o", label=f"{b} lower ({method} p <= {alpha})"),
-                        Line2D([], [], color="#9a9a9a", marker="o", label="not significant")],
-               fontsize=7, loc="outside lower center", ncol=3, frameon=False)
-    ax.grid(axis="x", color="#eeeeee", lw=0.6)
-    ax.set_axisbelow(True)
-    return fig
-
-
-def write_comparison(result: Comparison, out: str | Path) -> dict[str, Path]:
-    """Write a comparison as ``comparison.csv``, ``comparison.png`` and ``summary.md``, as one set.
-
-    Parameters
-    ----------
-    result : Comparison
-        From :func:`compare_tables`.
-    out : str or Path
-        The folder (created). The three files replace those of an earlier comparison at once
-        (:func:`~diagnostics.io_utils.output_folder`); other files in it are kept.
-
-    Returns
-    -------
-    dict of str to Path
-        ``table``, ``figure`` and ``summary`` -> the written files.
-    """
-    fig = result.figure()
-    with output_folder(out, OUTPUTS) as files:
-        with files.file(OUTPUTS[0]) as tmp:
-            write_table_to(result.table, tmp, "csv")
-        with files.file(OUTPUTS[1]) as tmp:
-            fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
-        with files.file(OUTPUTS[2]) as tmp:
-            tmp.write_text(result.summary(), encoding="utf-8")
-    return {"table": files.path(OUTPUTS[0]), "figure": files.path(OUTPUTS[1]), "summary": files.path(OUTPUTS[2])}

@@ -15,8 +15,12 @@ Pure numpy / pandas / scipy (no torch). Functional API:
   (Fig. 5), :func:`presence_table` (Table 5) with :func:`presence_experiment`,
   :func:`parse_presence_experiment`, :func:`feature_slug`;
   :func:`display_table` and :func:`language_labels` for display headers (σ's ddof, language labels)
+* one setting as an examples x runs matrix: :class:`SettingMatrix`, selected by :func:`select_setting` (with its
+  categories, in the dataset's order: :func:`setting_arrays`) or all at once by :func:`setting_matrices`
 * Multi-Bootstrap (Sellam et al. 2022): :func:`multibootstrap`, :func:`multibootstrap_pair`,
-  :func:`bootstrap_ci`, :func:`compare`, :func:`setting_ci`, :func:`compare_settings`
+  :func:`bootstrap_ci`, :func:`compare` (arrays, the reference's semantics), :func:`setting_ci`, and
+  :func:`compare_settings`, the one comparison of two settings (``alternative=`` two-sided / greater / less,
+  ``adjust=`` holm / bh / none)
 * agreement: :func:`agreement`, :func:`fleiss_kappa`, :func:`pairwise_agreement`
 * seed planning: :func:`plan_seeds` (:func:`variance_components` then :func:`simulate_plan`), :class:`SeedPlan`
 * against the reference study: :func:`against_paper` (our value beside every number the paper prints),
@@ -38,10 +42,11 @@ _EXPORTS = {
     "agreement": "agreement", "binary_agreement": "agreement", "fleiss_kappa": "agreement",
     "fleiss_kappa_from_counts": "agreement", "pairwise_agreement": "agreement", "multibootstrap": "bootstrap",
     "multibootstrap_pair": "bootstrap", "point_estimate": "bootstrap", "category_matrix": "categories",
-    "SettingArrays": "inference", "bootstrap_ci": "inference", "compare": "inference", "compare_settings": "inference",
-    "setting_arrays": "inference", "setting_ci": "inference", "summarize_samples": "inference",
-    "SettingMatrix": "instances", "category_instability": "instances", "flip_rate": "instances",
-    "instance_stability": "instances", "setting_matrices": "instances", "sigma_drivers": "instances",
+    "bootstrap_ci": "inference", "compare": "inference", "compare_settings": "inference",
+    "setting_ci": "inference", "summarize_samples": "inference",
+    "category_instability": "instances", "flip_rate": "instances", "instance_stability": "instances",
+    "sigma_drivers": "instances", "SettingMatrix": "matrix", "select_rows": "matrix", "select_setting": "matrix",
+    "setting_arrays": "matrix", "setting_matrices": "matrix",
     "binary_counts": "mcc", "mcc_from_counts": "mcc", "adjust_pvalues": "multiple", "simultaneous_interval": "multiple",
     "simultaneous_level": "multiple", "SeedPlan": "planner", "plan_seeds": "planner", "simulate_plan": "planner",
     "variance_components": "planner", "ALL": "scores", "OVERALL": "scores", "category_scores": "scores",

@@ -34,17 +34,15 @@ share examples.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..errors import UserInputError
-from ..schema import ENTAILMENT
 from .bootstrap import Metric, check_resample, multibootstrap, multibootstrap_pair, point_estimate
-from .categories import category_matrix, dataset_frame
+from .matrix import SettingMatrix, setting_arrays
 from .multiple import adjust_pvalues, simultaneous_interval
-from .scores import ALL, OVERALL
+from .scores import ALL, OVERALL, overall_n
 from .table import SETTING_KEYS
 
 
@@ -355,111 +353,6 @@ def compare(predictions_a, predictions_b, labels, metric: Metric = "mcc", n_boot
                       stratified=bool(stratify and categories is not None and resample != "seeds"))
 
 
-@dataclass(frozen=True)
-class SettingArrays:
-    """One setting of the predictions table as arrays for Multi-Bootstrap.
-
-    Parameters
-    ----------
-    setting : dict
-        The setting keys (experiment, language, model, dataset).
-    example_ids : numpy.ndarray of str, shape (n_examples,)
-        Example ids, in the dataset's order.
-    labels : numpy.ndarray of int8, shape (n_examples,)
-        1 = entailment.
-    predictions : numpy.ndarray of int8
-        (n_examples, n_seeds), or (n_examples, n_pretrain_seeds, n_seeds) with ``pretrain_seed``.
-    seeds : list
-        Seed values along axis 1 (pretraining seeds in the nested case).
-    inner_seeds : list
-        Fine-tuning seeds along axis 2 (nested case), else empty.
-    categories : numpy.ndarray of bool, shape (n_examples, n_categories)
-        Category membership of each example.
-    category_names : list of str
-        Names of the ``categories`` columns.
-    """
-
-    setting: dict
-    example_ids: np.ndarray
-    labels: np.ndarray
-    predictions: np.ndarray
-    seeds: list
-    inner_seeds: list
-    categories: np.ndarray
-    category_names: list
-
-
-def _select(predictions: pd.DataFrame, setting: Mapping) -> pd.DataFrame:
-    unknown = [k for k in setting if k not in predictions.columns]
-    if unknown:
-        raise KeyError(f"setting keys not in the table: {unknown}")
-    mask = np.ones(len(predictions), dtype=bool)
-    for key, value in setting.items():
-        mask &= (predictions[key].astype(str) == str(value)).to_numpy()
-    rows = predictions[mask]
-    found = rows[list(SETTING_KEYS)].drop_duplicates()
-    if len(found) != 1:
-        options = predictions[list(SETTING_KEYS)].drop_duplicates().to_dict("records")
-        raise ValueError(f"setting {dict(setting)} must select exactly one setting, found {len(found)}; "
-                         f"settings in the table: {options}")
-    return rows
-
-
-def setting_arrays(predictions: pd.DataFrame, setting: Mapping, dataset=None, by: str = "category") -> SettingArrays:
-    """Pivot one setting of the predictions table into the arrays :func:`multibootstrap` takes.
-
-    Parameters
-    ----------
-    predictions : pandas.DataFrame
-        A validated predictions table.
-    setting : mapping
-        Column -> value selecting exactly one (experiment, language, model, dataset), e.g.
-        ``{"experiment": "rte", "language": "en"}``.
-    dataset : str or DataFrame, optional
-        Category source (default: ``diagnostics.data.load`` of the setting's dataset).
-    by : {"category", "coarse"}
-        Fine or coarse categories.
-
-    Returns
-    -------
-    SettingArrays
-
-    Raises
-    ------
-    ValueError
-        No or several settings selected, or runs that do not all cover the same examples.
-    """
-    rows = _select(predictions, setting)
-    keys = {k: rows[k].iat[0] for k in SETTING_KEYS}
-    nested = "pretrain_seed" in rows.columns
-    columns = ["pretrain_seed", "seed"] if nested else ["seed"]
-    wide = rows.pivot(index="example_id", columns=columns, values="prediction")
-    if wide.isna().any().any():
-        missing = wide.columns[wide.isna().any()].tolist()
-        raise UserInputError(f"setting {keys}: runs {missing} lack predictions for some examples; Multi-Bootstrap "
-                             "needs every run on the same examples")
-    frame = dataset_frame(dataset if dataset is not None else keys["dataset"])
-    order = pd.Index(frame["id"].astype(str))
-    wide = wide.loc[[i for i in order.unique() if i in wide.index]]
-    labels = rows.drop_duplicates("example_id").set_index("example_id")["label"].loc[wide.index]
-    pred = (wide.to_numpy() == ENTAILMENT).astype(np.int8)
-    if nested:
-        wide_cols = wide.columns
-        outer = sorted(set(wide_cols.get_level_values(0)))
-        inner = sorted(set(wide_cols.get_level_values(1)))
-        if len(wide_cols) != len(outer) * len(inner):
-            raise ValueError(f"setting {keys}: a nested design needs every fine-tuning seed {inner} under every "
-                             f"pretraining seed {outer}")
-        wide = wide.reindex(columns=pd.MultiIndex.from_product([outer, inner]))
-        pred = (wide.to_numpy() == ENTAILMENT).astype(np.int8).reshape(len(wide), len(outer), len(inner))
-        seeds, inner_seeds = outer, inner
-    else:
-        seeds, inner_seeds = list(wide.columns), []
-    names, cats = category_matrix(frame, "fine" if by == "category" else "coarse", ids=wide.index.to_numpy())
-    return SettingArrays(keys, wide.index.to_numpy(dtype=str), (labels.to_numpy() == ENTAILMENT).astype(np.int8),
-                         pred, seeds, inner_seeds, cats, names)
-
-
 def _check_by(by: str | None) -> None:
     if by not in ("category", "coarse", None):
         raise ValueError(f"by must be 'category', 'coarse' or None, found {by!r}")
@@ -521,7 +414,7 @@ def setting_ci(predictions: pd.DataFrame, setting: Mapping, metric: Metric = "mc
     return _prefix(out, arr.setting)
 
 
-def _categories_and_summaries(arr: SettingArrays, by):
+def _categories_and_summaries(arr: SettingMatrix, by):
     """Category matrix (None for ``by=None``), row names, and the summary rows after the categories."""
     if not by:
         return None, [ALL], []
@@ -536,26 +429,45 @@ def _prefix(frame: pd.DataFrame, setting: Mapping) -> pd.DataFrame:
     return frame
 
 
-def compare_settings(predictions: pd.DataFrame, a: Mapping, b: Mapping, metric: Metric = "mcc",
-                     by: str | None = "category", paired: bool = True, n_boot: int = 1000, seed: int = 0,
+#: Alternatives of :func:`compare_settings`: delta = b - a differs from 0, is above it, is below it.
+ALTERNATIVES = ("two-sided", "greater", "less")
+#: Adjustments of the per-category p-values over the categories (``none`` keeps the raw p-values).
+ADJUSTMENTS = ("holm", "bh", "none")
+#: How the seeds of the two sides are resampled: ``auto`` pairs them when both sides have the same runs.
+PAIRINGS = ("auto", "paired", "unpaired")
+
+
+def _check_choice(option: str, value, allowed: tuple) -> None:
+    if value not in allowed:
+        raise UserInputError(f"{option}: expected one of {', '.join(map(str, allowed))}, found {value!r}")
+
+
+def compare_settings(predictions: pd.DataFrame, a: Mapping | None, b: Mapping | None, metric: Metric = "mcc",
+                     by: str | None = "category", paired: bool | str = "auto", n_boot: int = 1000, seed: int = 0,
                      level: float = 0.95, threshold: float | None = 0.0, dataset=None, *,
-                     rel_threshold: float | None = None, expect_negative_effect: bool = False,
-                     two_sided: bool = False, resample: str = "both", stratify: bool = True) -> pd.DataFrame:
-    """Compare two settings of the predictions table (delta = b - a) with Multi-Bootstrap.
+                     alternative: str = "two-sided", adjust: str = "holm", alpha: float = 0.05,
+                     predictions_b: pd.DataFrame | None = None, rel_threshold: float | None = None,
+                     resample: str = "both", stratify: bool = True) -> pd.DataFrame:
+    """Compare two settings (delta = b - a) with Multi-Bootstrap, per category: the one compare function.
+
+    :func:`diagnostics.predictions.compare_tables` (``diagnostics compare``) reports this comparison for two
+    tables, with McNemar's test for single runs, a summary and a figure.
 
     Parameters
     ----------
     predictions : pandas.DataFrame
         A validated predictions table.
-    a, b : mapping
-        Each selects one setting (baseline a, intervention b). Both must cover the same example ids (e.g. two
-        training mixtures evaluated on one diagnostic set); they are aligned by id.
+    a, b : mapping or None
+        Each selects one setting (baseline a, intervention b; see
+        :func:`~diagnostics.stats.matrix.select_rows`); None for a table holding one setting. Both must cover the
+        same example ids (e.g. two training mixtures evaluated on one diagnostic set); they are aligned by id.
     metric : {"accuracy", "mcc"} or callable
         The metric, as in :func:`bootstrap_ci`.
     by : {"category", "coarse"} or None
         Categories, as in :func:`setting_ci`.
-    paired : bool
-        Seeds paired across settings (same seed values on both sides, resampled together) or not.
+    paired : bool or {"auto", "paired", "unpaired"}
+        Resample the seeds of both sides together (seed k of a and b share something, such as a pretraining
+        checkpoint) or independently; ``auto`` (default) pairs when both sides have the same runs.
     n_boot : int
         Number of bootstrap samples.
     seed : int
@@ -563,15 +475,22 @@ def compare_settings(predictions: pd.DataFrame, a: Mapping, b: Mapping, metric: 
     level : float
         Confidence level of the percentile intervals and joint level of the simultaneous band.
     threshold : float or None
-        Report P(delta >= threshold) (the reference's ``abs_threshold``), as in :func:`compare`.
+        Report P(delta >= threshold) (the reference's ``abs_threshold``; P(delta <= -threshold) with
+        ``alternative="less"``), as in :func:`compare`.
     dataset : str or pandas.DataFrame, optional
         Category source, as in :func:`setting_arrays`.
+    alternative : {"two-sided", "greater", "less"}
+        The hypothesis of ``p_value``: delta differs from 0 (``min(1, 2 min(P(delta <= 0), P(delta >= 0)))``),
+        is above 0 (the share of deltas <= 0, the reference's p) or below it (the share >= 0); each share floored
+        at 1 / n_boot.
+    adjust : {"holm", "bh", "none"}
+        Adjustment of ``p_adjusted`` over the categories (a summary row is a family of one).
+    alpha : float
+        Level at which ``p_adjusted`` counts as ``significant``.
+    predictions_b : pandas.DataFrame, optional
+        The table ``b`` selects from, when it is another table than ``predictions``.
     rel_threshold : float, optional
         Report P(delta >= rel_threshold * |theta_a|), as in :func:`compare`.
-    expect_negative_effect : bool
-        Test for a decrease, as in :func:`compare`.
-    two_sided : bool
-        Two-sided p-values, as in :func:`compare`.
     resample : {"both", "seeds", "examples"}
         Sampling design: seeds and examples (default), seeds only, or examples only.
     stratify : bool
@@ -581,38 +500,57 @@ def compare_settings(predictions: pd.DataFrame, a: Mapping, b: Mapping, metric: 
     Returns
     -------
     pandas.DataFrame
-        The columns of :func:`compare` plus ``a_<key>``/``b_<key>`` for the setting keys that differ; rows: the
-        categories (the family of ``p_holm``, ``p_bh`` and the simultaneous band), then ``All examples`` and
-        (``by="category"``) ``Overall``.
+        ``a_<key>``/``b_<key>`` for the setting keys that differ, then the columns of :func:`compare`, ``n``
+        (examples of the row), ``alternative``, ``adjust``, ``p_adjusted``, ``significant``; rows: the categories
+        (the family of the adjustment and of the simultaneous band), then ``All examples`` and (``by="category"``)
+        ``Overall``. ``paired`` says which design ``auto`` chose.
 
     Raises
     ------
-    ValueError
+    UserInputError
         For selections that are not one setting each, settings on different examples or gold labels, a paired
-        design without the same seeds, or bad options.
+        design without the same seeds, or an unknown option value (all also ``ValueError``).
     """
     _check_by(by)
     check_resample(resample)
-    arr_a = setting_arrays(predictions, a, dataset, by or "category")
-    arr_b = setting_arrays(predictions, b, dataset, by or "category")
-    if set(arr_a.example_ids) != set(arr_b.example_ids):
-        raise ValueError(f"settings {arr_a.setting} and {arr_b.setting} cover different examples "
-                         f"({len(arr_a.example_ids)} and {len(arr_b.example_ids)} ids); a comparison resamples "
-                         "shared examples")
-    if paired and resample != "examples" and arr_a.seeds != arr_b.seeds:
-        raise ValueError(f"paired=True needs the same seeds in both settings, found {arr_a.seeds} and "
-                         f"{arr_b.seeds}; use paired=False")
-    pos = pd.Index(arr_b.example_ids).get_indexer(arr_a.example_ids)
-    pred_b = arr_b.predictions[pos]
-    if not np.array_equal(arr_b.labels[pos], arr_a.labels):
-        raise ValueError("the two settings disagree on gold labels of the same example ids")
+    _check_choice("alternative", alternative, ALTERNATIVES)
+    _check_choice("adjust", adjust, ADJUSTMENTS)
+    _check_choice("paired", paired, (True, False) + PAIRINGS)
+    if not 0 < alpha < 1:
+        raise UserInputError(f"alpha must lie in (0, 1), found {alpha}")
+    arr_a = setting_arrays(predictions, a, dataset, by or "category", what="A")
+    arr_b = setting_arrays(predictions if predictions_b is None else predictions_b, b, dataset, by or "category",
+                           what="B")
+    if set(arr_a.ids) != set(arr_b.ids):
+        only_a, only_b = len(set(arr_a.ids) - set(arr_b.ids)), len(set(arr_b.ids) - set(arr_a.ids))
+        raise UserInputError(f"settings {arr_a.setting} and {arr_b.setting} cover different examples ({only_a} "
+                             f"only in A, {only_b} only in B, of {len(arr_a.ids)} and {len(arr_b.ids)}); a "
+                             "comparison resamples shared examples")
+    pos = pd.Index(arr_b.ids).get_indexer(arr_a.ids)
+    pred_a, pred_b, labels = arr_a.predictions, arr_b.predictions[pos], arr_a.labels
+    if not np.array_equal(arr_b.labels[pos], labels):
+        bad = int(np.sum(arr_b.labels[pos] != labels))
+        raise UserInputError(f"settings {arr_a.setting} and {arr_b.setting} disagree on the gold labels of {bad} "
+                             "example(s) with the same id; compare predictions of one dataset (or of translations "
+                             "whose labels agree)")
+    same_runs = pred_a.shape[1:] == pred_b.shape[1:] and arr_a.runs == arr_b.runs
+    if paired in (True, "paired") and resample != "examples" and pred_a.shape[1:] != pred_b.shape[1:]:
+        raise UserInputError(f"a paired design needs the same seeds on both sides, found different seeds "
+                             f"{arr_a.runs} and {arr_b.runs}; compare them unpaired")
+    paired = paired in (True, "paired") or (paired == "auto" and same_runs)
     cats, names, summaries = _categories_and_summaries(arr_a, by)
-    (sa, sb), (est_a, est_b) = _samples([arr_a.predictions, pred_b], arr_a.labels, metric, n_boot, seed, cats,
-                                        paired, resample, stratify, summaries)
+    (sa, sb), (est_a, est_b) = _samples([pred_a, pred_b], labels, metric, n_boot, seed, cats, paired, resample,
+                                        stratify, summaries)
     family = np.arange(len(names)) < len(names) - len(summaries) if cats is not None else np.zeros(1, dtype=bool)
     out = _delta_frame(sa, sb, est_a, est_b, names, family, level, threshold, rel_threshold,
-                       expect_negative_effect, two_sided)
-    out = out.assign(paired=paired, resample=resample,
+                       alternative == "less", alternative == "two-sided")
+    counts = [len(labels)] if cats is None else list(cats.sum(axis=0).astype(int)) + [
+        {"all": len(labels), "overall": overall_n(cats)}[k] for k in summaries]
+    p_adjusted = out["p_value"].to_numpy().copy()
+    if adjust != "none" and family.any():
+        p_adjusted[family] = adjust_pvalues(p_adjusted[family], adjust)
+    out = out.assign(n=np.asarray(counts, dtype=np.int64), alternative=alternative, adjust=adjust,
+                     p_adjusted=p_adjusted, significant=p_adjusted <= alpha, paired=paired, resample=resample,
                      stratified=bool(stratify and cats is not None and resample != "seeds"))
     differing = [k for k in SETTING_KEYS if arr_a.setting[k] != arr_b.setting[k]] or list(SETTING_KEYS)
     for i, key in enumerate(differing):

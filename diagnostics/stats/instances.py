@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -34,100 +33,8 @@ import pandas as pd
 from ..schema import ENTAILMENT, NOT_ENTAILMENT
 from .categories import category_matrix, dataset_for, dataset_frame
 from .mcc import binary_counts, mcc_from_counts
-from .table import SETTING_KEYS, validate_predictions
-
-
-@dataclass(frozen=True)
-class SettingMatrix:
-    """The predictions of one setting as examples x seeds arrays.
-
-    Parameters
-    ----------
-    setting : dict
-        The setting's keys (``experiment, language, model, dataset``) and their values.
-    runs : list
-        The seeds in column order: ints, or ``(pretrain_seed, seed)`` tuples in nested designs.
-    ids : numpy.ndarray of str
-        Example ids in row order (order of first appearance in the table).
-    gold : numpy.ndarray of int
-        1 = entailment, 0 = not_entailment, per example.
-    pred : numpy.ndarray of int, shape (n_examples, n_runs)
-        1 = entailment, 0 = not_entailment, -1 where the run has no prediction for the example.
-    probability : numpy.ndarray of float, shape (n_examples, n_runs), optional
-        P(entailment); NaN where missing. None when the table has no ``probability`` column.
-    """
-
-    setting: dict
-    runs: list
-    ids: np.ndarray
-    gold: np.ndarray
-    pred: np.ndarray
-    probability: np.ndarray | None
-
-    @property
-    def valid(self) -> np.ndarray:
-        """Where a run has a prediction for an example.
-
-        Returns
-        -------
-        numpy.ndarray of bool, shape (n_examples, n_runs)
-        """
-        return self.pred >= 0
-
-
-def setting_matrices(predictions: pd.DataFrame, *, validate: bool = True) -> list[SettingMatrix]:
-    """Split a predictions table into one examples x seeds matrix per setting.
-
-    Parameters
-    ----------
-    predictions : pandas.DataFrame
-        The predictions table (see :mod:`diagnostics.stats.table`).
-    validate : bool
-        Validate the table first (format only: ids are not checked against the dataset here).
-
-    Returns
-    -------
-    list of SettingMatrix
-        In order of first appearance of the settings; seeds sorted.
-
-    Raises
-    ------
-    ValueError
-        When one example has different gold labels in different runs of a setting.
-    """
-    if validate:
-        predictions = validate_predictions(predictions, check_ids=False)
-    keys = [k for k in SETTING_KEYS if k in predictions.columns]
-    nested = "pretrain_seed" in predictions.columns
-    out = []
-    for values, group in predictions.groupby(keys, sort=False):
-        values = values if isinstance(values, tuple) else (values,)
-        setting = dict(zip(keys, (v.item() if isinstance(v, np.generic) else v for v in values)))
-        if nested:
-            run_of = list(zip(group["pretrain_seed"].astype(int), group["seed"].astype(int)))
-        else:
-            run_of = group["seed"].astype(int).tolist()
-        runs = sorted(set(run_of))
-        lookup = {r: j for j, r in enumerate(runs)}
-        col = np.fromiter((lookup[r] for r in run_of), dtype=np.int64, count=len(run_of))
-        ids = pd.unique(group["example_id"].astype(str).to_numpy())
-        row = pd.Index(ids).get_indexer(group["example_id"].astype(str).to_numpy())
-        gold_rows = (group["label"].to_numpy() == ENTAILMENT).astype(np.int8)
-        gold = np.full(len(ids), -1, dtype=np.int8)
-        gold[row] = gold_rows
-        conflict = np.zeros(len(ids), dtype=bool)
-        np.logical_or.at(conflict, row, gold_rows != gold[row])
-        if conflict.any():
-            raise ValueError(f"{setting}: example(s) with different gold labels in different runs: "
-                             f"{ids[conflict][:5].tolist()}")
-        pred = np.full((len(ids), len(runs)), -1, dtype=np.int8)
-        pred[row, col] = (group["prediction"].to_numpy() == ENTAILMENT)
-        probability = None
-        if "probability" in group.columns:
-            probability = np.full((len(ids), len(runs)), np.nan)
-            probability[row, col] = group["probability"].to_numpy(dtype=float)
-        out.append(SettingMatrix(setting, runs, ids, gold, pred, probability))
-    return out
+from .matrix import SettingMatrix, setting_matrices
+from .table import SETTING_KEYS
 
 
 def flip_rate(n_entailment, n_seeds) -> np.ndarray:

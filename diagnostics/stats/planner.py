@@ -67,7 +67,7 @@ from scipy import stats as sps
 
 from ..errors import UserInputError
 from .categories import category_matrix, dataset_for, dataset_frame, dataset_frames
-from .instances import SettingMatrix, setting_matrices
+from .matrix import SettingMatrix, setting_matrices
 from .mcc import mcc_from_counts
 from .scores import OVERALL
 from .table import SETTING_KEYS, validate_predictions
