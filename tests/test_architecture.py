@@ -166,7 +166,7 @@ def _strings(module: str) -> list[ast.Constant]:
 
 def test_the_graph_sees_module_and_function_level_imports():
     assert "diagnostics.finetune.store" in GRAPH["diagnostics.finetune"]  # module level, relative
-    assert "diagnostics.finetune.sweep" in GRAPH["diagnostics.finetune"]  # inside a function
+    assert "diagnostics.finetune.train_group" in GRAPH["diagnostics.finetune.executors"]  # inside a function
     assert "diagnostics.data" in GRAPH["diagnostics.annotate.io"]  # ``from .. import data`` inside a function
     assert {"diagnostics.stats.mcc", "diagnostics.stats"} <= GRAPH["diagnostics.finetune.train"]
 
@@ -353,3 +353,27 @@ def test_executors_are_named_once():
     from diagnostics.finetune import config
 
     assert config.EXECUTOR_NAMES == ("inprocess", "pool", "submitit")
+
+
+def _is_registry(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "REGISTRY" or isinstance(node, ast.Attribute) \
+        and node.attr == "REGISTRY"
+
+
+def test_the_dataset_registry_is_changed_only_by_its_module():
+    mutators = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
+    found = []
+    for module in MODULES:
+        if module == "diagnostics.data.registry":
+            continue
+        for node in ast.walk(TREES[module]):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(isinstance(t, ast.Subscript) and _is_registry(t.value) for t in targets) \
+                    or any(_is_registry(t) for t in targets) \
+                    or isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in mutators and _is_registry(node.func.value):
+                found.append(f"{module}:{node.lineno}")
+    assert not found, f"the dataset registry changed outside diagnostics.data.registry: {found}"
+    checks = ast.parse("from diagnostics.data import REGISTRY\nREGISTRY['x'] = 1\nREGISTRY.pop('x')\n")
+    assert sum(isinstance(n, ast.Assign) and _is_registry(n.targets[0].value) for n in ast.walk(checks)) == 1

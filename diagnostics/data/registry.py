@@ -304,14 +304,15 @@ def _read_split(spec: DatasetSpec, split: str, language: str) -> pd.DataFrame:
     return frame.assign(split=split)
 
 
-def load(name: str, split: str | None = None, path: str | Path | None = None, *, language: str | None = None,
-         normalise_quotes: bool = False) -> pd.DataFrame:
+def load(name, split: str | None = None, path: str | Path | None = None, *,
+         language: str | None = None, normalise_quotes: bool = False) -> pd.DataFrame:
     """Load a registered dataset (or a user file in its format) as a tidy table.
 
     Parameters
     ----------
-    name : str
-        A registered name, see :func:`available`.
+    name : str or DataRef
+        A registered name, see :func:`available`; or a reference, whose split, file and language are used
+        (:class:`~diagnostics.data.refs.DataRef`: a user file travels with its reference, as a value).
     split : str, optional
         ``train``, ``validation``, ``test`` (``trial`` for SICK). ``None`` loads every split, stacked,
         with a ``split`` column. Ignored for the split name when ``path`` is given (recorded as given or ``"user"``).
@@ -338,6 +339,8 @@ def load(name: str, split: str | None = None, path: str | Path | None = None, *,
     UnknownNameError
         Unknown dataset or split name (a ``KeyError``).
     """
+    if not isinstance(name, str):  # a DataRef (not imported: it loads through this function)
+        name, split, path, language = name.name, name.split, name.path, name.language
     spec = get_spec(name)
     lang = language or spec.language
     if path is None and spec.files:

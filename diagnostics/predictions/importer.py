@@ -254,7 +254,7 @@ def import_with_report(files: str | Path | Sequence[str | Path], dataset: str, *
     lm_eval_filter : str, optional
         For lm-eval samples logged under several filters, the filter to import.
     dataset_file : str or Path, optional
-        A user file to bind to ``dataset`` first (a user-supplied diagnostic, e.g. ``diagnostic_fr``).
+        The file of ``dataset`` (a user-supplied diagnostic, e.g. ``diagnostic_fr``), read as its ``test`` split.
     allow_partial : bool
         Import the matched rows even when some rows did not match or runs lack examples of the dataset.
     trust_labels : bool
@@ -274,7 +274,7 @@ def import_with_report(files: str | Path | Sequence[str | Path], dataset: str, *
     UserInputError
         An unknown dataset or option value, an unreadable file, a mapping naming a missing column.
     """
-    from ..data import bind_files, get_spec
+    from ..data import DataRef, get_spec
     from ..stats.categories import dataset_frame
     from ..stats.table import validate_predictions
 
@@ -284,9 +284,7 @@ def import_with_report(files: str | Path | Sequence[str | Path], dataset: str, *
     if not paths:
         raise UserInputError("no file to import")
     spec = get_spec(dataset)
-    if dataset_file is not None:
-        bind_files(dataset, {"test": dataset_file})
-    known = dataset_frame(dataset)
+    known = dataset_frame(dataset if dataset_file is None else DataRef(dataset, "test", str(dataset_file)))
     if "label" not in known.columns:
         raise UserInputError(f"dataset {dataset!r} has no gold labels")
     parsed_map = parse_label_map(label_map)

@@ -4,35 +4,42 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..data.refs import DataRef
 from ..taxonomy import COARSE, COARSE_OF, FINE
 
 
 @lru_cache(maxsize=16)
-def _load(name: str, files: tuple = ()) -> pd.DataFrame:
+def _load(ref: DataRef, stamp: tuple) -> pd.DataFrame:
+    """The table of a dataset reference, cached on the reference's value (and its file's size and time)."""
     from ..data import load
 
-    return load(name)
+    return load(ref)
 
 
-def _bound_files(name: str) -> tuple:
-    """The user files bound to a dataset name (part of the cache key: binding other files reloads)."""
-    from ..data import REGISTRY
+def _stamp(path: str | None) -> tuple:
+    """Size and modification time of a user file (part of the cache key: an edited file reloads)."""
+    if path is None:
+        return ()
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return ()
+    return stat.st_size, stat.st_mtime_ns
 
-    spec = REGISTRY.get(name)
-    return tuple(sorted(spec.files.items())) if spec is not None else ()
 
-
-def dataset_frame(dataset: str | pd.DataFrame) -> pd.DataFrame:
-    """The dataset as a DataFrame with an ``id`` column (loaded by name and cached, or passed through).
+def dataset_frame(dataset: str | DataRef | pd.DataFrame) -> pd.DataFrame:
+    """The dataset as a DataFrame with an ``id`` column (loaded by reference and cached, or passed through).
 
     Parameters
     ----------
-    dataset : str or pandas.DataFrame
-        A registered dataset name (``axb``, ``lidirus`` ...) or an already loaded table.
+    dataset : str or DataRef or pandas.DataFrame
+        A registered dataset name (``axb``, ``lidirus`` ...), a reference to one (a user file travels as
+        ``DataRef(name, "test", path)``), or an already loaded table.
 
     Returns
     -------
@@ -44,7 +51,7 @@ def dataset_frame(dataset: str | pd.DataFrame) -> pd.DataFrame:
     KeyError
         Unknown dataset name.
     FileNotFoundError
-        A user-supplied dataset with no file bound to its name (:func:`diagnostics.data.bind_files`).
+        A user-supplied dataset named without its file.
     ValueError
         A DataFrame without an ``id`` column.
     """
@@ -52,17 +59,27 @@ def dataset_frame(dataset: str | pd.DataFrame) -> pd.DataFrame:
         if "id" not in dataset.columns:
             raise ValueError(f"a dataset table needs an 'id' column, found columns {list(dataset.columns)}")
         return dataset
-    return _load(str(dataset), _bound_files(str(dataset)))
+    ref = dataset if isinstance(dataset, DataRef) else DataRef(str(dataset))
+    return _load(ref, _stamp(ref.path) + _bound_files(ref.name))
 
 
-def category_matrix(dataset: str | pd.DataFrame, level: str = "fine",
+def _bound_files(name: str) -> tuple:
+    """The user files bound to a dataset name by :func:`diagnostics.data.bind_files` (binding others reloads)."""
+    from ..data import REGISTRY
+
+    spec = REGISTRY.get(name)
+    return tuple(sorted(spec.files.items())) if spec is not None else ()
+
+
+def category_matrix(dataset: str | DataRef | pd.DataFrame, level: str = "fine",
                     ids: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
     """Indicator matrix of diagnostic categories.
 
     Parameters
     ----------
-    dataset : str or pandas.DataFrame
-        Registered name or a table with ``id`` and ``features`` (lists of canonical fine names).
+    dataset : str or DataRef or pandas.DataFrame
+        Registered name, a reference (see :func:`dataset_frame`) or a table with ``id`` and ``features`` (lists
+        of canonical fine names).
     level : {"fine", "coarse"}
         Fine categories (taxonomy order, 33) or coarse ones (4). An example belongs to a coarse category when
         it has any of its fine features (GLUE convention).
@@ -97,21 +114,22 @@ def category_matrix(dataset: str | pd.DataFrame, level: str = "fine",
     return [n for n, k in zip(names, keep) if k], matrix[:, keep]
 
 
-def dataset_for(dataset: str | pd.DataFrame | Mapping | None, name: str) -> str | pd.DataFrame:
+def dataset_for(dataset: str | DataRef | pd.DataFrame | Mapping | None, name: str) -> str | DataRef | pd.DataFrame:
     """The category source of the table rows whose ``dataset`` column is ``name``.
 
     Parameters
     ----------
-    dataset : str, pandas.DataFrame, mapping or None
+    dataset : str, DataRef, pandas.DataFrame, mapping or None
         What the caller was given: ``None`` (each row's own dataset name), one source for every row, or a mapping
-        from dataset name to its source (names it lacks use their own name).
+        from dataset name to its source (a ``DataRef`` carrying a user file, or a table; names it lacks use their
+        own name).
     name : str
         A value of the table's ``dataset`` column.
 
     Returns
     -------
-    str or pandas.DataFrame
-        A registered dataset name or a loaded table, for :func:`dataset_frame`.
+    str or DataRef or pandas.DataFrame
+        A registered dataset name, a reference or a loaded table, for :func:`dataset_frame`.
     """
     if dataset is None:
         return name
@@ -121,14 +139,14 @@ def dataset_for(dataset: str | pd.DataFrame | Mapping | None, name: str) -> str 
 
 
 def dataset_frames(predictions: pd.DataFrame,
-                   dataset: str | pd.DataFrame | Mapping | None) -> dict[str, pd.DataFrame] | None:
+                   dataset: str | DataRef | pd.DataFrame | Mapping | None) -> dict[str, pd.DataFrame] | None:
     """The datasets to check a predictions table against, when the caller names them.
 
     Parameters
     ----------
     predictions : pandas.DataFrame
         The predictions table (its ``dataset`` column gives the names).
-    dataset : str, pandas.DataFrame, mapping or None
+    dataset : str, DataRef, pandas.DataFrame, mapping or None
         As in :func:`dataset_for`.
 
     Returns
