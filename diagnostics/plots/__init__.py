@@ -6,6 +6,8 @@ from pathlib import Path
 
 from ..io_utils import atomic_path
 
+__all__ = ["save"]
+
 
 def save(fig, output_dir: str | Path, name: str, dpi: int = 110) -> Path:
     """Write ``fig`` as ``<output_dir>/<name>.png`` (folder created) and return the path.
