@@ -377,3 +377,24 @@ def test_the_dataset_registry_is_changed_only_by_its_module():
     assert not found, f"the dataset registry changed outside diagnostics.data.registry: {found}"
     checks = ast.parse("from diagnostics.data import REGISTRY\nREGISTRY['x'] = 1\nREGISTRY.pop('x')\n")
     assert sum(isinstance(n, ast.Assign) and _is_registry(n.targets[0].value) for n in ast.walk(checks)) == 1
+
+
+STAGE_PACKAGES = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+
+
+@pytest.mark.parametrize("package", STAGE_PACKAGES)
+def test_every_stage_package_declares_its_public_names(package):
+    tree = ast.parse((PACKAGE / package / "__init__.py").read_text(encoding="utf-8"))
+    assigned = {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(target, ast.Name)}
+    assert "__all__" in assigned, f"diagnostics/{package}/__init__.py defines no __all__"
+
+
+@pytest.mark.parametrize("package", STAGE_PACKAGES)
+def test_no_stage_package_wraps_a_function_in_a_pass_through(package):
+    """Public names are exported (eagerly or through the lazy table), never re-wrapped as ``f(*args, **kwargs)``."""
+    tree = ast.parse((PACKAGE / package / "__init__.py").read_text(encoding="utf-8"))
+    wrappers = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                and (node.args.vararg is not None or node.args.kwarg is not None)]
+    assert not wrappers, f"diagnostics/{package}/__init__.py: pass-through wrappers {wrappers}"
