@@ -44,7 +44,7 @@ def _copy_jsonl(source: Path, target: Path, limit: int | None) -> Path:
 
 def write_language_files(folder: Path, languages=("fr", "de", "sv"), train_rows: int | None = 80,
                          validation_rows: int | None = 40) -> dict[str, str]:
-    """``--data`` entries ``<lang>.train / .validation`` (RTE JSONL) for each language and ``<lang>.diagnostic``
+    """``--data`` entries ``<lang>.train / .validation`` (RTE JSONL) for each language and ``<lang>.diagnostics``
     (LiDiRus JSONL) for fr and de (sv keeps the bundled SweDiagnostics)."""
     root = data.datasets_root()
     entries = {}
@@ -56,7 +56,7 @@ def write_language_files(folder: Path, languages=("fr", "de", "sv"), train_rows:
         entries[f"{lang}.validation"] = str(_copy_jsonl(source / "val.jsonl", target / "val.jsonl",
                                                         validation_rows))
         if lang != "sv":
-            entries[f"{lang}.diagnostic"] = str(_copy_jsonl(root / "lidirus" / "LiDiRus.jsonl",
+            entries[f"{lang}.diagnostics"] = str(_copy_jsonl(root / "lidirus" / "LiDiRus.jsonl",
                                                             target / "diagnostic.jsonl", None))
     return entries
 

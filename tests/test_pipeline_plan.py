@@ -95,14 +95,14 @@ def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_mo
 
 
 def without_fr_diagnostic(language_files):
-    return {key: path for key, path in language_files.items() if key != "fr.diagnostic"}
+    return {key: path for key, path in language_files.items() if key != "fr.diagnostics"}
 
 
 def test_language_without_a_diagnostic_set_stops_the_plan(tmp_path, tiny_model_dir, language_files):
     inputs = PipelineInputs(without_fr_diagnostic(language_files), [f"models=[{{name: tiny, path: {tiny_model_dir}}}]"])
     plan = make_plan("paper", tmp_path, inputs)
     fr = [p for p in plan.problems if p.startswith("fr:")]
-    assert len(fr) == 1 and "no diagnostic set" in fr[0] and "--data fr.diagnostic=PATH" in fr[0]
+    assert len(fr) == 1 and "no diagnostic set" in fr[0] and "--data fr.diagnostics=PATH" in fr[0]
     assert "--set score_missing=skip" in fr[0]
     assert not any(p.startswith("de:") for p in plan.problems)  # de has its diagnostic file
 
@@ -255,14 +255,26 @@ def test_real_run_refuses_before_anything_trains(tmp_path, monkeypatch):
 def test_stats_command_scores_a_user_diagnostic_named_with_its_file(tmp_path, language_files):
     from diagnostics import data
 
-    frame = data.load("diagnostic_format", path=language_files["de.diagnostic"], language="de")
+    frame = data.load("diagnostic_format", path=language_files["de.diagnostics"], language="de")
     table = frame.assign(experiment="base", language="de", model="m", seed=0, dataset="diagnostic_de",
                          example_id=frame["id"], prediction=frame["label"])
     path = tmp_path / "predictions.csv"
     table[["experiment", "language", "model", "seed", "dataset", "example_id", "label", "prediction"]].to_csv(path,
                                                                                                              index=False)
     ok = CliRunner().invoke(app, ["stats", str(path), "--out", str(tmp_path / "out"),
-                                  "--dataset", f"diagnostic_de={language_files['de.diagnostic']}"])
+                                  "--dataset", f"diagnostic_de={language_files['de.diagnostics']}"])
     assert ok.exit_code == 0, ok.output
     bad = CliRunner().invoke(app, ["stats", str(path), "--dataset", "diagnostic_xx=nowhere.jsonl"])
     assert bad.exit_code == 2 and "diagnostic_xx" in bad.output and "Traceback" not in bad.output
+
+
+def test_the_diagnostic_key_has_one_spelling_and_old_records_still_read(tmp_path):
+    from diagnostics.finetune.config_values import LANGUAGE_DATA_KEYS
+    from diagnostics.pipeline.inputs import LANGUAGE_KEYS, check_data_key, load_inputs
+
+    assert LANGUAGE_KEYS is LANGUAGE_DATA_KEYS and "diagnostics" in LANGUAGE_KEYS
+    check_data_key("fr.diagnostics")
+    with pytest.raises(ValueError, match=r"did you mean 'fr.diagnostics'"):
+        check_data_key("fr.diagnostic")
+    (tmp_path / "pipeline.json").write_text(json.dumps({"data": {"fr.diagnostic": "d.jsonl"}, "overrides": []}))
+    assert load_inputs(tmp_path).language_files("fr") == {"diagnostics": "d.jsonl"}

@@ -15,7 +15,7 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
              notebook: list[str] = typer.Option(None, help="Only these notebooks (stems, repeatable)."),
              data: list[str] = typer.Option([], "--data", "-d", help="A data file: mnli=PATH (GLUE train.tsv or "
                                             "MultiNLI train.jsonl), <lang>.train=PATH, <lang>.validation=PATH "
-                                            "(RTE/TERRa JSONL), <lang>.diagnostic=PATH (AX-b/LiDiRus JSONL) for "
+                                            "(RTE/TERRa JSONL), <lang>.diagnostics=PATH (AX-b/LiDiRus JSONL) for "
                                             "lang in fr, de, sv (en, ru replace the bundled sets). Repeatable."),
              overrides: list[str] = typer.Option([], "--set", "-s", help="key=value: a scale setting "
                                                  "(extra_sizes=[1000,5000], presence_shares=[0.5], extra_source=sick "

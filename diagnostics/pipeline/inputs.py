@@ -5,7 +5,7 @@ Data keys:
 * ``mnli`` — MultiNLI train, GLUE ``.tsv`` or MultiNLI ``.jsonl`` (extra English data of §5.3 and §5.4);
 * ``<lang>.train``, ``<lang>.validation`` — RTE/TERRa-format JSONL of a language (``fr``, ``de``, ``sv``; also
   ``en`` / ``ru`` to replace the bundled RTE / TERRa);
-* ``<lang>.diagnostic`` — AX-b/LiDiRus-format JSONL diagnostic of a language (predictions carry the dataset name
+* ``<lang>.diagnostics`` — AX-b/LiDiRus-format JSONL diagnostic of a language (predictions carry the dataset name
   ``diagnostic_<lang>``, so fr and de never share one).
 
 Overrides are ``key=value`` (values parsed as YAML). Keys naming a :class:`~diagnostics.pipeline.scales.ScaleSpec`
@@ -28,11 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from diagnostics.errors import UserInputError
+from diagnostics.finetune.config_values import LANGUAGE_DATA_KEYS
 from diagnostics.settings_input import override_key, split_override
 
 INPUTS_FILE = "pipeline.json"
-LANGUAGE_KEYS = ("train", "validation", "diagnostic")
-_DATA_KEY = re.compile(r"^(mnli|(?P<lang>[a-z]{2})\.(?P<part>train|validation|diagnostic))$")
+#: A language's data keys: those of the sweep config's ``data.<language>`` (one spelling everywhere).
+LANGUAGE_KEYS = LANGUAGE_DATA_KEYS
+_DATA_KEY = re.compile(rf"^(mnli|(?P<lang>[a-z]{{2}})\.(?P<part>{'|'.join(LANGUAGE_KEYS)}))$")
+#: The spelling of the diagnostic key in inputs recorded before it was one (``pipeline.json`` of older stores).
+_RECORDED_SPELLINGS = {"diagnostic": "diagnostics"}
 
 
 def data_keys() -> list[str]:
@@ -41,7 +45,7 @@ def data_keys() -> list[str]:
     Returns
     -------
     list of str
-        ``mnli``, then ``<lang>.train``, ``<lang>.validation``, ``<lang>.diagnostic`` per user language.
+        ``mnli``, then ``<lang>.train``, ``<lang>.validation``, ``<lang>.diagnostics`` per user language.
     """
     from diagnostics.data import USER_LANGUAGES
 
@@ -70,7 +74,7 @@ def check_data_key(key: str) -> None:
         near = difflib.get_close_matches(key, data_keys(), n=1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
         raise UserInputError(f"--data {key}: unknown data key{hint}; accepted: mnli, <lang>.train, "
-                             f"<lang>.validation, <lang>.diagnostic for lang in {', '.join(USER_LANGUAGES)}")
+                             f"<lang>.validation, <lang>.diagnostics for lang in {', '.join(USER_LANGUAGES)}")
 
 
 def parse_data(items: list[str]) -> dict[str, str]:
@@ -209,7 +213,7 @@ class PipelineInputs:
         Returns
         -------
         dict of str to str
-            The entries of ``{"train": path, "validation": path, "diagnostic": path}`` that were given.
+            The entries of ``{"train": path, "validation": path, "diagnostics": path}`` that were given.
         """
         return {part: self.data[f"{language}.{part}"] for part in LANGUAGE_KEYS if f"{language}.{part}" in self.data}
 
@@ -318,7 +322,7 @@ def load_inputs(runs_dir: str | Path) -> PipelineInputs | None:
     try:
         values = json.loads(path.read_text(encoding="utf-8"))
         overrides = list(values.get("overrides", []))
-        return PipelineInputs(dict(values.get("data", {})), overrides,
+        return PipelineInputs(_respelt(dict(values.get("data", {}))), overrides,
                               {override_key(o): f"{path} ({o})" for o in overrides})
     except (json.JSONDecodeError, AttributeError, ValueError) as err:
         raise UserInputError(f"{path}: not a pipeline inputs record ({err}); delete it and run the pipeline again") \
@@ -347,3 +351,12 @@ def load_substitutions(runs_dir: str | Path) -> dict[str, list[dict[str, str]]]:
         return dict(json.loads(path.read_text(encoding="utf-8")).get("substitutions") or {})
     except (json.JSONDecodeError, AttributeError, ValueError):
         return {}
+
+
+def _respelt(data: dict[str, str]) -> dict[str, str]:
+    """Recorded data keys in today's spelling (``fr.diagnostic`` -> ``fr.diagnostics``)."""
+    out = {}
+    for key, path in data.items():
+        language, dot, part = key.rpartition(".")
+        out[f"{language}.{_RECORDED_SPELLINGS.get(part, part)}" if dot else key] = path
+    return out

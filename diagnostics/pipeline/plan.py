@@ -292,7 +292,7 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
         plan.notices.append(f"{language}: skipped (no training data); supply --data {language}.train=PATH and "
                             f"--data {language}.validation=PATH to train it")
     for language in unscored:
-        supply = f"supply --data {language}.diagnostic=PATH (AX-b/LiDiRus-format JSONL)"
+        supply = f"supply --data {language}.diagnostics=PATH (AX-b/LiDiRus-format JSONL)"
         if spec.score_missing == "problem":
             plan.problems.append(f"{language}: has training data but no diagnostic set, so its runs would train and "
                                  f"never be scored; {supply}, or leave {language} out with --set score_missing=skip "
@@ -330,7 +330,7 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
             refs = config.language_data(language)
             sizes.size(refs["validation"], _option(refs["validation"], language, "validation"))
             for ref in refs["diagnostics"]:
-                sizes.size(ref, _option(ref, language, "diagnostic"))
+                sizes.size(ref, _option(ref, language, "diagnostics"))
         conflicts = []
         states = run_states(config)
         size, group_of = _fused_groups(config, [spec_run for spec_run, state in states if state != "done"])

@@ -108,7 +108,7 @@ class ScaleSpec:
         Training throughput used to turn the plan's pair-epochs into hours (``None``: no hours in the estimate;
         measure it with ``benchmarks/bench_paper_recipe.py`` on the target GPU).
     score_missing : str
-        A language that trains but has no diagnostic set (fr or de without ``--data <lang>.diagnostic``):
+        A language that trains but has no diagnostic set (fr or de without ``--data <lang>.diagnostics``):
         ``problem`` (the plan refuses to start: its runs would never be scored), ``skip`` (left out, with a
         notice) or ``train`` (trained anyway, with a notice).
     overrides : dict
@@ -338,9 +338,9 @@ def _language_data(inputs: PipelineInputs, language: str) -> dict:
         if split in files:
             entry[split] = {"name": user_dataset(language, "rte"), "split": split, "path": files[split],
                             "language": language}
-    if "diagnostic" in files:
+    if "diagnostics" in files:
         entry["diagnostics"] = [{"name": user_dataset(language, "diagnostic"), "split": "test",
-                                 "path": files["diagnostic"], "language": language}]
+                                 "path": files["diagnostics"], "language": language}]
     return entry
 
 
