@@ -42,6 +42,19 @@ def test_unknown_example_id_names_file_and_line(table, tmp_path):
         read_predictions(path)
 
 
+def test_a_spreadsheet_export_reads_like_the_table_and_names_the_right_line(table, tmp_path):
+    """A BOM, CRLF line ends, ';' separators and blank lines (as spreadsheets write them) change nothing."""
+    path = tmp_path / "pred.csv"
+    lines = table.to_csv(index=False, sep=";", lineterminator="\r\n").split("\r\n")
+    lines.insert(3, "")
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode())
+    pd.testing.assert_frame_equal(read_predictions(path), validate_predictions(table), check_dtype=False)
+    lines[6] = lines[6].replace("not_entailment", "entailed").replace(";entailment", ";entailed")
+    path.write_bytes("\r\n".join(lines).encode())
+    with pytest.raises(DataFormatError, match=r"pred\.csv:7: expected (label|prediction) in"):
+        read_predictions(path)
+
+
 def test_label_outside_label_set_suggests_fix(table, tmp_path):
     bad = table.copy()
     bad.loc[2, "prediction"] = "entailed"
