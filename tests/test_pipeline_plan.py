@@ -261,9 +261,12 @@ def test_stats_command_scores_a_user_diagnostic_named_with_its_file(tmp_path, la
     path = tmp_path / "predictions.csv"
     table[["experiment", "language", "model", "seed", "dataset", "example_id", "label", "prediction"]].to_csv(path,
                                                                                                              index=False)
+    before = dict(data.REGISTRY)
     ok = CliRunner().invoke(app, ["stats", str(path), "--out", str(tmp_path / "out"),
                                   "--dataset", f"diagnostic_de={language_files['de.diagnostics']}"])
     assert ok.exit_code == 0, ok.output
+    assert data.REGISTRY == before  # the file travelled as a value: nothing was registered
+    assert "1.000" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     bad = CliRunner().invoke(app, ["stats", str(path), "--dataset", "diagnostic_xx=nowhere.jsonl"])
     assert bad.exit_code == 2 and "diagnostic_xx" in bad.output and "Traceback" not in bad.output
 

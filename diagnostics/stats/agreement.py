@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..schema import ENTAILMENT
-from .categories import category_matrix, dataset_frame
+from .categories import category_matrix, dataset_for, dataset_frame
 from .scores import ALL
 from .table import SETTING_KEYS
 
@@ -130,8 +130,9 @@ def agreement(predictions: pd.DataFrame, dataset=None, by: str = "category") -> 
     ----------
     predictions : pandas.DataFrame
         A validated predictions table.
-    dataset : str or DataFrame, optional
-        Category source (default: each setting's dataset by name).
+    dataset : str, DataRef, DataFrame or mapping, optional
+        Category source: one for every setting, or dataset name -> source (see
+        :func:`~diagnostics.stats.categories.dataset_for`; default: each setting's dataset by name).
     by : {"category", "coarse"}
         Fine or coarse categories.
 
@@ -152,7 +153,7 @@ def agreement(predictions: pd.DataFrame, dataset=None, by: str = "category") -> 
         if wide.shape[1] < 2 or wide.empty:
             continue
         pred = (wide.to_numpy() == ENTAILMENT).astype(np.int8)
-        frame = dataset_frame(dataset if dataset is not None else setting[3])
+        frame = dataset_frame(dataset_for(dataset, setting[3]))
         names, cats = category_matrix(frame, "fine" if by == "category" else "coarse", ids=wide.index.to_numpy())
         cats = np.column_stack([cats, np.ones(len(wide), dtype=bool)])
         res = binary_agreement(pred, cats)

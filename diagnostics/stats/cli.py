@@ -53,10 +53,10 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     if not 0 < level < 1:
         raise UserInputError(f"--level: expected a number in (0, 1), found {level}")
     _check_out_folder(out)
-    _bind_datasets(dataset)
+    datasets = _user_datasets(dataset)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ExampleSetWarning)
-        table = read_predictions(predictions, trust_labels=trust_labels)
+        table = read_predictions(predictions, trust_labels=trust_labels, datasets=datasets)
     for warning in caught:
         if issubclass(warning.category, ExampleSetWarning):
             typer.echo(f"warning: {warning.message}", err=True)
@@ -71,7 +71,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
                                  f"model={row['model']} has {row['n_examples']} of {row['n_union']} "
                                  f"({len(differences)} run(s) short in all)")
     paths = write_report(table, out, by=by, n_boot=bootstrap, seed=seed, level=level, source=predictions,
-                         resample=resample, stratify=stratify)
+                         resample=resample, stratify=stratify, datasets=datasets)
     typer.echo(paths["summary"].read_text(encoding="utf-8"))
     typer.echo("wrote " + ", ".join(str(p) for p in paths.values()))
 
@@ -151,18 +151,18 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
                              "--half-width and --examples fixed")
     if out is not None:
         _check_out_folder(out)
-    _bind_datasets(dataset)
+    datasets = _user_datasets(dataset)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExampleSetWarning)  # the planner refuses such runs itself, naming them
-        predictions = read_predictions(table)
+        predictions = read_predictions(table, datasets=datasets)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             result = plan_seeds(predictions, half_width=half_width, quantity=of, delta=delta, power=power, by=by,
                                 examples=examples, example_scales=example_scale, max_seeds=max_seeds, level=level,
                                 alpha=alpha, n_sims=sims, n_boot=boot, pilot_level=pilot_level,
-                                seed_shape=seed_shape, example_correlation=example_correlation, validate=False,
-                                seed=seed)
+                                seed_shape=seed_shape, example_correlation=example_correlation, dataset=datasets,
+                                validate=False, seed=seed)
     except ValueError as err:
         if isinstance(err, UserInputError):
             raise
@@ -247,19 +247,27 @@ _REPORT = "report"
 PLAN_OUTPUTS = ("plan_curve.csv", "plan_needed.csv", "plan_components.csv", "plan_summary.csv", "plan.json")
 
 
-def _bind_datasets(items: list[str]) -> None:
-    """Bind each ``--dataset NAME=PATH`` (a user-supplied diagnostic set) before the table is read."""
-    from ..data import bind_files
+def _user_datasets(items: list[str]) -> dict:
+    """Each ``--dataset NAME=PATH`` (a user-supplied diagnostic set) as ``{NAME: DataRef(NAME, "test", PATH)}``."""
+    from ..data import DataRef, get_spec
     from ..errors import UserInputError, one_line
 
+    datasets = {}
     for item in items:
-        name, sep, path = item.partition("=")
-        if not sep or not name.strip() or not path.strip():
+        name, sep, path = (part.strip() for part in item.partition("="))
+        if not sep or not name or not path:
             raise UserInputError(f"--dataset {item!r}: expected NAME=PATH")
         try:
-            bind_files(name.strip(), {"test": path.strip()})
-        except (ValueError, KeyError) as err:
+            bundled = get_spec(name).folder is not None
+        except KeyError as err:
             raise UserInputError(f"--dataset {item!r}: {one_line(err)}") from None
+        if bundled:
+            raise UserInputError(f"--dataset {item!r}: dataset {name!r} is bundled; a file names only a "
+                                 "user-supplied dataset")
+        if not Path(path).is_file():
+            raise UserInputError(f"--dataset {item!r}: {name} (test): {path} does not exist")
+        datasets[name] = DataRef(name, "test", str(Path(path).resolve()))
+    return datasets
 
 
 def _check_out_folder(out: Path) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -11,6 +13,7 @@ from ..io_utils import output_folder
 from ..tables import write_table_to
 
 from .agreement import agreement
+from .categories import dataset_for
 from .inference import setting_ci
 from .scores import category_scores
 from .stability import rs_corr, stability
@@ -48,7 +51,7 @@ def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
 
 def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category", n_boot: int = 0,
                  seed: int = 0, level: float = 0.95, *, source: str | Path | None = None, resample: str = "both",
-                 stratify: bool = True) -> dict[str, Path]:
+                 stratify: bool = True, datasets: Mapping[str, Any] | None = None) -> dict[str, Path]:
     """Compute scores, stability, RS corr, agreement (and Multi-Bootstrap CIs) and write them to ``out``.
 
     Everything is computed before the first file is written; the files are written as one set
@@ -77,6 +80,9 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
         What the Multi-Bootstrap resamples (see :func:`~diagnostics.stats.inference.setting_ci`).
     stratify : bool
         Resample each category within itself (fixed size) rather than the whole set.
+    datasets : mapping, optional
+        Dataset name -> its source (a ``DataRef`` carrying a user file, or a table) for the names that are not
+        bundled sets (see :func:`~diagnostics.stats.categories.dataset_for`).
 
     Returns
     -------
@@ -87,13 +93,14 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
         raise ValueError(f"by must be 'category' or 'coarse', found {by!r}")
     out = Path(out)
     level_name = "fine" if by == "category" else "coarse"
-    scores = category_scores(predictions, validate=False)
+    scores = category_scores(predictions, datasets, validate=False)
     stab = stability(scores)
     tables = {"scores": scores, "stability": stab, "rs_corr": rs_corr(scores, level_name),
-              "agreement": agreement(predictions, by=by)}
+              "agreement": agreement(predictions, datasets, by=by)}
     if n_boot > 0:
         settings = predictions[list(SETTING_KEYS)].drop_duplicates().to_dict("records")
         tables["bootstrap_ci"] = pd.concat([setting_ci(predictions, s, "mcc", by, n_boot, seed, level,
+                                                       dataset=dataset_for(datasets, s["dataset"]),
                                                        resample=resample, stratify=stratify)
                                             for s in settings], ignore_index=True)
     summary = ["# Stability statistics", ""]
