@@ -37,9 +37,10 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
+from diagnostics import explorer as ex
 from diagnostics.pipeline import ensure_runs, notebook_paths
-from diagnostics.plots import explorer as ex
 from diagnostics.plots import save
+from diagnostics.plots.flips import flipping_figure
 from diagnostics.schema import ENTAILMENT
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"),
@@ -62,7 +63,7 @@ lead = model.least_stable(5)
 display(lead.drop(columns=["setting", "experiment", "model", "dataset"]).round(3))
 for setting, group in lead.groupby("setting", sort=False):
     top = group.iloc[0]
-    fig = ex.flipping_figure(model, setting, top["category"])
+    fig = flipping_figure(model, setting, top["category"])
     save(fig, output_dir, f"10_flipping_{top['language']}")
     display(fig)
 

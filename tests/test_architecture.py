@@ -19,7 +19,7 @@ Stages, lowest first (a module may import its own stage and the ones below it, n
 7. ``behave``
 8. ``predictions``: importers and exporters of other tools' prediction files, and ``compare``; needs ``data`` and
    ``stats`` (only ``plots`` and the commands may import it)
-9. ``plots``
+9. ``plots``, and ``explorer`` (the instability explorer; needs ``annotate`` and ``stats``, the report uses it)
 10. commands: ``pipeline``, ``report``, ``diagnostics.cli`` / ``__main__`` and every stage's ``cli`` module
    (the ``diagnostics <stage>`` commands, registered by ``diagnostics/cli.py``)
 """
@@ -37,7 +37,7 @@ PACKAGE = ROOT / "diagnostics"
 STAGES = ("foundation", "data", "annotate", "models", "stats", "finetune", "probe", "behave", "predictions", "plots",
           "commands")
 _STAGE_OF_PACKAGE = {"data": 1, "annotate": 2, "models": 3, "stats": 4, "finetune": 5, "probe": 6, "behave": 7,
-                     "predictions": 8, "plots": 9, "pipeline": 10, "report": 10}
+                     "predictions": 8, "plots": 9, "explorer": 9, "pipeline": 10, "report": 10}
 _COMMAND_MODULES = {"diagnostics.cli", "diagnostics.__main__"}
 
 #: Cycles that cannot be broken now: frozenset of modules -> reason. Each must still exist (else remove it here).
@@ -314,8 +314,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
 #: The most lines a module of ``diagnostics`` may have.
 MAX_MODULE_LINES = 700
 #: Modules still over the limit while they are being split: the list only shrinks (an entry under the limit fails).
-LONG_MODULES_BEING_SPLIT = frozenset({"diagnostics.plots.explorer", "diagnostics.finetune.store",
-                                      "diagnostics.predictions.importer"})
+LONG_MODULES_BEING_SPLIT = frozenset({"diagnostics.finetune.store", "diagnostics.predictions.importer"})
 
 
 def _lines(module: str) -> int:

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from diagnostics import explorer as ex
 from diagnostics import stats
-from diagnostics.plots import explorer as ex
+from diagnostics.plots import flips
 from diagnostics.schema import ENTAILMENT
 
 from _explorer_data import fake_annotations, synthetic_dataset, synthetic_predictions
@@ -220,7 +221,7 @@ def test_every_view_shows_the_same_digits(model):
                 continue
             for seed, value in zip(setting["seeds"], values):
                 exact = heat.at[data["categories"][c], seed]
-                shown = ex._two_decimals(exact)
+                shown = ex.two_decimals(exact)
                 assert (value is None and shown == "") or f"{value:.2f}".replace("-0.00", "0.00") == shown
     assert ex.display_round(0.3947, 2) == 0.39 and f"{ex.display_round(0.125, 2):.2f}" == f"{0.125:.2f}" == "0.12"
     assert ex.display_round(float("nan"), 2) is None and ex.display_round(None, 3) is None
@@ -228,9 +229,9 @@ def test_every_view_shows_the_same_digits(model):
 
 def test_flipping_figure_and_focus(model):
     lead = model.least_stable(1)
-    fig = ex.flipping_figure(model, int(lead["setting"].iat[0]), lead["category"].iat[0])
+    fig = flips.flipping_figure(model, int(lead["setting"].iat[0]), lead["category"].iat[0])
     assert fig.axes and fig.axes[0].get_title(loc="left").startswith(lead["category"].iat[0])
-    shortened = ex.focus("a b c d e f is g", "a b c d e f isn't g", width=40, context=2)
+    shortened = flips.focus("a b c d e f is g", "a b c d e f isn't g", width=40, context=2)
     assert shortened == ("… e f is g", "… e f isn't g")
 
 
@@ -253,4 +254,4 @@ def test_tables_without_probabilities_and_nested_designs(setup):
     data = model.payload()
     assert data["settings"][0]["prob"] is None and data["settings"][0]["seeds"] == ["0/0", "0/1", "1/0", "1/1"]
     assert data["datasets"][0]["auto"] is None
-    assert "<table" in model.to_html() and ex.flipping_figure(model, 0, category).axes
+    assert "<table" in model.to_html() and flips.flipping_figure(model, 0, category).axes

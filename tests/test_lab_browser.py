@@ -257,8 +257,8 @@ def _listing(driver) -> tuple[dict[str, dict[str, str]], str]:
 def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab, browser, run_store):
     from selenium.webdriver.common.by import By
 
+    from diagnostics import explorer as ex
     from diagnostics.pipeline import ensure_runs
-    from diagnostics.plots import explorer as ex
     from diagnostics.schema import ENTAILMENT
 
     url, token, served = lab

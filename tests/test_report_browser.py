@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diagnostics.plots import explorer as ex
+from diagnostics import explorer as ex
 from diagnostics.report import render_report
 from diagnostics.report.explorer import render_explorer
 from diagnostics.schema import ENTAILMENT
@@ -240,7 +240,7 @@ def test_explorer_page_fits_the_window_and_shows_the_notebooks_numbers(browser, 
             for (setting, category, seed), text in _heatmap_texts(browser).items():
                 # what the notebook shows for the same cell: the widget's button and the static heat map
                 value = model._mcc[setting].at[category, seed]
-                assert text == ex._two_decimals(value), (category, seed, value, text)
+                assert text == ex.two_decimals(value), (category, seed, value, text)
                 checked += 1
         assert checked == sum(len(m) * len(m.columns) for m in model._mcc.values())
         Select(browser.find_element(By.ID, "f-language")).select_by_value("en")

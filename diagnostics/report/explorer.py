@@ -1,6 +1,6 @@
 """The report's ``explorer.html``: the instability explorer as one self-contained page.
 
-The data (:meth:`diagnostics.plots.explorer.ExplorerModel.payload`, written by the notebook
+The data (:func:`diagnostics.explorer.payload.build_payload`, written by the notebook
 ``10_instability_explorer`` as ``figures/explorer.json``) is embedded as JSON in a ``<script
 type="application/json">`` element and drawn by plain JavaScript in the page: no library, no server, nothing
 fetched at view time, so the file can be mailed or archived alone like ``index.html``.
@@ -18,7 +18,8 @@ import html
 import json
 from pathlib import Path
 
-from ..file_checks import read_json
+from ..explorer.format import ROW_LIMIT, legend_html
+from ..explorer.payload import PAYLOAD_NAME, read_payload
 from ..io_utils import write_text_atomic
 
 _STYLE = """
@@ -315,7 +316,7 @@ def render_explorer(payload: dict | str | Path, out: str | Path, title: str | No
     Parameters
     ----------
     payload : dict, str or Path
-        :meth:`diagnostics.plots.explorer.ExplorerModel.payload`, or the JSON file it was saved to.
+        :func:`diagnostics.explorer.payload.build_payload`, or the JSON file it was saved to.
     out : str or Path
         The page to write.
     title : str, optional
@@ -328,10 +329,8 @@ def render_explorer(payload: dict | str | Path, out: str | Path, title: str | No
     Path
         The written page.
     """
-    from ..plots.explorer import ROW_LIMIT, legend_html
-
     if not isinstance(payload, dict):
-        payload = read_json(payload, "the instability explorer's data (JSON)")
+        payload = read_payload(payload)
     payload = {**payload, "rows": payload.get("rows", ROW_LIMIT)}
     title = title or "Instability explorer"
     n_lead = len({s for s, _ in payload.get("lead", [])})
@@ -378,8 +377,6 @@ def render_report_explorer(run_dir: str | Path, title: str | None = None) -> Pat
     Path or None
         The written page; None when there is no data (the notebook did not run).
     """
-    from ..plots.explorer import PAYLOAD_NAME
-
     source = Path(run_dir) / "figures" / PAYLOAD_NAME
     if not source.is_file():
         return None
