@@ -189,6 +189,18 @@ def test_static_html_leads_with_the_least_stable_categories_and_their_flipping_e
         assert f">{example_id}<" in page
 
 
+def test_a_saved_payload_reads_back_and_a_cut_one_is_refused_in_one_line(model, tmp_path):
+    from diagnostics.errors import UserInputError
+
+    path = model.save_payload(tmp_path)
+    assert ex.read_payload(path) == json.loads(json.dumps(model.payload()))
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(UserInputError, match="cut short") as caught:
+        ex.read_payload(cut)
+    assert str(cut) in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_payload_round_trips_the_predictions(model, setup, tmp_path):
     predictions, datasets, _ = setup
     path = model.save_payload(tmp_path)
