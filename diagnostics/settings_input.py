@@ -75,16 +75,34 @@ def split_override(text: str) -> tuple[str, Any]:
     """
     import yaml
 
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
+    key, sep, raw = split_pair(text)
+    if not sep or not key:
         raise ConfigError([("", f"--set {text}: expected key=value, found no '='" if not sep else
                                 f"--set {text}: expected key=value, found an empty key")])
     try:
-        return key.strip(), yaml.safe_load(raw) if raw.strip() else None
+        return key, yaml.safe_load(raw) if raw.strip() else None
     except yaml.YAMLError as err:
         problem = getattr(err, "problem", None) or "invalid YAML"
-        raise ConfigError([(key.strip(), f"expected a YAML value, found {raw!r} ({problem})")],
-                          ConfigSource(overrides=((key.strip(), f"--set {text}"),))) from None
+        raise ConfigError([(key, f"expected a YAML value, found {raw!r} ({problem})")],
+                          ConfigSource(overrides=((key, f"--set {text}"),))) from None
+
+
+def split_pair(text: str) -> tuple[str, str, str]:
+    """Split ``KEY=VALUE`` at its first ``=``: the one reading of every ``KEY=VALUE`` option (``--set``,
+    ``--data``, ``--dataset``).
+
+    Parameters
+    ----------
+    text : str
+        As given on the command line.
+
+    Returns
+    -------
+    tuple of (str, str, str)
+        The stripped key, ``"="`` (``""`` when there is none) and the value as written.
+    """
+    key, sep, value = text.partition("=")
+    return key.strip(), sep, value
 
 
 
@@ -138,7 +156,7 @@ def override_key(override: str) -> str:
     str
         The key.
     """
-    return override.partition("=")[0].strip()
+    return split_pair(override)[0]
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:

@@ -7,6 +7,7 @@ registry itself is never changed at run time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -80,3 +81,52 @@ class DataRef:
     def key(self) -> str:
         """Short name used in the predictions table's ``dataset`` column."""
         return self.name
+
+
+def user_file_refs(items: list[str], option: str = "--dataset", *,
+                   names: bool = False) -> dict[str, DataRef]:
+    """Read ``NAME=PATH`` options naming the file of a registered dataset as ``{NAME: DataRef(NAME, "test", PATH)}``.
+
+    With ``names``, a bare ``NAME`` is accepted too: checked (it must be registered), giving no reference. The
+    files travel as values into :func:`diagnostics.data.load` and the statistics; the registry is not changed.
+
+    Parameters
+    ----------
+    items : list of str
+        ``NAME=PATH`` (or ``NAME``) items, as given on the command line.
+    option : str
+        The option's name, for messages.
+    names : bool
+        Accept a bare ``NAME`` as well.
+
+    Returns
+    -------
+    dict of str to DataRef
+        Name -> reference to its file (resolved), for the items that gave one.
+
+    Raises
+    ------
+    UserInputError
+        An empty name or path, an unknown dataset, or a file that does not exist.
+    """
+    from diagnostics.errors import UserInputError, one_line
+    from diagnostics.settings_input import split_pair
+
+    from .registry import get_spec
+
+    refs = {}
+    for item in items:
+        name, sep, path = split_pair(item)
+        path = path.strip()
+        if not name or sep and not path or not sep and not names:
+            raise UserInputError(f"{option} {item!r}: expected NAME{' or NAME=PATH' if names else '=PATH'}")
+        try:
+            get_spec(name)
+        except KeyError as err:
+            raise UserInputError(f"{option} {item!r}: {one_line(err)}") from None
+        if not sep:
+            continue
+        if not Path(path).is_file():
+            raise UserInputError(f"{option} {item!r}: {name} (test): {path} does not exist")
+        refs[name] = DataRef(name, "test", str(Path(path).resolve()))
+    return refs

@@ -29,7 +29,7 @@ from typing import Any
 
 from diagnostics.errors import UserInputError
 from diagnostics.finetune.config_values import LANGUAGE_DATA_KEYS
-from diagnostics.settings_input import override_key, split_override
+from diagnostics.settings_input import override_key, split_override, split_pair
 
 INPUTS_FILE = "pipeline.json"
 #: A language's data keys: those of the sweep config's ``data.<language>`` (one spelling everywhere).
@@ -97,8 +97,7 @@ def parse_data(items: list[str]) -> dict[str, str]:
     """
     data = {}
     for item in items:
-        key, sep, path = item.partition("=")
-        key = key.strip()
+        key, sep, path = split_pair(item)
         if not sep or not key or not path.strip():
             raise UserInputError(f"--data {item}: expected KEY=PATH, found no '=' or an empty part")
         check_data_key(key)

@@ -14,13 +14,14 @@ predictions_app = typer.Typer(help="Bring your own predictions: import other too
 def _pairs(items: list[str], option: str) -> dict[str, str]:
     """``KEY=VALUE`` options as a dict (the value may hold ``=`` and commas)."""
     from ..errors import UserInputError
+    from ..settings_input import split_pair
 
     out = {}
     for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip() or not value.strip():
+        key, sep, value = split_pair(item)
+        if not sep or not key or not value.strip():
             raise UserInputError(f"{option} {item!r}: expected KEY=VALUE")
-        out[key.strip()] = value.strip()
+        out[key] = value.strip()
     return out
 
 
@@ -39,23 +40,6 @@ def _separator(sep: str | None) -> str | None:
     if sep is None:
         return None
     return {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(sep, sep)
-
-
-def _bind_dataset(dataset: str) -> str:
-    """``NAME`` or ``NAME=PATH`` (a user-supplied diagnostic bound to its registered name); returns the name."""
-    from ..data import bind_files
-    from ..errors import UserInputError, one_line
-
-    name, sep, path = dataset.partition("=")
-    name = name.strip()
-    if sep:
-        if not name or not path.strip():
-            raise UserInputError(f"--dataset {dataset!r}: expected NAME or NAME=PATH")
-        try:
-            bind_files(name, {"test": path.strip()})
-        except (ValueError, KeyError) as err:
-            raise UserInputError(f"--dataset {dataset!r}: {one_line(err)}") from None
-    return name
 
 
 @predictions_app.command("import")
@@ -113,8 +97,10 @@ def import_files(
     and examples a run lacks are listed in the report (unmatched.csv, missing.csv) and refuse the import unless
     --allow-partial; files whose own gold labels differ from the dataset's are refused unless --trust-labels.
     """
+    from ..data.refs import user_file_refs
     from ..errors import UserInputError
     from ..file_checks import check_output_path
+    from ..settings_input import split_pair
     from .exporters import TABLE_SUFFIXES, write_table
     from .importer import ImportRefusedError, import_with_report
 
@@ -125,10 +111,12 @@ def import_files(
     check_output_path(report, folder=True, option="--report")
     if report.resolve() == out.resolve():
         raise UserInputError(f"--report {report}: the same path as --out")
-    name = _bind_dataset(dataset)
+    name = split_pair(dataset)[0]
+    user_file = user_file_refs([dataset], names=True).get(name)
     try:
         result = import_with_report(
-            files, name, fmt=fmt, columns=_pairs(mapping, "--map"), label_map=label_map, sep=_separator(sep),
+            files, name, dataset_file=user_file.path if user_file else None, fmt=fmt,
+            columns=_pairs(mapping, "--map"), label_map=label_map, sep=_separator(sep),
             match=match, seeds=_ints(seeds, "--seeds"), pretrain_seeds=_ints(pretrain_seeds, "--pretrain-seeds"),
             seed_pattern=seed_pattern, experiment=experiment, model=model, language=language, order=order,
             lm_eval_filter=lm_eval_filter, allow_partial=allow_partial, trust_labels=trust_labels)
@@ -219,24 +207,25 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
     """
     import warnings
 
+    from ..data.refs import user_file_refs
     from ..file_checks import check_output_path
     from ..stats.table import ExampleSetWarning, read_predictions
     from ..plots.compare import write_comparison
     from .compare import compare_tables
 
     check_output_path(out, folder=True)
-    for item in dataset:
-        _bind_dataset(item)
+    datasets = user_file_refs(dataset, names=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExampleSetWarning)
-        a = read_predictions(table_a, trust_labels=trust_labels)
-        b = a if table_b.resolve() == table_a.resolve() else read_predictions(table_b, trust_labels=trust_labels)
+        a = read_predictions(table_a, trust_labels=trust_labels, datasets=datasets)
+        b = a if table_b.resolve() == table_a.resolve() else read_predictions(table_b, trust_labels=trust_labels,
+                                                                              datasets=datasets)
     names = None
     if name_a is not None or name_b is not None:
         names = (name_a or "A", name_b or "B")
     result = compare_tables(a, b, select_a=_pairs(select_a, "--select-a"), select_b=_pairs(select_b, "--select-b"),
                             metric=metric, by=by, n_boot=bootstrap, seed=seed, level=level, pairing=pairing,
-                            alternative=alternative, adjust=adjust, alpha=alpha, names=names)
+                            alternative=alternative, adjust=adjust, alpha=alpha, names=names, datasets=datasets)
     paths = write_comparison(result, out)
     typer.echo(result.summary())
     typer.echo("wrote " + ", ".join(str(p) for p in paths.values()))

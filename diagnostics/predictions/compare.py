@@ -174,7 +174,8 @@ def mcnemar_exact(correct_a, correct_b) -> tuple[int, int, float]:
 def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Mapping | None = None,
                    select_b: Mapping | None = None, metric: str = "mcc", by: str = "category", n_boot: int = 1000,
                    seed: int = 0, level: float = 0.95, pairing: str = "auto", alternative: str = "two-sided",
-                   adjust: str = "holm", alpha: float = 0.05, names: tuple[str, str] | None = None) -> Comparison:
+                   adjust: str = "holm", alpha: float = 0.05, names: tuple[str, str] | None = None,
+                   datasets: Mapping | None = None) -> Comparison:
     """Compare two systems or settings on one diagnostic set, per category, as a report.
 
     The comparison is :func:`diagnostics.stats.compare_settings` (same defaults: two-sided, Holm) of the setting
@@ -210,6 +211,8 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
         Level at which an adjusted p-value counts as significant.
     names : tuple of str, optional
         Names of the sides in the summary and figure (default: the setting values that differ, else A and B).
+    datasets : mapping, optional
+        Dataset name -> its source (a ``DataRef`` carrying a user file) for names that are not bundled sets.
 
     Returns
     -------
@@ -233,12 +236,12 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
         raise UserInputError(f"n_boot: expected a positive integer, found {n_boot!r}")
     if not 0 < level < 1 or not 0 < alpha < 1:
         raise UserInputError(f"level and alpha must lie in (0, 1), found {level} and {alpha}")
-    arr_a = setting_arrays(table_a, select_a, by=by, what="A", hint="--select-a KEY=VALUE")
-    arr_b = setting_arrays(table_b, select_b, by=by, what="B", hint="--select-b KEY=VALUE")
+    arr_a = setting_arrays(table_a, select_a, datasets, by=by, what="A", hint="--select-a KEY=VALUE")
+    arr_b = setting_arrays(table_b, select_b, datasets, by=by, what="B", hint="--select-b KEY=VALUE")
     if arr_a.nested != arr_b.nested:
         raise UserInputError("A and B: one side has pretraining seeds and the other not; compare like designs")
     raw = compare_settings(table_a, select_a, select_b, metric, by, pairing, int(n_boot), seed, level, None,
-                           alternative=alternative, adjust=adjust, alpha=alpha, predictions_b=table_b)
+                           datasets, alternative=alternative, adjust=adjust, alpha=alpha, predictions_b=table_b)
     paired = bool(raw["paired"].iat[0])
     notes = []
     if arr_a.setting["dataset"] != arr_b.setting["dataset"]:

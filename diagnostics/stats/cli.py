@@ -39,6 +39,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     """
     import warnings
 
+    from ..data.refs import user_file_refs
     from ..errors import UserInputError
     from .bootstrap import RESAMPLE
     from .report import write_report
@@ -53,7 +54,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     if not 0 < level < 1:
         raise UserInputError(f"--level: expected a number in (0, 1), found {level}")
     _check_out_folder(out)
-    datasets = _user_datasets(dataset)
+    datasets = user_file_refs(dataset)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ExampleSetWarning)
         table = read_predictions(predictions, trust_labels=trust_labels, datasets=datasets)
@@ -121,6 +122,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
     import json
     import warnings
 
+    from ..data.refs import user_file_refs
     from ..errors import UserInputError, one_line
     from ..io_utils import output_folder
     from ..tables import write_table_to
@@ -151,7 +153,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
                              "--half-width and --examples fixed")
     if out is not None:
         _check_out_folder(out)
-    datasets = _user_datasets(dataset)
+    datasets = user_file_refs(dataset)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExampleSetWarning)  # the planner refuses such runs itself, naming them
         predictions = read_predictions(table, datasets=datasets)
@@ -245,29 +247,6 @@ class _StatsGroup(TyperGroup):
 _REPORT = "report"
 #: The files of ``stats plan --out``, written as one set.
 PLAN_OUTPUTS = ("plan_curve.csv", "plan_needed.csv", "plan_components.csv", "plan_summary.csv", "plan.json")
-
-
-def _user_datasets(items: list[str]) -> dict:
-    """Each ``--dataset NAME=PATH`` (a user-supplied diagnostic set) as ``{NAME: DataRef(NAME, "test", PATH)}``."""
-    from ..data import DataRef, get_spec
-    from ..errors import UserInputError, one_line
-
-    datasets = {}
-    for item in items:
-        name, sep, path = (part.strip() for part in item.partition("="))
-        if not sep or not name or not path:
-            raise UserInputError(f"--dataset {item!r}: expected NAME=PATH")
-        try:
-            bundled = get_spec(name).folder is not None
-        except KeyError as err:
-            raise UserInputError(f"--dataset {item!r}: {one_line(err)}") from None
-        if bundled:
-            raise UserInputError(f"--dataset {item!r}: dataset {name!r} is bundled; a file names only a "
-                                 "user-supplied dataset")
-        if not Path(path).is_file():
-            raise UserInputError(f"--dataset {item!r}: {name} (test): {path} does not exist")
-        datasets[name] = DataRef(name, "test", str(Path(path).resolve()))
-    return datasets
 
 
 def _check_out_folder(out: Path) -> None:

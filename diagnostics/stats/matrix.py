@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..errors import UnknownNameError, UserInputError
 from ..schema import ENTAILMENT
-from .categories import category_matrix, dataset_frame
+from .categories import category_matrix, dataset_for, dataset_frame
 from .table import SETTING_KEYS, validate_predictions
 
 
@@ -293,8 +293,9 @@ def setting_arrays(predictions: pd.DataFrame, setting: Mapping | None, dataset=N
     setting : mapping
         Column -> value selecting exactly one (experiment, language, model, dataset), e.g.
         ``{"experiment": "rte", "language": "en"}``.
-    dataset : str or DataFrame, optional
-        Category source (default: ``diagnostics.data.load`` of the setting's dataset).
+    dataset : str, DataRef, DataFrame or mapping, optional
+        Category source, or dataset name -> source (see :func:`~diagnostics.stats.categories.dataset_for`;
+        default: ``diagnostics.data.load`` of the setting's dataset).
     by : {"category", "coarse"}
         Fine or coarse categories.
     what : str
@@ -314,7 +315,7 @@ def setting_arrays(predictions: pd.DataFrame, setting: Mapping | None, dataset=N
         design.
     """
     m = select_setting(predictions, setting, what, hint)
-    frame = dataset_frame(dataset if dataset is not None else m.setting["dataset"])
+    frame = dataset_frame(dataset_for(dataset, m.setting["dataset"]))
     position = pd.Index(m.ids)
     order = position.get_indexer([i for i in pd.unique(frame["id"].astype(str)) if i in position])
     ids = m.ids[order]
