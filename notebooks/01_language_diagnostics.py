@@ -37,13 +37,14 @@ train_missing = False
 from IPython.display import display
 
 from diagnostics import stats
-from diagnostics.pipeline import ensure_runs, experiment_configs, notebook_paths
+from diagnostics.pipeline import ensure_runs, experiment_configs, notebook_paths, plan_datasets
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir, only=("base",))
-scores = stats.category_scores(predictions)
+datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
+scores = stats.category_scores(predictions, datasets)
 stab = stats.stability(scores)
 predictions.groupby(["language", "dataset", "seed"]).size().unstack("seed")
 

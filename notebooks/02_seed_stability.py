@@ -36,14 +36,15 @@ train_missing = False
 from IPython.display import display
 
 from diagnostics import stats
-from diagnostics.pipeline import ensure_runs, notebook_paths
+from diagnostics.pipeline import ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
 ddof = 1  # σ over seeds: the sample standard deviation
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir, only=("base",))
-scores = stats.category_scores(predictions)
+datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
+scores = stats.category_scores(predictions, datasets)
 stab = stats.stability(scores, ddof=ddof)
 languages = sorted(predictions["language"].unique())
 
@@ -100,7 +101,7 @@ pairs
 # ## Instance-level agreement between seeds (pairwise agreement, Fleiss' κ) per category
 
 # %%
-agreement = stats.agreement(predictions)
+agreement = stats.agreement(predictions, datasets)
 agreement.sort_values("kappa").head(10)
 
 # %% [markdown]
@@ -120,8 +121,9 @@ agreement.sort_values("kappa").head(10)
 from matplotlib.figure import Figure
 
 target = 0.05
-plan = stats.plan_seeds(predictions, half_width=target, max_seeds=30, n_sims=1000)
-overall = stats.plan_seeds(predictions, half_width=target, by="overall", max_seeds=30, n_sims=1000)
+plan = stats.plan_seeds(predictions, half_width=target, max_seeds=30, n_sims=1000, dataset=datasets)
+overall = stats.plan_seeds(predictions, half_width=target, by="overall", max_seeds=30, n_sims=1000,
+                           dataset=datasets)
 display(plan.summary())
 display(overall.needed[["language", "category", "pilot_seeds", "n_seeds", "n_seeds_optimistic",
                         "n_seeds_conservative"]])

@@ -41,7 +41,7 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import stats
-from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths
+from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 from diagnostics.plots.curves import metric_curve
@@ -50,13 +50,14 @@ ddof = 1  # σ over seeds: the sample standard deviation
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"), train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir, only=("base", "extra"))
+datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
 configs = experiment_configs(scale, runs_dir, ("base", "extra"))
 # experiment -> pairs of extra English data in its training mixture; deltas are taken against the smallest
 experiment_size = {name: extra_size(cfg) for name, cfg in configs.items()}
 source = {name: cfg.extra_data.name for name, cfg in configs.items() if cfg.extra_data is not None}
 extra_languages = sorted({lang for name, cfg in configs.items() if name != "base" for lang in cfg.languages})
 predictions = predictions[predictions["language"].isin(extra_languages)]
-scores = stats.category_scores(predictions)
+scores = stats.category_scores(predictions, datasets)
 reference = min(experiment_size, key=experiment_size.get)
 others = sorted((e for e in experiment_size if e != reference), key=experiment_size.get)
 largest = others[-1] if others else reference

@@ -38,7 +38,8 @@ from IPython.display import display
 from diagnostics import stats
 from diagnostics.annotate import feature_distribution
 from diagnostics.finetune.mixtures import extra_ref, labelled, subset
-from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths, scale_spec
+from diagnostics.pipeline import (ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets,
+                                  scale_spec)
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 from diagnostics.plots.curves import metric_curve
@@ -48,6 +49,7 @@ runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base"
                                        train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
 predictions = ensure_runs(scale, runs_dir, only=("presence",))
+datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
 configs = experiment_configs(scale, runs_dir, only=("presence",))
 design = pd.DataFrame([{"experiment": name, "feature": cfg.presence.feature, "share": cfg.presence.share,
                         "share set within": cfg.presence.within, "languages": ", ".join(cfg.languages),
@@ -55,7 +57,7 @@ design = pd.DataFrame([{"experiment": name, "feature": cfg.presence.feature, "sh
                         "extra pairs": cfg.extra_data.size if cfg.extra_data else 0,
                         "extra source": cfg.extra_data.name if cfg.extra_data else "-", "seeds": len(cfg.seeds)}
                        for name, cfg in configs.items()])
-scores = stats.category_scores(predictions)
+scores = stats.category_scores(predictions, datasets)
 scores = scores.merge(design[["experiment", "feature", "share"]], on="experiment")
 design
 
@@ -101,7 +103,7 @@ after = next((n for n, size in sizes.items() if size == target), max(sizes, key=
 both = ensure_runs(scale, runs_dir, only=("base", "extra"))
 both = both[both["experiment"].isin([before, after])]
 common = sorted(set(both.loc[both["experiment"] == before, "language"]) & set(both.loc[both["experiment"] == after, "language"]))
-trajectory = stats.category_scores(both[both["language"].isin(common)])
+trajectory = stats.category_scores(both[both["language"].isin(common)], datasets)
 if before != after and len(common) >= 1:
     fig = stats_plots.category_trajectories(trajectory, {"experiment": before}, {"experiment": after})
     save(fig, output_dir, "04_fig5_trajectories")

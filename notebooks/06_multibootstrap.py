@@ -45,13 +45,15 @@ from IPython.display import Markdown, display
 
 from diagnostics import stats
 from diagnostics.data.consistency import compare_diagnostics
-from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths, scale_spec
+from diagnostics.pipeline import (ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets,
+                                  scale_spec)
 from diagnostics.plots import save
 from diagnostics.plots import stats as stats_plots
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"), train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
 predictions = ensure_runs(scale, runs_dir, only=("base", "extra"), train=train_missing)
+datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
 base = predictions[predictions["experiment"] == "base"]
 languages = sorted(base["language"].unique())
 ALPHA = 0.05
@@ -85,8 +87,8 @@ def survivors(frame, name):
 # ## Per-category MCC with 95 % Multi-Bootstrap CIs, per language
 
 # %%
-ci = pd.concat([stats.setting_ci(base, {"language": lang}, n_boot=spec.n_boot, seed=0) for lang in languages],
-               ignore_index=True)
+ci = pd.concat([stats.setting_ci(base, {"language": lang}, n_boot=spec.n_boot, seed=0, dataset=datasets)
+                for lang in languages], ignore_index=True)
 fig = stats_plots.ci_forest_plot(ci, hue="language")
 save(fig, output_dir, "06_ci_per_language")
 fig
@@ -103,7 +105,7 @@ if {"en", "ru"} <= set(languages):
     excluded = set(differ.loc[differ["field"] == "label", "id"])
     kept = base[~base["example_id"].isin(excluded)]
     en_ru = stats.compare_settings(kept, {"language": "en"}, {"language": "ru"}, paired=False, n_boot=n_boot_tests,
-                                   seed=0, alternative="two-sided")
+                                   seed=0, dataset=datasets, alternative="two-sided")
     fig = stats_plots.ci_forest_plot(en_ru, estimate="delta", low="delta_simul_low", high="delta_simul_high")
     save(fig, output_dir, "06_delta_en_ru")
     display(fig)
@@ -123,7 +125,7 @@ for lang in sorted(in_both):
         continue
     diff = stats.compare_settings(predictions, {"experiment": smallest, "language": lang},
                                   {"experiment": largest, "language": lang}, paired=True,
-                                  n_boot=n_boot_tests, seed=0, alternative="two-sided")
+                                  n_boot=n_boot_tests, seed=0, dataset=datasets, alternative="two-sided")
     fig = stats_plots.ci_forest_plot(diff, estimate="delta", low="delta_simul_low", high="delta_simul_high")
     save(fig, output_dir, f"06_delta_extra_{lang}")
     display(fig)

@@ -45,7 +45,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from diagnostics.finetune.store import list_runs
-from diagnostics.pipeline import ensure_runs, notebook_paths
+from diagnostics.pipeline import ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import save
 from diagnostics.plots.paper import paper_comparison
 from diagnostics.stats.paper import against_paper, paper_verdict
@@ -53,8 +53,9 @@ from diagnostics.stats.paper import against_paper, paper_verdict
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
                                       train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir)
+datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
 configs = [run.config() for run in list_runs(runs_dir, state="done")]
-table = against_paper(predictions, configs)
+table = against_paper(predictions, configs, dataset=datasets)
 verdict = paper_verdict(table)
 display(Markdown(f"**Verdict: {verdict}.**"))
 if not verdict.startswith("comparable"):

@@ -14,7 +14,6 @@ columns :func:`diagnostics.data.load` adds (``dataset``, ``split``) and the regi
 from __future__ import annotations
 
 import ast
-import dataclasses
 import importlib
 import inspect
 import json
@@ -78,18 +77,6 @@ def loaded():
         return cache[name]
 
     return get
-
-
-@pytest.fixture
-def unbound(monkeypatch):
-    """``unbound(name)``: the registered spec with no user file bound; the registry is restored afterwards."""
-
-    def reset(name: str):
-        spec = dataclasses.replace(REGISTRY[name], files={})
-        monkeypatch.setitem(REGISTRY, name, spec)
-        return spec
-
-    return reset
 
 
 def _labelled_split(spec, frame: pd.DataFrame) -> str:
@@ -227,21 +214,11 @@ def test_bundled_diagnostic_carries_taxonomy_categories(name, loaded):
     assert seen_coarse == set(COARSE), f"{name}: coarse categories {sorted(set(COARSE) - seen_coarse)} never occur"
 
 
-@pytest.mark.parametrize("name", BUNDLED)
-def test_bundled_dataset_refuses_user_files(name, tmp_path, monkeypatch):
-    monkeypatch.setitem(REGISTRY, name, REGISTRY[name])  # restored even if binding wrongly succeeds
-    path = tmp_path / "x.jsonl"
-    path.write_text("{}\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="bundled"):
-        data.bind_files(name, {"test": path})
-
-
 # ------------------------------------------------------------------------------------- user-supplied datasets
 
 
 @pytest.mark.parametrize("name", USER_SUPPLIED)
-def test_unbound_user_dataset_names_itself_and_the_remedy(name, unbound):
-    unbound(name)
+def test_user_dataset_without_its_file_names_itself_and_the_remedy(name):
     with pytest.raises(FileNotFoundError) as caught:
         data.load(name)
     message = str(caught.value)
@@ -249,8 +226,8 @@ def test_unbound_user_dataset_names_itself_and_the_remedy(name, unbound):
 
 
 @pytest.mark.parametrize("name", USER_SUPPLIED)
-def test_user_dataset_reads_a_file_by_path(name, tmp_path, loaded, unbound):
-    spec = unbound(name)
+def test_user_dataset_reads_a_file_by_path(name, tmp_path, loaded):
+    spec = data.get_spec(name)
     path, _, ids = _sample_file(spec, tmp_path, loaded)
     frame = data.load(name, path=path)
     _check_table(frame, spec, name, spec.language)
@@ -260,19 +237,16 @@ def test_user_dataset_reads_a_file_by_path(name, tmp_path, loaded, unbound):
 
 
 @pytest.mark.parametrize("name", USER_SUPPLIED)
-def test_user_dataset_binds_a_file_by_name(name, tmp_path, loaded, unbound):
-    spec = unbound(name)
+def test_user_dataset_file_travels_as_a_reference(name, tmp_path, loaded):
+    spec = data.get_spec(name)
     path, split, ids = _sample_file(spec, tmp_path, loaded)
-    with pytest.raises(FileNotFoundError, match=name):
-        data.bind_files(name, {split: tmp_path / "absent.jsonl"})
-    bound = data.bind_files(name, {split: path})
-    assert data.get_spec(name) is bound and bound.language == spec.language and bound.kind == spec.kind
-    frame = data.load(name, split)
+    before = dict(REGISTRY)
+    frame = data.load(data.DataRef(name, split, str(path)))
     _check_table(frame, spec, name, spec.language)
     assert frame[ID].tolist() == ids and (frame[SPLIT] == split).all()
-    assert data.load(name)[ID].tolist() == ids, "a single bound file loads without naming its split"
-    with pytest.raises(KeyError, match=split):
-        data.load(name, "no_such_split")
+    assert REGISTRY == before, "reading a user file must not change the registry"
+    with pytest.raises(FileNotFoundError):
+        data.load(data.DataRef(name, split, str(tmp_path / "absent.jsonl")))
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

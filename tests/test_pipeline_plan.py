@@ -191,17 +191,20 @@ def test_bad_data_key_and_unknown_setting_are_one_line_errors(tmp_path):
 
 def test_user_diagnostics_of_two_languages_carry_distinct_dataset_names(tmp_path, language_files, tiny_model_dir):
     from diagnostics import data, stats
-    from diagnostics.pipeline import experiment_configs
+    from diagnostics.pipeline import experiment_configs, plan_datasets
 
     inputs = PipelineInputs(language_files, [f"models=[{{name: tiny, path: {tiny_model_dir}}}]"])
     base = experiment_configs("paper", tmp_path, ("base",), inputs)["base"]
     names = {lang: [ref.key for ref in base.language_data(lang)["diagnostics"]] for lang in base.languages}
     assert names["fr"] == ["diagnostic_fr"] and names["de"] == ["diagnostic_de"] and names["sv"] == ["swediagnostics"]
-    # the names are bound to the files in this process: the statistics load their categories by name
-    frame = data.load("diagnostic_fr")
+    # the files travel as values (nothing is registered): the statistics take them as the plan names them
+    before = dict(data.REGISTRY)
+    datasets = plan_datasets("paper", tmp_path, inputs)
+    assert data.REGISTRY == before and set(datasets) == {"diagnostic_fr", "diagnostic_de"}
+    frame = data.load(datasets["diagnostic_fr"])
     predictions = frame.assign(experiment="base", language="fr", model="tiny", seed=0, dataset="diagnostic_fr",
                                example_id=frame["id"], prediction=frame["label"], probability=0.5)
-    scores = stats.category_scores(predictions)
+    scores = stats.category_scores(predictions, datasets)
     assert (scores.loc[scores["level"] == "fine", "mcc"] == 1.0).all()
 
 

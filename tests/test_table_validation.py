@@ -6,7 +6,6 @@ the code under test: the number of disagreeing rows, which ids disagree, which r
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import numpy as np
@@ -16,8 +15,7 @@ from sklearn.metrics import matthews_corrcoef
 
 from _stats_fixtures import FLIP, synthetic_table
 from diagnostics import data
-from diagnostics.data import DataFormatError, bind_files
-from diagnostics.data.registry import REGISTRY
+from diagnostics.data import DataFormatError, DataRef
 from diagnostics.errors import UserInputError
 from diagnostics.stats import (ExampleSetWarning, category_scores, example_set_differences, read_predictions,
                                setting_ci, validate_predictions)
@@ -129,19 +127,17 @@ def _user_diagnostic(path, labels):
     return path
 
 
-def test_user_datasets_by_mapping_and_by_bound_file(tmp_path, monkeypatch):
-    for name in ("diagnostic_fr", "diagnostic_de"):  # unbound here whatever other tests bound; restored afterwards
-        monkeypatch.setitem(REGISTRY, name, dataclasses.replace(REGISTRY[name], files={}))
+def test_user_datasets_by_mapping_of_references_and_tables(tmp_path):
     labels = ["entailment", "not_entailment"] * 3
     first = _user_diagnostic(tmp_path / "a.jsonl", labels)
     frame = pd.DataFrame({"experiment": "x", "language": "fr", "model": "m", "seed": 0, "dataset": "diagnostic_fr",
                           "example_id": [str(i) for i in range(6)], "label": labels, "prediction": "entailment"})
-    bind_files("diagnostic_fr", {"test": first})
-    assert len(validate_predictions(frame)) == 6
-    # the same name bound to another file (other labels) is read again, not served from the cache
-    bind_files("diagnostic_fr", {"test": _user_diagnostic(tmp_path / "b.jsonl", [FLIP[x] for x in labels])})
+    assert len(validate_predictions(frame, datasets={"diagnostic_fr": DataRef("diagnostic_fr", "test",
+                                                                               str(first))})) == 6
+    # another file (other labels) under the same name is another reference: read, not served from the cache
+    second = _user_diagnostic(tmp_path / "b.jsonl", [FLIP[x] for x in labels])
     with pytest.raises(DataFormatError, match=r"dataset 'diagnostic_fr', found 6 of 6"):
-        validate_predictions(frame)
+        validate_predictions(frame, datasets={"diagnostic_fr": DataRef("diagnostic_fr", "test", str(second))})
     own = pd.DataFrame({"id": [str(i) for i in range(6)], "label": labels})
     assert len(validate_predictions(frame, datasets={"diagnostic_fr": own})) == 6
     unbound = frame.assign(dataset="diagnostic_de")

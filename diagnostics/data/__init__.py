@@ -12,7 +12,7 @@ from diagnostics.lazy import lazy_exports
 _EXPORTS = {
     "DataFormatError": "errors", "DataRef": "refs", "to_hf": "export", "normalise_csv_quotes": "normalise",
     "REGISTRY": "registry",
-    "USER_LANGUAGES": "registry", "DatasetSpec": "registry", "available": "registry", "bind_files": "registry",
+    "USER_LANGUAGES": "registry", "DatasetSpec": "registry", "available": "registry",
     "datasets_root": "registry", "get_spec": "registry", "load": "registry", "manifest": "registry",
     "register": "registry", "user_dataset": "registry", "dataset_statistics": "summary", "words": "summary",
 }

@@ -1,4 +1,8 @@
-"""Dataset registry: name -> files + reader, and the public :func:`load` entry point."""
+"""Dataset registry: name -> files + reader, and the public :func:`load` entry point.
+
+The registry is filled when this module is imported and is not changed afterwards: a user's file travels with
+its reference (:class:`~diagnostics.data.refs.DataRef`, or ``load(name, path=...)``) as a value.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import UnknownNameError, UserInputError
+from ..errors import UnknownNameError
 from ..resources import datasets_dir
 from . import readers
 from .errors import DataFormatError
@@ -57,9 +61,6 @@ class DatasetSpec:
         For single-file datasets holding several splits (SICK): the column whose value is the split.
     description : str
         One line for ``diagnostics data list``.
-    files : dict
-        Split name -> path of a user-supplied file bound to this name by :func:`bind_files` (``folder`` is then
-        ``None``); lets ``load(name)`` and the statistics find the user's data by its name alone.
     """
 
     name: str
@@ -70,7 +71,6 @@ class DatasetSpec:
     splits: dict[str, str] = field(default_factory=dict)
     split_column: str | None = None
     description: str = ""
-    files: dict[str, str] = field(default_factory=dict)
 
 
 REGISTRY: dict[str, DatasetSpec] = {}
@@ -157,41 +157,6 @@ def _bundled() -> None:
 
 
 _bundled()
-
-def bind_files(name: str, files: dict[str, str | Path]) -> DatasetSpec:
-    """Bind user files to a registered user-supplied dataset, so ``load(name, split)`` reads them.
-
-    Parameters
-    ----------
-    name : str
-        A registered dataset that is not bundled (``mnli``, ``rte_fr``, ``diagnostic_de`` ...).
-    files : dict
-        Split name -> file path (``{"train": "fr/train.jsonl", "validation": "fr/val.jsonl"}``); diagnostics use
-        the split ``test``. Files bound earlier for other splits are kept.
-
-    Returns
-    -------
-    DatasetSpec
-        The re-registered spec.
-
-    Raises
-    ------
-    UserInputError
-        For a bundled dataset (its files are fixed by its manifest).
-    FileNotFoundError
-        When a file does not exist.
-    """
-    import dataclasses
-
-    spec = get_spec(name)
-    if spec.folder is not None:
-        raise UserInputError(f"dataset {name!r} is bundled; user files bind only to user-supplied datasets")
-    for split, path in files.items():
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"{name} ({split}): {path} does not exist")
-    bound = {**spec.files, **{split: str(Path(path).resolve()) for split, path in files.items()}}
-    return register(dataclasses.replace(spec, files=bound))
-
 
 def manifest(spec: DatasetSpec) -> dict:
     """Read the ``manifest.json`` of a bundled dataset (source, commit, license, sha256 per file).
@@ -343,13 +308,6 @@ def load(name, split: str | None = None, path: str | Path | None = None, *,
         name, split, path, language = name.name, name.split, name.path, name.language
     spec = get_spec(name)
     lang = language or spec.language
-    if path is None and spec.files:
-        if split is None and len(spec.files) == 1:
-            split = next(iter(spec.files))
-        if split not in spec.files:
-            raise UnknownNameError(f"dataset {name!r} has no file bound for split {split!r}; bound: "
-                                   f"{', '.join(spec.files)}")
-        path = spec.files[split]
     if path is not None:
         frame = spec.reader(Path(path), lang).assign(split=split or "user")
     elif spec.folder is None:

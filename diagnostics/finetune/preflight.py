@@ -132,7 +132,7 @@ def data_problems(config, cache: dict | None = None) -> list[tuple[str, str]]:
         from diagnostics.data.registry import REGISTRY
 
         spec = REGISTRY.get(ref.name)
-        if spec is not None and spec.folder is None and not ref.path and not spec.files:
+        if spec is not None and spec.folder is None and not ref.path:
             problems.append((f"{key}.path", f"expected a file for the user-supplied dataset {ref.name!r}, found none"))
             return None
         handle = (ref.name, ref.split, ref.path, ref.language)

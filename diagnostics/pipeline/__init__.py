@@ -4,8 +4,8 @@ from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
     "notebook_paths": "locate",
-    **dict.fromkeys(["SCALES", "ScaleSpec", "experiment_configs", "extra_size", "pretrained_models", "scale_spec"],
-                    "scales"),
+    **dict.fromkeys(["SCALES", "ScaleSpec", "experiment_configs", "extra_size", "plan_datasets", "pretrained_models",
+                     "scale_spec"], "scales"),
     # the runner imports the training and notebook machinery
     "ensure_runs": "runner", "run_pipeline": "runner",
 }

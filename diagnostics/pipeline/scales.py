@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagnostics.data.refs import DataRef
 from diagnostics.errors import UserInputError
 from diagnostics.finetune import SweepConfig
 from diagnostics.finetune.config import LANGUAGE_DEFAULTS, PRESENCE_WITHIN
@@ -382,8 +383,8 @@ def base_config(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None 
     """Build the base sweep of a scale (language train data only), writing under ``runs_dir``.
 
     Languages without train and validation data are left out (see :func:`skipped_languages`); user files given
-    as inputs replace or add a language's data under the names ``rte_<lang>`` / ``diagnostic_<lang>``, and are
-    bound to those names in this process (so the statistics find them by name).
+    as inputs replace or add a language's data under the names ``rte_<lang>`` / ``diagnostic_<lang>``; the
+    statistics find them through :func:`plan_datasets` (the files travel as values: nothing is registered).
 
     Parameters
     ----------
@@ -404,7 +405,6 @@ def base_config(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None 
     spec = scale_spec(scale, runs_dir, inputs)
     values["languages"] = [lang for lang in values.get("languages", []) if _trains(values, lang)
                            and (spec.score_missing != "skip" or _scored(values, lang))]
-    _bind_user_files(values)
     source = None if spec.config is None else config_source(configs_dir() / spec.config, inputs.sweep_overrides(spec))
     return SweepConfig.from_dict(values, source)
 
@@ -483,16 +483,32 @@ def check_settings(scale: str, runs_dir: str | Path, inputs: PipelineInputs | No
     return spec
 
 
-def _bind_user_files(values: dict) -> None:
-    """Let ``data.load(name)`` (and so the statistics) find each user file by its dataset name in this process."""
-    from diagnostics.data import REGISTRY, bind_files
+def plan_datasets(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> dict[str, DataRef]:
+    """Name the user files of a scale's plan, for the statistics' ``dataset=`` (``diagnostic_fr`` -> its file).
 
-    for entry in (values.get("data") or {}).values():
-        refs = [entry.get("train"), entry.get("validation"), *(entry.get("diagnostics") or [])]
-        for ref in refs:
-            if isinstance(ref, dict) and ref.get("path") and ref.get("name") in REGISTRY \
-                    and REGISTRY[ref["name"]].folder is None and Path(ref["path"]).is_file():
-                bind_files(ref["name"], {ref.get("split") or "test": ref["path"]})
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        Root of the run store (its recorded inputs apply).
+    inputs : PipelineInputs, optional
+        Data files and overrides, as for :func:`base_config`.
+
+    Returns
+    -------
+    dict of str to DataRef
+        Dataset name -> reference carrying its user file; empty when the plan reads only bundled data (then the
+        statistics load every set by name).
+    """
+    config = base_config(scale, runs_dir, inputs)
+    refs = {}
+    for language in config.languages:
+        found = config.language_data(language)
+        for ref in [*found["diagnostics"], *found["extra_eval"]]:  # the sets a predictions table names
+            if ref.path is not None:
+                refs.setdefault(ref.name, ref)
+    return refs
 
 
 def probe_frames(config: SweepConfig, language: str, *, max_train: int | None = None, seed: int = 0,

@@ -60,15 +60,7 @@ def dataset_frame(dataset: str | DataRef | pd.DataFrame) -> pd.DataFrame:
             raise ValueError(f"a dataset table needs an 'id' column, found columns {list(dataset.columns)}")
         return dataset
     ref = dataset if isinstance(dataset, DataRef) else DataRef(str(dataset))
-    return _load(ref, _stamp(ref.path) + _bound_files(ref.name))
-
-
-def _bound_files(name: str) -> tuple:
-    """The user files bound to a dataset name by :func:`diagnostics.data.bind_files` (binding others reloads)."""
-    from ..data import REGISTRY
-
-    spec = REGISTRY.get(name)
-    return tuple(sorted(spec.files.items())) if spec is not None else ()
+    return _load(ref, _stamp(ref.path))
 
 
 def category_matrix(dataset: str | DataRef | pd.DataFrame, level: str = "fine",
