@@ -335,12 +335,18 @@ def _defined(name: str) -> list[str]:
 
 
 def test_settings_are_read_and_parsed_in_one_place():
-    for name in ("split_override", "apply_overrides", "override_key", "read_config_file", "read_document"):
+    for name in ("split_override", "split_pair", "apply_overrides", "override_key", "read_config_file",
+                 "read_document"):
         assert _defined(name) == ["diagnostics.settings_input"], name
     for name in ("ConfigError", "ConfigSource", "convert_fields", "field_problems"):
         assert _defined(name) == ["diagnostics.settings"], name
     # ranges and choices live in each field's metadata (``setting(check=..., choices=...)``), not in side tables
     assert _assigned("_RANGES") == [] and _assigned("_CHOICES") == []
+    # every KEY=VALUE option is split by ``split_pair`` (a label map's VALUE=LABEL items split at the last ``=``)
+    split = sorted(f"{m}:{n.lineno}" for m in MODULES if m != "diagnostics.settings_input" for n in ast.walk(TREES[m])
+                   if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "partition"
+                   and n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == "=")
+    assert not split, f"KEY=VALUE split by hand (use diagnostics.settings_input.split_pair): {split}"
 
 
 def test_executors_are_named_once():
@@ -374,6 +380,7 @@ def test_the_dataset_registry_is_changed_only_by_its_module():
                     and node.func.attr in mutators and _is_registry(node.func.value):
                 found.append(f"{module}:{node.lineno}")
     assert not found, f"the dataset registry changed outside diagnostics.data.registry: {found}"
+    assert _defined("bind_files") == [], "user files travel as DataRef values; nothing binds them to a name"
     checks = ast.parse("from diagnostics.data import REGISTRY\nREGISTRY['x'] = 1\nREGISTRY.pop('x')\n")
     assert sum(isinstance(n, ast.Assign) and _is_registry(n.targets[0].value) for n in ast.walk(checks)) == 1
 
