@@ -404,3 +404,17 @@ def test_no_stage_package_wraps_a_function_in_a_pass_through(package):
     wrappers = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)
                 and (node.args.vararg is not None or node.args.kwarg is not None)]
     assert not wrappers, f"diagnostics/{package}/__init__.py: pass-through wrappers {wrappers}"
+
+
+#: File names of a Hugging Face model folder: written once, in ``diagnostics/models/folders.py``.
+MODEL_FILE_NAMES = {"config.json", "model.safetensors", "model.safetensors.index.json", "pytorch_model.bin"}
+#: The run store's own record of a run is also called ``config.json``: that one is not a model's.
+RUN_RECORD_MODULES = {"diagnostics.finetune.store"}
+
+
+def test_model_file_names_are_spelled_only_in_the_models_package():
+    offenders = sorted(f"{module}:{node.lineno} {node.value!r}" for module in MODULES
+                       if not module.startswith("diagnostics.models")
+                       for node in _strings(module) if node.value in MODEL_FILE_NAMES
+                       and not (module in RUN_RECORD_MODULES and node.value == "config.json"))
+    assert not offenders, f"model file names outside diagnostics/models: {offenders}"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from diagnostics.errors import UserInputError
+from diagnostics.models.folders import MODEL_CONFIG, PICKLED_WEIGHTS, SAFETENSORS_WEIGHTS
 from diagnostics.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT  # noqa: F401 (LABELS re-exported)
 
 #: Class order assumed for a head without label names (``LABEL_0``, ``LABEL_1``): id 0 = entailment.
@@ -35,7 +36,8 @@ def resolve_model_dir(path: str | Path) -> Path:
     FileNotFoundError
         If no folder with ``config.json`` and weights is found (the message lists what was looked at).
     """
-    from diagnostics.finetune.store import Run, is_model_folder, seed_of_folder
+    from diagnostics.finetune.store import Run, seed_of_folder
+    from diagnostics.models.folders import is_model_folder, model_folders_below
 
     path = Path(path)
     if not path.exists():
@@ -44,7 +46,7 @@ def resolve_model_dir(path: str | Path) -> Path:
         return path
     if seed_of_folder(path.name) is not None:
         return Run.at(path).model_folder()
-    found = [p for p in sorted(path.iterdir()) if p.is_dir() and is_model_folder(p)]
+    found = model_folders_below(path, depth=1)
     if len(found) == 1:
         return found[0]
     hint = f"several candidates: {', '.join(p.name for p in found)}" if found else "none found"
@@ -98,8 +100,7 @@ def label_order(id2label: dict | None, num_labels: int) -> list[str]:
 
 
 #: Weight files read by :class:`TransformersPredictor` (safetensors only: a pickle can run code when loaded).
-SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
-PICKLED_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+SAFE_WEIGHTS = SAFETENSORS_WEIGHTS
 
 
 def check_safe_weights(model_dir: str | Path) -> None:
@@ -197,7 +198,7 @@ class TransformersPredictor:
         try:
             self.labels = label_order(self.model.config.id2label, self.model.config.num_labels)
         except UserInputError as err:
-            raise UserInputError(f"{self.model_dir / 'config.json'}: {err}") from None
+            raise UserInputError(f"{self.model_dir / MODEL_CONFIG}: {err}") from None
         from diagnostics.models.precision import effective_precision
 
         self.batch_size, self.max_length = batch_size, max_length

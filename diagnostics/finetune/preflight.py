@@ -8,22 +8,27 @@ sets take milliseconds, a full MNLI copy a few seconds). Each problem is a ``(ke
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
 from diagnostics.data.refs import DataRef
 from diagnostics.errors import UserInputError
+from diagnostics.models.folders import read_model_config
+from diagnostics.models.resolve import ModelNotCachedError
 from diagnostics.settings import ConfigError
 
 from .config_values import ModelSpec
 
 
-def locate_model(model: ModelSpec) -> Path | None:
+def locate_model(model: ModelSpec, *, download: bool = True) -> Path | None:
     """The local folder of a model, checked (``config.json`` and safetensors weights) but not loaded.
 
     Parameters
     ----------
     model : ModelSpec
         ``model.path`` when given, else ``model.name`` (see :func:`diagnostics.models.resolve_model`).
+    download : bool
+        Fetch a hub model that is not cached (when the hub may be asked); with ``False`` such a model raises
+        :class:`~diagnostics.models.resolve.ModelNotCachedError` (a plan checks without downloading).
 
     Returns
     -------
@@ -41,14 +46,14 @@ def locate_model(model: ModelSpec) -> Path | None:
 
     target = model.path or model.name
     try:
-        return resolve_model(target, prepare=False).path
+        return resolve_model(target, prepare=False, download=download).path
     except ModelNotAvailableError:
         if target in EMBEDDED_ALIASES:
             return None
         raise
 
 
-def model_problems(config, *, availability: bool = True) -> list[tuple[str, str]]:
+def model_problems(config, *, availability: bool = True, download: bool = True) -> list[tuple[str, str]]:
     """List the models of a config that this machine cannot load, and settings their ``config.json`` does not allow.
 
     Parameters
@@ -58,6 +63,9 @@ def model_problems(config, *, availability: bool = True) -> list[tuple[str, str]
     availability : bool
         Report models that cannot be found locally (default); with ``False`` they are skipped silently (for a
         caller that reports them in its own words).
+    download : bool
+        Fetch a hub model that is not cached; with ``False`` it is skipped (its configuration is checked when the
+        run downloads it).
 
     Returns
     -------
@@ -69,7 +77,9 @@ def model_problems(config, *, availability: bool = True) -> list[tuple[str, str]
     for i, model in enumerate(config.models):
         key = f"models[{i}].path" if model.path else f"models[{i}]"
         try:
-            folder = locate_model(model)
+            folder = locate_model(model, download=download)
+        except ModelNotCachedError:
+            continue
         except FileNotFoundError as err:
             if availability:
                 first = " ".join(str(err).split()).split(". ")[0].rstrip(".")
@@ -78,9 +88,9 @@ def model_problems(config, *, availability: bool = True) -> list[tuple[str, str]
         if folder is None:
             continue
         try:
-            settings = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            problems.append((key, f"expected a readable {folder / 'config.json'}, found {err}"))
+            settings = read_model_config(folder)
+        except (OSError, UserInputError) as err:
+            problems.append((key, " ".join(str(err).split())))
             continue
         layers = settings.get("num_hidden_layers")
         k = config.train_top_k_layers

@@ -47,6 +47,7 @@ from typing import Any, NoReturn
 import pandas as pd
 
 from diagnostics.io_utils import write_json_atomic
+from diagnostics.models.folders import is_model_folder
 from diagnostics.schema import TRAINER_COLUMNS
 
 try:
@@ -434,27 +435,10 @@ def run_state(path: Path) -> str:
 
 
 #: Files every finished run holds besides ``DONE`` (``checkpoint/`` is optional).
-RUN_FILES = ("config.json", "versions.json", "metrics.json", "predictions.parquet")
-#: Weight files that make a folder a Hugging Face model folder (with its ``config.json``).
-MODEL_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+#: The run's record of its settings and coordinates (not a model's configuration).
+RUN_CONFIG = "config.json"
+RUN_FILES = (RUN_CONFIG, "versions.json", "metrics.json", "predictions.parquet")
 _SEED_FOLDER = re.compile(r"seed=(\d+)")
-
-
-def is_model_folder(path: str | Path) -> bool:
-    """Tell whether ``path`` is a Hugging Face model folder (``config.json`` and a weights file).
-
-    Parameters
-    ----------
-    path : str or Path
-        Any path.
-
-    Returns
-    -------
-    bool
-        True when it holds ``config.json`` and one of :data:`MODEL_WEIGHTS`.
-    """
-    path = Path(path)
-    return (path / "config.json").is_file() and any((path / name).is_file() for name in MODEL_WEIGHTS)
 
 
 def seed_of_folder(name: str) -> int | None:
@@ -601,7 +585,7 @@ class Run:
         dict
             ``run`` (coordinates, ``run_hash``) and ``sweep`` (the sweep's settings).
         """
-        return _load_json(self.path / "config.json")
+        return _load_json(self.path / RUN_CONFIG)
 
     def metrics(self) -> dict[str, Any]:
         """Read ``metrics.json``.
@@ -707,9 +691,9 @@ def _verify(path: Path) -> tuple[list[str], pd.DataFrame | None]:
                 _load_json(path / name)
             except ValueError as err:
                 problems.append(f"{name} is unreadable ({err})")
-    if (path / "config.json").is_file():
+    if (path / RUN_CONFIG).is_file():
         try:
-            stored = _load_json(path / "config.json")
+            stored = _load_json(path / RUN_CONFIG)
         except ValueError as err:
             problems.append(f"config.json is unreadable ({err})")
         else:

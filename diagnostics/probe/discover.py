@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from diagnostics.models.folders import has_model_config
+
 from .extract import find_model_folder
 
 
@@ -60,7 +62,7 @@ def resolve_models(specs: list[str]) -> dict[str, Path]:
     for spec in specs:
         path = Path(spec).expanduser()
         if path.exists():
-            if not path.name.startswith("seed=") and (path / "config.json").is_file():
+            if not path.name.startswith("seed=") and has_model_config(path):
                 models[path.name] = find_model_folder(path)
                 continue
             runs = discover_runs(path)

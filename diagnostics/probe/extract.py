@@ -35,7 +35,8 @@ def find_model_folder(path: str | Path) -> Path:
     FileNotFoundError
         When no model folder, or more than one, is found.
     """
-    from diagnostics.finetune.store import Run, is_model_folder, seed_of_folder
+    from diagnostics.finetune.store import Run, seed_of_folder
+    from diagnostics.models.folders import is_model_folder, model_folders_below
 
     path = Path(path)
     if not path.exists():
@@ -44,8 +45,7 @@ def find_model_folder(path: str | Path) -> Path:
         return path
     if seed_of_folder(path.name) is not None:
         return Run.at(path).model_folder()
-    found = sorted({c.parent for pattern in ("*/config.json", "*/*/config.json") for c in path.glob(pattern)
-                    if is_model_folder(c.parent)})
+    found = model_folders_below(path, depth=2)
     if len(found) == 1:
         return found[0]
     if not found:

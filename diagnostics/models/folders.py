@@ -1,0 +1,104 @@
+"""What a model folder is, in one place: its configuration file, its weight files, and how to find one below a path.
+
+Every stage that looks for a model on disk (the sweep's preflight, the run store's checkpoints, probes, behavioural
+tests) asks this module, so the file names of a Hugging Face folder are written once.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+#: The model's configuration file.
+MODEL_CONFIG = "config.json"
+#: Weight files this toolkit loads (safetensors, one file or sharded with an index).
+SAFETENSORS_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
+#: Pickled weights: recognised (to say what to convert), never loaded.
+PICKLED_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+
+
+def has_model_config(path: str | os.PathLike) -> bool:
+    """Tell whether ``path`` holds a model configuration file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        Any path.
+
+    Returns
+    -------
+    bool
+    """
+    return (Path(path) / MODEL_CONFIG).is_file()
+
+
+def is_model_folder(path: str | os.PathLike, *, safetensors_only: bool = False) -> bool:
+    """Tell whether ``path`` is a Hugging Face model folder: a configuration and a weights file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        Any path.
+    safetensors_only : bool
+        Count only safetensors weights (what the toolkit loads); by default pickled weights count too, so that a
+        caller can say what to convert.
+
+    Returns
+    -------
+    bool
+    """
+    path = Path(path)
+    weights = SAFETENSORS_WEIGHTS if safetensors_only else SAFETENSORS_WEIGHTS + PICKLED_WEIGHTS
+    return has_model_config(path) and any((path / name).is_file() for name in weights)
+
+
+def model_folders_below(path: str | os.PathLike, depth: int = 2) -> list[Path]:
+    """Find the model folders up to ``depth`` levels below ``path`` (``path`` itself excluded).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A folder, e.g. a run directory holding ``checkpoint/``.
+    depth : int
+        How many levels down to look.
+
+    Returns
+    -------
+    list of Path
+        Sorted, without duplicates.
+    """
+    root = Path(path)
+    patterns = ["/".join(["*"] * level + [MODEL_CONFIG]) for level in range(1, depth + 1)]
+    return sorted({found.parent for pattern in patterns for found in root.glob(pattern)
+                   if is_model_folder(found.parent)})
+
+
+def read_model_config(folder: str | os.PathLike) -> dict[str, Any]:
+    """Read a model folder's configuration, checked.
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        The model folder.
+
+    Returns
+    -------
+    dict
+        The configuration.
+
+    Raises
+    ------
+    UserInputError
+        ``<file>: expected a model configuration (a JSON object), found ...`` for a missing, unreadable or damaged
+        file.
+    """
+    from diagnostics.errors import UserInputError
+    from diagnostics.file_checks import read_json
+
+    config = Path(folder) / MODEL_CONFIG
+    payload = read_json(config, "a model configuration (a JSON object)")
+    if not isinstance(payload, dict):
+        raise UserInputError(f"{config}: expected a model configuration (a JSON object), found a JSON "
+                             f"{type(payload).__name__}")
+    return payload
