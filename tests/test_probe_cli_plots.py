@@ -119,6 +119,20 @@ def test_cli_probe_run_writes_tables_and_figures(tmp_path):
     gold = pd.read_csv(out / "probe_en_gold_cv.csv")
     assert len(gold) == len(table) and (gold["n_pairs"] == 50).all()
     assert list((out / "cache").glob("annotations-en-*.json"))
+    assert "training labels: presence" in result.output
+
+    # the rules' pair reading as a named option: same pairs, other training labels
+    other = tmp_path / "differs"
+    result = CliRunner().invoke(app, ["probe", "run", "--model", str(pre), "--lang", "en", "--tasks",
+                                      "logic,lexical_semantics", "--max-train", "60", "--max-test", "50", "--out",
+                                      str(other), "--cache-dir", str(out / "cache"), "--threads", "1",
+                                      "--no-progress", "--probe-labels", "differs"])
+    assert result.exit_code == 0, result.output
+    assert "training labels: differs" in result.output
+    differs = pd.read_csv(other / "probe_en.csv").set_index(["task", "layer"])
+    presence = a.set_index(["task", "layer"])
+    assert (differs["n_train"] == presence["n_train"]).all()
+    assert not np.allclose(differs["train_positive_rate"], presence["train_positive_rate"])
 
 
 def test_cli_reports_bad_input(tmp_path):
@@ -129,3 +143,6 @@ def test_cli_reports_bad_input(tmp_path):
     result = CliRunner().invoke(app, ["probe", "run", "--model", "embedded", "--class-weight", "auto", "--out",
                                       str(tmp_path / "o")])
     assert result.exit_code == 2 and "--class-weight" in result.output
+    result = CliRunner().invoke(app, ["probe", "run", "--model", "embedded", "--probe-labels", "pair", "--out",
+                                      str(tmp_path / "o")])
+    assert result.exit_code == 2 and "--probe-labels: expected presence or differs, found 'pair'" in result.output

@@ -28,6 +28,11 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
                                                    "validation)."),
         class_weight: str = typer.Option("none", help="'none' (the study's protocol) or 'balanced' (classes "
                                                       "weighted inversely to their training frequency)."),
+        probe_labels: str = typer.Option("presence", help="How the rule annotator labels the training and "
+                                                          "selection pairs: 'presence' (the study's: a task's "
+                                                          "feature in either sentence, over its 15 features) or "
+                                                          "'differs' (the rules' pair reading: the evidence differs "
+                                                          "between the sentences, every feature they detect)."),
         gold_cv: bool = typer.Option(False, help="Also cross-validate the probes on the diagnostic set's gold "
                                                  "tags (5 stratified folds): probe_<lang>_gold_cv.csv."),
         seed: int = typer.Option(0, help="Seed of subsets, held-out split and control permutations."),
@@ -52,6 +57,7 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
 
     weight = _class_weight(class_weight)
     _check_options(lang=lang, tasks=tasks, selection=selection, dtype=dtype, precision=precision,
+                   probe_labels=probe_labels,
                    sizes={"--max-train": max_train, "--max-test": max_test, "--max-selection": max_selection,
                           "--max-length": max_length, "--threads": threads})
     _check_folder(out, "--out")
@@ -71,7 +77,8 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
             table = probe_models(models, lang, tasks, cache_dir or out / "cache", selection=selection,
-                                 class_weight=weight, max_train=max_train, max_selection=max_selection, **common)
+                                 class_weight=weight, max_train=max_train, max_selection=max_selection,
+                                 probe_labels=probe_labels, **common)
         for warning in caught:
             typer.echo(f"warning: {warning.message}", err=True)
         gold = (probe_gold_cv(models, lang, tasks, cache_dir or out / "cache", class_weight=weight, **common)
@@ -82,7 +89,8 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
     best = table.loc[table.groupby(["model", "task"])["balanced_accuracy"].idxmax(),
                      ["model", "task", "layer", "accuracy", "majority", "balanced_accuracy", "selectivity"]]
     where = {"test": "the annotated RTE-style test split", "holdout": "20% held out of the training pairs"}
-    typer.echo(f"protocol: L2 strength chosen on {where[table['selection'].iloc[0]]}; class weighting: {weight}")
+    typer.echo(f"protocol: L2 strength chosen on {where[table['selection'].iloc[0]]}; class weighting: {weight}; "
+               f"training labels: {probe_labels}")
     typer.echo(best.to_string(index=False))
     typer.echo(f"wrote {out}/" + ", ".join(written))
 
@@ -97,7 +105,7 @@ def _class_weight(value: str) -> str | None:
     raise UserInputError(f"--class-weight: expected 'none' or 'balanced', found {value!r}")
 
 
-def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precision: str,
+def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precision: str, probe_labels: str,
                    sizes: dict[str, int | None]) -> None:
     """Refuse a bad option with one line naming it, before any model or data is loaded."""
     from diagnostics.errors import UserInputError
@@ -105,7 +113,7 @@ def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precisi
 
     from .cache import _DTYPES
     from .runner import SELECTIONS
-    from .tasks import DIAGNOSTIC_SETS, TRAIN_SETS, parse_tasks
+    from .tasks import DIAGNOSTIC_SETS, PROBE_LABELS, TRAIN_SETS, parse_tasks
 
     languages = sorted(set(TRAIN_SETS) & set(DIAGNOSTIC_SETS))
     if lang not in languages:
@@ -121,6 +129,8 @@ def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precisi
         raise UserInputError(f"--dtype: expected {' or '.join(_DTYPES)}, found {dtype!r}")
     if precision not in PRECISIONS:
         raise UserInputError(f"--precision: expected {' or '.join(PRECISIONS)}, found {precision!r}")
+    if probe_labels not in PROBE_LABELS:
+        raise UserInputError(f"--probe-labels: expected {' or '.join(PROBE_LABELS)}, found {probe_labels!r}")
     for option, value in sizes.items():
         if value is not None and value < 1:
             raise UserInputError(f"{option}: expected a number >= 1, found {value}")
