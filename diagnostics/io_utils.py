@@ -285,7 +285,8 @@ def output_folder(folder: str | Path, owned: Collection[str]) -> Iterator[Output
     Yields
     ------
     OutputSet
-        Write each file with ``with out.file(name) as tmp: ...``.
+        Write each file with ``with out.file(name) as tmp: ...``; a writer that fills a folder itself (such as
+        ``save_pretrained``) may write into ``out.staging``: whatever the staging folder holds is the new set.
 
     Raises
     ------
@@ -315,7 +316,7 @@ def output_folder(folder: str | Path, owned: Collection[str]) -> Iterator[Output
     out = OutputSet(folder, staging)
     try:
         yield out
-        _commit(out, set(owned) | set(out.written))
+        _commit(out, set(owned) | set(os.listdir(staging)))
     except OSError as err:
         _discard(staging)
         raise about_path(err, folder, staging) from None

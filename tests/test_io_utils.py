@@ -82,3 +82,89 @@ def test_yaml_aliases_are_read_within_the_bound_and_refused_beyond_it(tmp_path):
     wide.write_text("a: &a [" + ", ".join(["1"] * 1000) + "]\nb: [" + ", ".join(["*a"] * (MAX_NODES // 1000)) + "]\n")
     with pytest.raises(YAMLLineError, match=rf"wide\.yaml:2: .*beyond {MAX_NODES:,} nodes"):
         load_yaml_lines(wide)
+
+
+def _old_model(folder):
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"old": true}')
+    (folder / "pytorch_model.bin").write_bytes(b"old weights")
+    (folder / "NOTES.md").write_text("the user's notes")
+
+
+def test_model_folder_writer_replaces_the_model_files_as_one_set(tmp_path):
+    from diagnostics.models.folders import model_folder_writer
+
+    folder = tmp_path / "model"
+    _old_model(folder)
+    outside = tmp_path / "elsewhere.safetensors"
+    outside.write_bytes(b"not yours")
+    (folder / "model.safetensors").symlink_to(outside)  # planted: must be replaced, never written through
+    with model_folder_writer(folder) as staging:
+        assert staging.parent == tmp_path and staging.name.startswith(".model.tmp") and not any(staging.iterdir())
+        (staging / "config.json").write_text('{"new": true}')
+        (staging / "model.safetensors").write_bytes(b"new weights")
+        assert (folder / "config.json").read_text() == '{"old": true}'  # nothing visible before the end
+    assert sorted(p.name for p in folder.iterdir()) == ["NOTES.md", "config.json", "model.safetensors"]
+    assert (folder / "config.json").read_text() == '{"new": true}'
+    assert not (folder / "model.safetensors").is_symlink() and outside.read_bytes() == b"not yours"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.safetensors", "model"]
+
+
+def test_model_folder_writer_keeps_the_earlier_model_on_an_error_and_a_kill(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from diagnostics.models.folders import model_folder_writer
+
+    folder = tmp_path / "model"
+    _old_model(folder)
+    with pytest.raises(RuntimeError):
+        with model_folder_writer(folder) as staging:
+            (staging / "config.json").write_text('{"half": true}')
+            raise RuntimeError("save failed")
+    assert (folder / "config.json").read_text() == '{"old": true}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+    gate = tmp_path / "written"
+    script = ("import sys, time, pathlib\n"
+              "from diagnostics.models.folders import model_folder_writer\n"
+              "with model_folder_writer(sys.argv[1]) as staging:\n"
+              "    (staging / 'config.json').write_text('{\"half\": true}')\n"
+              "    pathlib.Path(sys.argv[2]).touch()\n"
+              "    time.sleep(60)\n")
+    child = subprocess.Popen([sys.executable, "-c", script, str(folder), str(gate)])
+    try:
+        deadline = time.monotonic() + 60
+        while not gate.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gate.exists(), "the writer never started"
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait()
+    assert (folder / "config.json").read_text() == '{"old": true}'
+    assert sorted(p.name for p in folder.iterdir()) == ["NOTES.md", "config.json", "pytorch_model.bin"]
+
+
+def test_run_store_failure_marker_and_predictions_go_through_the_atomic_writer(tmp_path):
+    import pandas as pd
+
+    from diagnostics.finetune import store
+
+    run = tmp_path / "seed=0"
+    run.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    (run / "FAILED").symlink_to(outside)
+    (run / store.PREDICTIONS_FILE).symlink_to(outside)
+    store.mark_failed(run, "Traceback: boom")
+    assert (run / "FAILED").read_text() == "Traceback: boom" and not (run / "FAILED").is_symlink()
+    table = pd.DataFrame({"example_id": [1, 2], "prediction": ["entailment", "not_entailment"]})
+    store.write_predictions(run, table)
+    assert not (run / store.PREDICTIONS_FILE).is_symlink()
+    pd.testing.assert_frame_equal(pd.read_parquet(run / store.PREDICTIONS_FILE), table)
+    assert outside.read_text() == "keep"
+    store.mark_failed(tmp_path / "gone", "Traceback: boom")  # a disk error never hides the training error
+    assert not (tmp_path / "gone").exists()

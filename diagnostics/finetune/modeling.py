@@ -220,8 +220,10 @@ def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, toke
     """
     from transformers import AutoModelForSequenceClassification
 
+    from diagnostics.models.folders import model_folder_writer
+
     if getattr(model, "top_k_of", None) is None:
-        model.save_pretrained(folder, safe_serialization=True)
+        full = model
     else:
         full = AutoModelForSequenceClassification.from_pretrained(str(pretrained), num_labels=2,
                                                                   id2label=model.config.id2label,
@@ -238,5 +240,6 @@ def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, toke
         missing = full.load_state_dict(state, strict=False)
         if missing.unexpected_keys:
             raise RuntimeError(f"checkpoint keys not in the full model: {missing.unexpected_keys[:5]}")
-        full.save_pretrained(folder, safe_serialization=True)
-    tokenizer.save_pretrained(folder)
+    with model_folder_writer(folder) as staging:  # a killed save leaves no half-written checkpoint
+        full.save_pretrained(staging, safe_serialization=True)
+        tokenizer.save_pretrained(staging)

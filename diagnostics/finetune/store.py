@@ -40,15 +40,17 @@ import time
 import uuid
 import warnings
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pandas as pd
 
-from diagnostics.io_utils import write_json_atomic
+from diagnostics.io_utils import write_json_atomic, write_text_atomic
 from diagnostics.models.folders import is_model_folder
 from diagnostics.schema import TRAINER_COLUMNS
+from diagnostics.tables import write_table
 
 try:
     import fcntl
@@ -117,6 +119,34 @@ def mark_done(path: Path, summary: dict[str, Any]) -> None:
     """
     path = Path(path)
     write_json_atomic(path / "DONE", {**summary, "sha256": file_checksums(path)})
+
+
+def mark_failed(path: Path, report: str) -> None:
+    """Write ``FAILED`` (the traceback of a failed attempt) atomically; a disk error here is ignored.
+
+    Parameters
+    ----------
+    path : Path
+        The run folder.
+    report : str
+        What failed (``traceback.format_exc()``).
+    """
+    # Called while the training error propagates: that error is the one to report, not a full disk's.
+    with suppress(OSError):
+        write_text_atomic(Path(path) / "FAILED", report)
+
+
+def write_predictions(path: Path, predictions: pd.DataFrame) -> None:
+    """Write a run's ``predictions.parquet`` atomically.
+
+    Parameters
+    ----------
+    path : Path
+        The run folder.
+    predictions : pandas.DataFrame
+        Its prediction table (columns :data:`PREDICTION_COLUMNS`).
+    """
+    write_table(predictions, Path(path) / PREDICTIONS_FILE)
 
 
 def file_checksums(path: str | Path) -> dict[str, str]:
@@ -437,7 +467,8 @@ def run_state(path: Path) -> str:
 #: Files every finished run holds besides ``DONE`` (``checkpoint/`` is optional).
 #: The run's record of its settings and coordinates (not a model's configuration).
 RUN_CONFIG = "config.json"
-RUN_FILES = (RUN_CONFIG, "versions.json", "metrics.json", "predictions.parquet")
+PREDICTIONS_FILE = "predictions.parquet"
+RUN_FILES = (RUN_CONFIG, "versions.json", "metrics.json", PREDICTIONS_FILE)
 _SEED_FOLDER = re.compile(r"seed=(\d+)")
 
 
@@ -615,7 +646,7 @@ class Run:
         pandas.DataFrame
             The predictions table of this run.
         """
-        return pd.read_parquet(self.path / "predictions.parquet")
+        return pd.read_parquet(self.path / PREDICTIONS_FILE)
 
 
 def _matches(value: Any, wanted: Any) -> bool:
@@ -674,9 +705,9 @@ def _verify(path: Path) -> tuple[list[str], pd.DataFrame | None]:
         return [f"not finished ({run_state(path)})"], None
     problems = [f"DONE but {name} is missing" for name in RUN_FILES if not (path / name).is_file()]
     table = None
-    if (path / "predictions.parquet").is_file():
+    if (path / PREDICTIONS_FILE).is_file():
         try:
-            table = pd.read_parquet(path / "predictions.parquet")
+            table = pd.read_parquet(path / PREDICTIONS_FILE)
         except Exception as err:  # noqa: BLE001 - any reader error means a damaged file
             problems.append(f"predictions.parquet is unreadable ({type(err).__name__}: {err})")
         else:

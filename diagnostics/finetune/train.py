@@ -182,7 +182,7 @@ def train_run(spec: RunSpec, *, progress: bool | None = None) -> dict[str, Any]:
         try:
             metrics = _train(spec, path, progress)
         except BaseException:
-            (path / "FAILED").write_text(traceback.format_exc(), encoding="utf-8")
+            store.mark_failed(path, traceback.format_exc())
             raise
         store.mark_done(path, {"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
     return {"path": str(path), "state": "done", "metrics": metrics}
@@ -300,7 +300,7 @@ def _run_columns(spec: RunSpec, config: SweepConfig, model_spec: ModelSpec) -> d
 def _write_predictions(path: Path, tables: list[pd.DataFrame]) -> None:
     """Store the predictions of every diagnostic set as one ``predictions.parquet``."""
     predictions = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=store.PREDICTION_COLUMNS)
-    predictions.to_parquet(path / "predictions.parquet", index=False)
+    store.write_predictions(path, predictions)
 
 
 def _resources(clock: _Clock, rss_peak: int, cuda_peak: int | None, fitted: FitResult, data: RunInputs,

