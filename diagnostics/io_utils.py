@@ -300,7 +300,9 @@ def output_folder(folder: str | Path, owned: Collection[str]) -> Iterator[Output
     takes the place of ``folder`` by one atomic exchange (Linux ``renameat2``; elsewhere two renames, between which
     the folder is briefly absent); the old folder is then removed. Writers of one folder take turns at that
     moment (``flock`` on the parent folder). A process killed before the exchange leaves the old set and its
-    hidden staging folder; one killed after it, the new set and the hidden old folder.
+    hidden staging folder; one killed after it, the new set and the hidden old folder. A folder that is a mount
+    point cannot be renamed: there the staging folder is hidden inside it and its files replace the old ones one
+    by one (each whole, the set not at once).
     """
     folder = Path(folder)
     if folder.is_symlink() and folder.is_dir():
@@ -326,8 +328,10 @@ def output_folder(folder: str | Path, owned: Collection[str]) -> Iterator[Output
 
 
 def _make_staging(folder: Path) -> Path:
+    # A mount point cannot be renamed (nor linked into from the parent's file system): stage inside it instead.
+    where = folder / folder.name if os.path.ismount(folder) else folder
     for _ in range(100):
-        staging = temporary_path(folder)
+        staging = temporary_path(where)
         try:
             os.mkdir(staging, 0o777)
         except FileExistsError:
@@ -354,12 +358,27 @@ def _commit(out: OutputSet, owned: set[str]) -> None:
                 return
             if not folder.is_dir():
                 raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+            if staging.parent == folder:  # a mount point: file by file (each atomic, the set not)
+                _replace_owned(staging, folder, owned)
+                return
             _carry_over(folder, staging, owned)
             old = _exchange(staging, folder)
             _pause_point("commit")
             _rescue(old, folder, owned)
             _discard(old)
             return
+
+
+def _replace_owned(staging: Path, folder: Path, owned: set[str]) -> None:
+    """Move the staged files over the folder's and remove its owned entries the new set lacks, then the staging."""
+    staged = set(os.listdir(staging))
+    for name in sorted(staged):
+        os.replace(staging / name, folder / name)
+    for name in sorted(owned - staged):
+        if os.path.lexists(folder / name):
+            _discard(folder / name)
+    os.rmdir(staging)
+    _pause_point("commit")
 
 
 def _carry_over(old: Path, new: Path, owned: set[str]) -> None:

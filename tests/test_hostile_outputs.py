@@ -224,6 +224,34 @@ def test_two_writers_at_once_leave_one_whole_set(tables, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gate", "out"]  # no staging or old folder left
 
 
+def test_the_report_pages_are_one_set(tmp_path):
+    for point in ("file:1", "commit"):
+        run_dir = _report_folder(tmp_path / point.replace(":", "_"))
+        (run_dir / "index.html").write_text("old index")
+        (run_dir / "explorer.html").write_text("old explorer, links back to the old index")
+        proc = _paused(["report", run_dir], tmp_path, point)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()
+        pages = sorted(p.name for p in run_dir.iterdir() if p.suffix == ".html")
+        if point == "commit":  # the new report has no explorer data: the old explorer page goes with the old index
+            assert pages == ["index.html"] and "Title" in (run_dir / "index.html").read_text()
+        else:
+            assert pages == ["explorer.html", "index.html"]
+            assert (run_dir / "index.html").read_text() == "old index"
+        assert (run_dir / "notebooks" / "01_x.ipynb").is_file()
+
+
+def test_an_output_folder_that_is_a_mount_point_is_written_in_place(tables, tmp_path):
+    paths, refs = tables
+    with tmpfs(tmp_path / "mnt", "4m") as mount:
+        (mount / "notes.txt").write_text("mine")
+        (mount / "summary.md").write_text("old")
+        done = run_cli("stats", paths["a"], "--out", mount, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert contents(mount) == {**refs["a"], "notes.txt": b"mine"}  # no staging folder left inside
+
+
 def test_output_set_removes_outputs_it_did_not_write_and_keeps_foreign_entries(tmp_path):
     out = tmp_path / "out"
     with output_folder(out, ("a.csv", "b.csv")) as files:

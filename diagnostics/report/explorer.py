@@ -22,6 +22,9 @@ from ..explorer.format import ROW_LIMIT, legend_html
 from ..explorer.payload import PAYLOAD_NAME, read_payload
 from ..io_utils import write_text_atomic
 
+#: The explorer's page in a report folder.
+EXPLORER_PAGE = "explorer.html"
+
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em auto;padding:0 1em;color:#222;
 max-width:1500px}
@@ -362,7 +365,8 @@ def render_explorer(payload: dict | str | Path, out: str | Path, title: str | No
     return out
 
 
-def render_report_explorer(run_dir: str | Path, title: str | None = None) -> Path | None:
+def render_report_explorer(run_dir: str | Path, title: str | None = None,
+                           out: str | Path | None = None) -> Path | None:
     """Write ``<run_dir>/explorer.html`` when the notebooks left the explorer's data in ``<run_dir>/figures``.
 
     Parameters
@@ -371,6 +375,8 @@ def render_report_explorer(run_dir: str | Path, title: str | None = None) -> Pat
         A report folder (see :func:`diagnostics.report.render_report`).
     title : str, optional
         Page title.
+    out : str or Path, optional
+        Where to write the page instead (the report's staging folder).
 
     Returns
     -------
@@ -380,7 +386,7 @@ def render_report_explorer(run_dir: str | Path, title: str | None = None) -> Pat
     source = Path(run_dir) / "figures" / PAYLOAD_NAME
     if not source.is_file():
         return None
-    return render_explorer(source, Path(run_dir) / "explorer.html", title)
+    return render_explorer(source, Path(run_dir) / EXPLORER_PAGE if out is None else out, title)
 
 
 __all__ = ["embed_json", "render_explorer", "render_report_explorer"]

@@ -10,7 +10,13 @@ from pathlib import Path
 import nbformat
 from markdown_it import MarkdownIt
 
-from ..io_utils import write_text_atomic
+from ..io_utils import output_folder
+from .explorer import EXPLORER_PAGE
+
+#: The report's page, beside ``notebooks/`` and ``figures/``.
+INDEX_PAGE = "index.html"
+#: The files one report owns: written together, replaced together.
+REPORT_PAGES = (INDEX_PAGE, EXPLORER_PAGE)
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -99,8 +105,18 @@ def render_report(run_dir: str | Path, title: str | None = None) -> Path:
         sections.append(f'<section id="{anchor}">{body}</section>')
     from .explorer import render_report_explorer
 
-    if render_report_explorer(run_dir, f"Instability explorer: {title}") is not None:
-        links.append('<a href="explorer.html">instability explorer (which examples flip)</a>')
+    # The two pages are one output set: a kill or a second report at once leaves the old pair or the new one.
+    with output_folder(run_dir, REPORT_PAGES) as pages:
+        if render_report_explorer(run_dir, f"Instability explorer: {title}",
+                                  out=pages.staging / EXPLORER_PAGE) is not None:
+            links.append(f'<a href="{EXPLORER_PAGE}">instability explorer (which examples flip)</a>')
+        with pages.file(INDEX_PAGE) as tmp:
+            tmp.write_text(_page(run_dir, title, links, sections), encoding="utf-8")
+    return run_dir / INDEX_PAGE
+
+
+def _page(run_dir: Path, title: str, links: list[str], sections: list[str]) -> str:
+    """The ``index.html`` page: title, manifest, links to each notebook (and the explorer), the notebooks."""
     meta = ""
     manifest = run_dir / "manifest.json"
     if manifest.exists():
@@ -109,6 +125,4 @@ def render_report(run_dir: str | Path, title: str | None = None) -> Path:
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
             f"<body><h1>{html.escape(title)}</h1><p class='meta'>generated {stamp} from {html.escape(str(run_dir))}</p>{meta}"
             f"<nav>{''.join(links)}</nav>{''.join(sections)}</body></html>")
-    out = run_dir / "index.html"
-    write_text_atomic(out, page)
-    return out
+    return page
