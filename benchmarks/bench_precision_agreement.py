@@ -1,15 +1,17 @@
 """Do other precisions predict what fp32 predicts? Two fixed runs per precision, their diagnostic predictions compared.
 
-The same pair of runs (seeds 0 and 1 of a small random BERT with the embedded tokenizer, the paper config's jiant
-recipe at a higher learning rate on a small RTE subset, dropout off so that only the arithmetic differs, trained as
-one fused group) is trained once per precision through ``diagnostics sweep run``; each precision's AX-b predictions
+The same pair of runs (seeds 0 and 1 of a small random BERT with the embedded tokenizer, or of the embedded
+multilingual-e5-small itself with ``--model embedded``; the paper config's jiant recipe at a higher learning rate on
+a small RTE subset, dropout off so that only the arithmetic differs, trained as one fused group) is trained once per
+precision through ``diagnostics sweep run``; each precision's AX-b predictions
 are compared with fp32's, example by example. A precision is eligible as the paper config's default when it agrees
 with fp32 on at least 99 % of the diagnostic examples and fp32's predictions are not one class
 (``entailment_share``); the speed of the eligible ones is a GPU question (``bench_fused_sweep.py --device cuda``).
 On a CPU, ``bf16`` is bf16 autocast only where the CPU has native bf16 (AVX512-BF16 / AMX), else it runs fp32; the
 report records which.
 
-Run: ``python benchmarks/bench_precision_agreement.py [--device cpu] [--precisions fp32,bf16] [--size tiny]``;
+Run: ``python benchmarks/bench_precision_agreement.py [--device cpu] [--precisions fp32,bf16] [--size tiny]
+[--model embedded --top-k 2]``;
 writes ``benchmarks/results/bench_precision_agreement_<device>.json``.
 """
 
@@ -31,7 +33,8 @@ SIZES = {"tiny": {}, "small": {"hidden_size": 128, "num_hidden_layers": 4, "num_
                                 "intermediate_size": 512}}
 
 
-def train(work: Path, precision: str, device: str, train_size: int, epochs: int, lr: float) -> tuple[dict, float]:
+def train(work: Path, precision: str, device: str, train_size: int, epochs: int, lr: float,
+          model: Path, top_k: int | None) -> tuple[dict, float]:
     """Train the pair at ``precision``; its AX-b P(entailment) per (seed, example) and the training seconds."""
     import pandas as pd
 
@@ -41,7 +44,7 @@ def train(work: Path, precision: str, device: str, train_size: int, epochs: int,
                  f"lr={lr}",
                  f"precision={precision}", f"device={device}", f"train_size={train_size}", f"max_epochs={epochs}",
                  "languages=[en]", "save_checkpoint=false", "progress=false",
-                 f"models=[{{name: bench, path: {work / 'model'}}}]"):
+                 f"models=[{{name: bench, path: {model}}}]", f"train_top_k_layers={top_k or 'null'}"):
         command += ["--set", item]
     subprocess.run(command, check=True, cwd=work, env=os.environ | {"HF_HUB_OFFLINE": "1"},
                    stdout=subprocess.DEVNULL)
@@ -62,6 +65,9 @@ def main() -> dict:
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=5e-4, help="higher than the study's 1e-5, so that a small "
                         "random model learns enough in a few steps for its predictions to vary")
+    parser.add_argument("--model", choices=["random", "embedded"], default="random",
+                        help="a random BERT of --size, or the embedded multilingual-e5-small (pretrained weights)")
+    parser.add_argument("--top-k", type=int, help="train only the top K encoder layers and the head")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     import torch
@@ -74,11 +80,17 @@ def main() -> dict:
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        tiny_random_model(work / "model", seed=0, **SIZES[args.size])
+        if args.model == "embedded":
+            from diagnostics.models import prepare_embedded
+
+            model = prepare_embedded().path
+        else:
+            model = tiny_random_model(work / "model", seed=0, **SIZES[args.size])
         reference = None
         for precision in precisions:
             started = time.perf_counter()
-            out, train_s = train(work, precision, args.device, args.train_size, args.epochs, args.lr)
+            out, train_s = train(work, precision, args.device, args.train_size, args.epochs, args.lr, model,
+                                 args.top_k)
             proba = out["proba"]
             reference = proba if reference is None else reference
             agree = ((proba >= 0.5) == (reference.loc[proba.index] >= 0.5)).mean()
@@ -88,7 +100,8 @@ def main() -> dict:
                                   "train_s": round(train_s, 2), "wall_s": round(time.perf_counter() - started, 1),
                                   "examples": int(len(proba))}
     report = {"device": torch.cuda.get_device_name() if args.device.startswith("cuda")
-              else platform.processor() or platform.machine(), "torch": torch.__version__, "size": args.size,
+              else platform.processor() or platform.machine(), "torch": torch.__version__, "model": args.model, "top_k": args.top_k,
+              "size": args.size if args.model == "random" else None,
               "train_size": args.train_size, "epochs": args.epochs, "lr": args.lr, "results": results,
               "eligible": [p for p, r in results.items() if r["agreement_with_fp32"] >= 0.99],
               "fp32_predicts_both_classes": 0 < results["fp32"]["entailment_share"] < 1}

@@ -152,6 +152,48 @@ def test_rows_the_store_cannot_give(compared, predictions):
         _row(compared, "mcc", "en", "Conditionals", 0)["ours"]
 
 
+def _probe_rows(language, model, seed, task, best_layer, best, majority=0.6):
+    """13 layers of one probe: accuracy ``best`` at ``best_layer``, 0.05 lower elsewhere."""
+    return [{"language": language, "model": model, "seed": seed, "task": task, "layer": layer, "majority": majority,
+             "accuracy": best if layer == best_layer else best - 0.05} for layer in range(13)]
+
+
+def test_probing_rows_from_a_probe_table(predictions):
+    rows = []
+    for language, tuned_ls in (("en", 0.70), ("ru", 0.60)):  # fine-tuning helps Lexical Semantics in en, not in ru
+        for model, seed in [("pretrained", None)] + [(f"seed={k}", k) for k in range(6)]:
+            rows += _probe_rows(language, model, seed, "logic", 3, 0.8)  # best in a lower layer
+            rows += _probe_rows(language, model, seed, "lexical_semantics", 10,
+                                0.65 if seed is None else tuned_ls, majority=0.64)
+            rows += _probe_rows(language, model, seed, "predicate_argument_structure", 11, 0.75)  # 0.15 over chance
+    probes = pd.DataFrame(rows)
+    compared = against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, probes=probes)
+    probing = compared[compared["section"] == "§5.4 probing"]
+    assert (probing["status"] == "compared").all()
+    ours = {(r.statistic, r.language, r.category): r.ours for r in probing.itertuples()}
+    assert ours[("design_probe_tasks", "all", "overall")] == 3
+    assert ours[("design_probed_finetuned_models", "all", "overall")] == 6
+    # every probe's accuracy, by hand: 7 models x 2 languages x 13 layers per task
+    by_hand = {"logic": (0.8 + 12 * 0.75) / 13, "predicate_argument_structure": (0.75 + 12 * 0.70) / 13,
+               "lexical_semantics": np.mean([(a + 12 * (a - 0.05)) / 13 for a in [0.65, 0.70, 0.70, 0.70, 0.70, 0.70,
+                                                                                    0.70, 0.65, 0.6, 0.6, 0.6, 0.6,
+                                                                                    0.6, 0.6]])}
+    assert ours[("probe_accuracy", "all", "overall")] == pytest.approx(np.mean(list(by_hand.values())))
+    assert ours[("best_in_lower_layers", "all", "Logic")] == 1
+    # best layer over the majority class: en 0.01 and 6 x 0.06, ru 0.01 and 6 x -0.04 -> 0.01 on average
+    assert ours[("near_or_below_chance", "all", "Lexical Semantics")] == 1
+    assert ours[("near_or_below_chance", "all", "Predicate-Argument Structure")] == 0  # 0.15 over chance
+    assert ours[("finetuning_helps_probe", "en", "Lexical Semantics")] == 1
+    assert ours[("finetuning_helps_probe", "ru", "Lexical Semantics")] == 0
+    flags = {(r.statistic, r.category): r.flag for r in probing.itertuples() if r.language == "all"}
+    assert not flags[("best_in_lower_layers", "Logic")] and not flags[("near_or_below_chance", "Lexical Semantics")]
+    assert flags[("near_or_below_chance", "Predicate-Argument Structure")]
+    # a probe table of another model of the store gives this one no probing row
+    other = against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"},
+                          probes=probes.assign(run_model="another"))
+    assert (other.loc[other["section"] == "§5.4 probing", "status"] == "not computed").all()
+
+
 def test_value_flags_use_our_sigma():
     from diagnostics.stats.paper import _flag
 

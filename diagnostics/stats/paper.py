@@ -114,7 +114,7 @@ def _flag(kind: str, paper: float, ours: float, sigma: float, tolerance: float):
 def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None, *,
                   dataset: str | pd.DataFrame | Mapping | None = None,
                   study_diagnostics: Mapping[str, Iterable[str]] | None = None, validate: bool = True,
-                  ddof: int = 1) -> pd.DataFrame:
+                  ddof: int = 1, probes: pd.DataFrame | None = None) -> pd.DataFrame:
     """Put our value of every number the reference study prints beside the study's.
 
     Parameters
@@ -136,6 +136,10 @@ def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None,
         Validate a predictions table against its datasets first.
     ddof : int
         Delta degrees of freedom of σ over seeds (see :func:`~diagnostics.stats.stability`).
+    probes : pandas.DataFrame, optional
+        Layer-wise probing results (:func:`diagnostics.probe.probe_models`, with a ``run_model`` column naming
+        the run store's model when the table holds several) for the §5.4 probing rows; without it those rows are
+        ``not computed``.
 
     Returns
     -------
@@ -166,12 +170,19 @@ def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None,
     parts = []
     for model, model_scores in scores.groupby("model", sort=True):
         view = StoreView(model_scores, None if predictions is None else predictions[predictions["model"] == model],
-                         settings, ddof, model=model)
+                         settings, ddof, model=model, probes=_probes_of(probes, model))
         parts.append(_compare(view, paper, datasets, study, settings).assign(model=model))
     if not parts:
         parts.append(_compare(StoreView(scores, predictions, settings, ddof), paper, datasets, study, settings)
                      .assign(model=None))
     return pd.concat(parts, ignore_index=True)[RESULT_COLUMNS]
+
+
+def _probes_of(probes: pd.DataFrame | None, model: str) -> pd.DataFrame | None:
+    """The probing rows of one run-store model (all of them when the table names no model)."""
+    if probes is None or "run_model" not in probes.columns:
+        return probes
+    return probes[probes["run_model"] == model]
 
 
 def _compare(view: StoreView, paper: pd.DataFrame, datasets, study, settings) -> pd.DataFrame:

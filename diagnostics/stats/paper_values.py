@@ -5,7 +5,7 @@ One function per statistic name of ``paper_numbers.csv`` (:data:`STATISTICS`), e
 seed σ that goes with it. They only call the statistics of this package (:func:`~diagnostics.stats.stability`,
 :func:`~diagnostics.stats.rs_corr`, :func:`~diagnostics.stats.deltas` ...). A statistic that the store cannot
 give raises :class:`NotRun` (the experiment, language or seed is missing) or :class:`NotComputed` (it needs
-something other than predictions: probes, annotation, hardware).
+something other than predictions and probes: annotation, hardware).
 """
 
 from __future__ import annotations
@@ -49,11 +49,16 @@ class StoreView:
         Delta degrees of freedom of σ over seeds.
     model : str, optional
         The model the scores belong to (its name in the run store).
+    probes : pandas.DataFrame, optional
+        Layer-wise probing results of that model (:func:`diagnostics.probe.probe_models`: the pretrained model,
+        ``seed`` empty, and its fine-tuned seeds) for the probing statistics.
     """
 
     def __init__(self, scores: pd.DataFrame, predictions: pd.DataFrame | None = None,
-                 settings: pd.DataFrame | None = None, ddof: int = 1, model: str | None = None):
+                 settings: pd.DataFrame | None = None, ddof: int = 1, model: str | None = None,
+                 probes: pd.DataFrame | None = None):
         self.model = model
+        self.probes = probes
         self.scores = scores
         self.predictions = predictions
         self.settings = settings
@@ -517,7 +522,64 @@ def _not_computed(reason: str) -> Callable:
     return compute
 
 
-_PROBING = _not_computed("probing results are not predictions: see notebook 05")
+#: A probe is "near chance" when its best layer's accuracy beats the majority class by at most this much.
+NEAR_CHANCE = 0.02
+
+
+def _probes(view: StoreView, row, task: bool = True) -> pd.DataFrame:
+    """The probing rows of the paper row's language and task (all languages for ``all``)."""
+    if view.probes is None or view.probes.empty:
+        raise NotComputed("no probing results given (notebook 05 writes them; against_paper(probes=...))")
+    table = view.probes
+    if row.language != "all":
+        table = table[table["language"] == row.language]
+    if task and row.category != "overall":
+        table = table[table["task"] == feature_slug(row.category)]
+    if table.empty:
+        raise NotRun(f"no probe of {row.category} in {row.language}")
+    return table
+
+
+def _best_layers(table: pd.DataFrame) -> pd.DataFrame:
+    """Per probed model, language and task: the row of the layer with the highest accuracy."""
+    return table.loc[table.groupby(["language", "model", "task"])["accuracy"].idxmax()]
+
+
+def _design_probe_tasks(view, row):
+    return float(_probes(view, row)["task"].nunique()), float("nan")
+
+
+def _design_probed_finetuned_models(view, row):
+    table = _probes(view, row)
+    return float(table[table["seed"].notna()].groupby("language")["model"].nunique().max()), float("nan")
+
+
+def _probe_accuracy(view, row):
+    """Mean accuracy of every probe (each model, task and layer), the study's "overall quality"."""
+    return float(_probes(view, row)["accuracy"].mean()), float("nan")
+
+
+def _best_in_lower_layers(view, row):
+    """1 when the task's best layer lies in the lower half of the layers on average over the probed models."""
+    table = _probes(view, row)
+    top = table["layer"].max()
+    return float(_best_layers(table)["layer"].mean() < top / 2), float("nan")
+
+
+def _near_or_below_chance(view, row):
+    """1 when the task's best layer beats the majority class by at most :data:`NEAR_CHANCE` on average."""
+    best = _best_layers(_probes(view, row))
+    return float((best["accuracy"] - best["majority"]).mean() <= NEAR_CHANCE), float("nan")
+
+
+def _finetuning_helps_probe(view, row):
+    """1 when the fine-tuned seeds' best-layer accuracy (their mean) beats the pretrained model's."""
+    best = _best_layers(_probes(view, row))
+    tuned, pretrained = best[best["seed"].notna()], best[best["seed"].isna()]
+    if tuned.empty or pretrained.empty:
+        raise NotRun(f"needs the pretrained model and fine-tuned seeds probed in {row.language}")
+    return float(tuned["accuracy"].mean() > pretrained["accuracy"].mean()), float("nan")
+
 
 #: Statistic name (``paper_numbers.csv``) -> function ``(StoreView, row) -> (ours, sigma)``.
 STATISTICS: dict[str, Callable] = {
@@ -540,6 +602,7 @@ STATISTICS: dict[str, Callable] = {
     "setting_gpu_memory_gb": _not_computed("hardware is not recorded with the runs"),
     "annotated_features": _not_computed("annotation, not predictions: see notebooks 00 and 07"),
     "n_pairs": _n_pairs, "entailment_share": _label_share(True), "not_entailment_share": _label_share(False),
-    "design_probe_tasks": _PROBING, "design_probed_finetuned_models": _PROBING, "probe_accuracy": _PROBING,
-    "best_in_lower_layers": _PROBING, "near_or_below_chance": _PROBING, "finetuning_helps_probe": _PROBING,
+    "design_probe_tasks": _design_probe_tasks, "design_probed_finetuned_models": _design_probed_finetuned_models,
+    "probe_accuracy": _probe_accuracy, "best_in_lower_layers": _best_in_lower_layers,
+    "near_or_below_chance": _near_or_below_chance, "finetuning_helps_probe": _finetuning_helps_probe,
 }
