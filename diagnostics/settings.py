@@ -600,3 +600,4 @@ def unknown_keys(values: dict, known, what: str) -> list[tuple[str, str]]:
     """
     known = list(known)
     return [(str(key), f"unknown {what}{hint(key, known)}") for key in values if key not in known]
+

@@ -1,5 +1,6 @@
 """SweepConfig: paper defaults, YAML/TOML files, CLI-style overrides, validation messages."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,61 @@ def test_shipped_configs_load():
     demo = load_config(CONFIGS / "demo.yaml")
     assert demo.models[0].name == "embedded" and demo.train_top_k_layers is not None
     assert set(demo.languages) == {"en", "ru"} and len(demo.seeds) == 3
+
+
+def test_every_setting_is_described_once_with_its_default_allowed_values_and_help():
+    from diagnostics.pipeline.scales import ScaleSpec
+    from diagnostics.settings_docs import describe_settings
+
+    for settings_class in (SweepConfig, ScaleSpec):
+        rows = describe_settings(settings_class)
+        assert [row["key"] for row in rows] == [f.name for f in dataclasses.fields(settings_class) if f.init]
+        assert all(row["help"] for row in rows), [row["key"] for row in rows if not row["help"]]
+    rows = {row["key"]: row for row in describe_settings(SweepConfig)}
+    assert rows["batch_size"]["default"] == "4" and rows["batch_size"]["allowed"] == "an integer >= 1"
+    assert rows["recipe"]["allowed"] == "epoch | jiant"
+    assert rows["lr"]["help"].startswith("Peak learning rate")
+
+
+def test_docstring_parameters_reads_shared_names_and_stops_at_the_next_section():
+    from diagnostics.settings_docs import docstring_parameters
+
+    doc = """Summary.
+
+    Parameters
+    ----------
+    a, b : int
+        Two numbers,
+        described on two lines.
+    *args : str
+        More.
+
+    Returns
+    -------
+    int
+        Not a parameter.
+    """
+    assert docstring_parameters(doc) == {"a": "Two numbers, described on two lines.",
+                                         "b": "Two numbers, described on two lines.", "args": "More."}
+    assert docstring_parameters("No sections.") == {}
+
+
+def test_settings_command_lists_every_key_and_docs_settings_md_is_its_output():
+    from typer.testing import CliRunner
+
+    from diagnostics.cli import app
+    from diagnostics.settings_cli import settings_markdown
+
+    result = CliRunner().invoke(app, ["settings", "sweep"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if not line.startswith(" ")]
+    assert [line.split(" ")[0] for line in lines] == [f.name for f in dataclasses.fields(SweepConfig) if f.init]
+    assert "batch_size = 4  [an integer >= 1]" in lines and "languages = [en, ru]" in lines
+    result = CliRunner().invoke(app, ["settings", "scale", "--markdown"])
+    assert result.exit_code == 0 and "| `score_missing` | `problem` | problem \\| skip \\| train |" in result.output
+    result = CliRunner().invoke(app, ["settings", "sweeps"])
+    assert result.exit_code == 2 and "error: settings: expected sweep or scale, found 'sweeps'" in result.output
+    docs = Path(__file__).resolve().parents[1] / "docs" / "settings.md"
+    assert docs.read_text(encoding="utf-8") == settings_markdown() + "\n", \
+        "docs/settings.md is stale: python -c 'from diagnostics.settings_cli import settings_markdown; " \
+        "print(settings_markdown())' > docs/settings.md"
