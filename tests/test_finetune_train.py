@@ -138,3 +138,27 @@ def test_cpu_bf16_is_recorded_and_deterministic(tmp_path, tiny):
     run_sweep(config(tmp_path / "a", tiny, train_top_k_layers=1, max_epochs=1, experiment="fp32"))
     stores = {p.parent.name for p in (tmp_path / "a/runs/.cache/features").rglob("shard-*.safetensors")}
     assert len(stores) == (2 if cpu_bf16_supported() else 1)
+
+
+def test_tf32_is_cuda_only_recorded_and_restored(tmp_path, tiny):
+    import torch
+
+    from diagnostics.finetune.train import _autocast_dtype, _torch_settings
+
+    before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    for device, expected in (("cuda", True), ("cpu", False)):
+        cfg = config(tmp_path, tiny, precision="tf32", device=device)
+        with _torch_settings(cfg) as chosen:
+            assert chosen == device and _autocast_dtype(cfg, device) is None  # fp32 weights, no autocast
+            assert torch.backends.cuda.matmul.allow_tf32 is expected and torch.backends.cudnn.allow_tf32 is expected
+        assert (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == before
+    with _torch_settings(config(tmp_path, tiny, precision="fp32", device="cuda")):
+        assert not torch.backends.cuda.matmul.allow_tf32  # fp32 means fp32 matrix products on CUDA too
+    # on a CPU, tf32 trains exactly what fp32 trains, and says it ran without TF32
+    for precision in ("fp32", "tf32"):
+        run_sweep(config(tmp_path / precision, tiny, precision=precision, max_epochs=1, seeds=[0]))
+    tables = [collect_predictions(tmp_path / p / "runs").drop(columns="run_hash", errors="ignore")
+              for p in ("fp32", "tf32")]
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+    versions = json.loads(next((tmp_path / "tf32" / "runs").rglob("versions.json")).read_text())
+    assert versions["tf32"] is False and versions["autocast"] == "None"

@@ -44,7 +44,7 @@ RECIPES = ("epoch", "jiant")
 SCHEDULERS = ("linear", "constant")
 SELECTION_METRICS = ("accuracy", "mcc")
 FEATURE_DTYPES = ("float16", "bfloat16", "float32")
-PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+PRECISIONS = ("auto", "fp32", "tf32", "bf16", "fp16")
 DEVICES = ("auto", "cpu", "cuda", "cuda:<n>", "mps")
 #: The executors' names; :data:`diagnostics.finetune.executors.EXECUTORS` maps each to the function that runs jobs.
 EXECUTOR_NAMES = ("inprocess", "pool", "submitit")
@@ -152,8 +152,9 @@ class SweepConfig:
     precision : str
         ``"auto"`` is bf16 (or fp16) autocast on CUDA and fp32 on CPU. ``"bf16"`` on CPU is bf16 autocast where
         the CPU has native bf16 (AVX512-BF16 / AMX; about 2x faster for this model here) and fp32 elsewhere;
-        ``metrics.json`` records which one ran. ``"fp32"`` turns autocast off; ``"fp16"`` is fp16 autocast on
-        CUDA (fp32 on CPU).
+        ``metrics.json`` records which one ran. ``"fp32"`` turns autocast off; ``"tf32"`` too, with the
+        matrix products and convolutions of CUDA in TF32 (``torch.backends.cuda.matmul.allow_tf32``; fp32 on
+        CPU; ``versions.json`` records ``tf32``); ``"fp16"`` is fp16 autocast on CUDA (fp32 on CPU).
     num_threads : int, optional
         Torch's intra-op threads (``None``: torch's default).
     save_checkpoint : bool

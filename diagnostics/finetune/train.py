@@ -136,7 +136,7 @@ def _autocast_dtype(config: SweepConfig, device: str) -> torch.dtype | None:
         from diagnostics.models.precision import cpu_bf16_supported
 
         return torch.bfloat16 if config.precision == "bf16" and cpu_bf16_supported() else None
-    if not device.startswith("cuda") or config.precision == "fp32":
+    if not device.startswith("cuda") or config.precision in ("fp32", "tf32"):
         return None
     if config.precision == "fp16":
         return torch.float16
@@ -224,7 +224,7 @@ def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
 
 @contextmanager
 def _torch_settings(config: SweepConfig) -> Iterator[str]:
-    """Apply the run's thread count and determinism settings; yield its device; restore the settings after."""
+    """Apply the run's thread count, determinism and TF32 settings; yield its device; restore the settings after."""
     previous_threads = torch.get_num_threads()
     if config.num_threads:
         torch.set_num_threads(config.num_threads)
@@ -233,9 +233,13 @@ def _torch_settings(config: SweepConfig) -> Iterator[str]:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     previous_det = torch.are_deterministic_algorithms_enabled()
     torch.use_deterministic_algorithms(config.deterministic, warn_only=True)
+    previous_tf32 = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    tf32 = config.precision == "tf32" and device.startswith("cuda")
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = tf32
     try:
         yield device
     finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = previous_tf32
         torch.use_deterministic_algorithms(previous_det)
         torch.set_num_threads(previous_threads)
 
@@ -248,8 +252,8 @@ def _write_run_settings(path: Path, spec: RunSpec, config: SweepConfig, device: 
                                                            "pretrain_seed": model_spec.pretrain_seed,
                                                            "run_hash": config.run_hash()},
                                                    "sweep": config.to_dict()})
-    store.write_json_atomic(path / "versions.json", store.library_versions() | {"device": device,
-                                                                                "autocast": str(amp)})
+    store.write_json_atomic(path / "versions.json", store.library_versions() | {
+        "device": device, "autocast": str(amp), "tf32": bool(torch.backends.cuda.matmul.allow_tf32)})
 
 
 @dataclass

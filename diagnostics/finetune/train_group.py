@@ -125,7 +125,7 @@ def _train(specs: list[RunSpec], progress: bool | None) -> list[dict[str, Any]]:
                     save_checkpoint(model, model_path, spec.path / "checkpoint", data.tokenizer)
             cuda_peak = torch.cuda.max_memory_allocated() if device.startswith("cuda") else None
         group = {"seeds": seeds, "size": len(specs), "precision": config.precision, "autocast": str(amp),
-                 "tf32": bool(torch.backends.cuda.matmul.allow_tf32) if device.startswith("cuda") else None,
+                 "tf32": bool(torch.backends.cuda.matmul.allow_tf32),
                  "skip_padding": False}
         out = []
         for spec, model, fit, pred in zip(specs, models, fitted, predicted):
