@@ -1,8 +1,8 @@
 """``diagnostics settings sweep|scale``: every setting a sweep config or a pipeline scale accepts, described.
 
 The descriptions come from the settings classes themselves (:func:`diagnostics.settings_docs.describe_settings`):
-type, default, allowed values and help, so this listing, ``docs/settings.md`` and the error messages never
-disagree.
+type, default, allowed values and help, so this listing, ``docs/settings.md`` and the classes' own documentation
+never disagree.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def describe_settings(settings_class: type) -> list[dict[str, str]]:
     Parameters
     ----------
     settings_class : type
-        A dataclass whose fields are declared with :func:`setting` (or plain fields).
+        A dataclass whose fields are declared with :func:`diagnostics.settings.setting` (or plain fields).
 
     Returns
     -------
