@@ -34,7 +34,7 @@ from pathlib import Path
 
 from diagnostics import data
 from diagnostics.annotate import annotate, get_annotator
-from diagnostics.annotate.evaluation import DIAGNOSTIC_SETS
+from diagnostics.annotate._evaluation import DIAGNOSTIC_SETS
 
 
 def main() -> None:
@@ -109,8 +109,8 @@ def time_token_matchers(annotator, texts: list[str], repeats: int) -> dict:
     analysed texts: best-of-``repeats`` seconds, the fast one with its per-word cache emptied (cold) and filled."""
     from spacy.matcher import Matcher
 
-    from diagnostics.annotate.engine import EXCEPT
-    from diagnostics.annotate.token_matcher import TokenMatcher
+    from diagnostics.annotate._engine import EXCEPT
+    from diagnostics.annotate._token_matcher import TokenMatcher
 
     docs = list(annotator.nlp.pipe(texts))
     # the patterns the annotator does not leave to spaCy, in both (the annotator's own TokenMatcher also
@@ -142,7 +142,7 @@ def time_token_matchers(annotator, texts: list[str], repeats: int) -> dict:
 def clear_word_caches(annotator) -> None:
     """Empty the per-word caches: the backends' (pymorphy3 analyses, lemma lookups) and the annotator's
     token-pattern results."""
-    from diagnostics.annotate import backends
+    from diagnostics.annotate import _backends as backends
 
     for name in ("_pymorphy_analysis", "_simplemma_lemma"):
         getattr(backends, name).cache_clear()

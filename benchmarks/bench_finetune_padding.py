@@ -8,7 +8,7 @@ full fine-tuning with word embeddings frozen, batch 16, max length 128), three w
 * ``dynamic+bucketing``: the same, batches grouped by length (``length_bucketing``, still a seeded random order);
 
 all three computing every padded position (``skip_padding: false``), and with our default of skipping padded
-positions in the token-wise layers (:mod:`diagnostics.finetune.unpadding`):
+positions in the token-wise layers (:mod:`diagnostics.finetune._unpadding`):
 
 * ``dynamic+skip``: random batches, padded positions skipped (the loop's default);
 * ``dynamic+bucketing+skip``: the demo's setting.
@@ -35,7 +35,7 @@ SETTINGS = {"static": {"pad_to_max_length": True, "skip_padding": False}, "dynam
 
 def measure(folder: Path, setting: str, steps: int, batch: int, threads: int, tmp: Path, tag: str) -> dict:
     from diagnostics.finetune import SweepConfig
-    from diagnostics.finetune.train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
 
     # a fixed 1600-example pool keeps the length distribution RTE's; max_steps bounds the work
     cfg = SweepConfig(experiment=f"{setting}-{tag}".replace("+", "_"), output_dir=str(tmp / "runs"),

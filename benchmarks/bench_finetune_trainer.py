@@ -6,7 +6,7 @@ linear warm-up/decay, gradient clipping 1.0, dropout 0.1), same head initialisat
 the Trainer's sampler is replaced by our loop's seeded order, so both pad exactly the same batches dynamically.
 Word embeddings are frozen in both (``freeze_embeddings``: the 250k-row word-embedding matrix holds most of the
 model's parameters, and its optimizer update would dominate a CPU step). Our loop is measured twice: as it runs by
-default (``ours``: padded positions skipped in the token-wise layers, :mod:`diagnostics.finetune.unpadding`; the
+default (``ours``: padded positions skipped in the token-wise layers, :mod:`diagnostics.finetune._unpadding`; the
 same logits) and computing every padded position like the Trainer (``ours-plain``: ``skip_padding: false``). Each
 measurement runs in a fresh process after a 2-step warm-up of our loop there, and rounds rotate which side goes
 first, so drift in machine load hits all; throughput is examples per second of the training loop (optimizer creation excluded for both; the
@@ -40,7 +40,7 @@ def model_folder(random: bool, tmp: Path) -> Path:
 
 def ours(folder: Path, steps: int, batch: int, threads: int, tmp: Path, tag: str, skip_padding: bool = True) -> dict:
     from diagnostics.finetune import SweepConfig
-    from diagnostics.finetune.train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
 
     cfg = SweepConfig(experiment=f"ours-{tag}", output_dir=str(tmp / "runs"), models=[{"name": "m", "path": str(folder)}],
                       languages=["en"], seeds=[0], data={"en": {"diagnostics": []}}, train_size=steps * batch,
@@ -59,11 +59,11 @@ def trainer(folder: Path, steps: int, batch: int, threads: int, tmp: Path) -> di
     from transformers import DataCollatorWithPadding, Trainer, TrainerCallback, TrainingArguments
 
     from diagnostics.finetune import SweepConfig
-    from diagnostics.finetune.batching import batch_order, encode_pairs
-    from diagnostics.finetune.mixtures import training_mixture
-    from diagnostics.finetune.modeling import load_classifier
-    from diagnostics.finetune.train import label_ids
-    from diagnostics.models.loading import load_tokenizer
+    from diagnostics.finetune._batching import batch_order, encode_pairs
+    from diagnostics.finetune import training_mixture
+    from diagnostics.finetune._modeling import load_classifier
+    from diagnostics.finetune._train import label_ids
+    from diagnostics.models import load_tokenizer
 
     torch.set_num_threads(threads)
     cfg = SweepConfig(models=["m"], languages=["en"], train_size=steps * batch)

@@ -3,7 +3,7 @@
 Model folders of real checkpoints are too large to move to a GPU host, and the resource figures do not depend on
 the weights' values: this builds XLM-R-family encoders of three real sizes with random weights (seeded) and the
 tokenizer of a given folder (default: the embedded model's, the XLM-R vocabulary of 250,002 pieces), then measures
-each with :func:`diagnostics.models.measure.measure_model` (N = 2000 records of AX-b, batch 32, median of 5):
+each with :func:`diagnostics.models.measure_model` (N = 2000 records of AX-b, batch 32, median of 5):
 
 * ``e5-small``: hidden 384, 12 layers (the embedded multilingual-e5-small's shape);
 * ``xlmr-base``: hidden 768, 12 layers (xlm-roberta-base);
@@ -39,7 +39,7 @@ def build_encoder(folder: Path, size: str, tokenizer_folder: Path, seed: int = 0
     import torch
     from transformers import XLMRobertaConfig, XLMRobertaModel
 
-    from diagnostics.models.loading import TOKENIZER_FILES
+    from diagnostics.models._loading import TOKENIZER_FILES
 
     hidden, layers, heads, ffn = SIZES[size]
     config = XLMRobertaConfig(vocab_size=250002, hidden_size=hidden, num_hidden_layers=layers,
@@ -67,7 +67,7 @@ def main() -> dict:
     import torch
     import transformers
 
-    from diagnostics.models.measure import measure_model
+    from diagnostics.models import measure_model
 
     if args.tokenizer is None:
         from diagnostics.models import embedded_dir

@@ -41,7 +41,7 @@ def main() -> None:
 
     from diagnostics.models import resolve_model, tiny_random_model
     from diagnostics.probe import probe_models
-    from diagnostics.probe.tasks import annotated_training_frame
+    from diagnostics.probe import annotated_training_frame
 
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:

@@ -2,7 +2,7 @@
 
 On real RTE sentences, with the embedded model (or ``--random``: a random BERT of its size), three ways:
 
-* ``all_layers``: :func:`diagnostics.probe.extract.encode_sentences`, one pass per batch, all 13 states;
+* ``all_layers``: :func:`diagnostics.probe.encode_sentences`, one pass per batch, all 13 states;
 * ``per_layer_full``: for each of the 13 states a separate full pass, keeping only that state (the naive loop);
 * ``per_layer_truncated``: for each state a pass through only the layers below it (the strongest per-layer
   baseline: the encoder truncated to ``l`` layers, one layer for the embeddings state).
@@ -38,7 +38,7 @@ def main() -> None:
 
     from diagnostics.data import load
     from diagnostics.models import resolve_model, tiny_random_model
-    from diagnostics.probe.extract import encode_sentences, load_encoder
+    from diagnostics.probe import encode_sentences, load_encoder
 
     torch.set_num_threads(args.threads)
     frame = load("rte", "validation")

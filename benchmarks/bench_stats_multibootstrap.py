@@ -1,7 +1,7 @@
 """Multi-Bootstrap: vectorised implementation vs a straightforward loop over samples, seeds and categories.
 
 Same inputs, same run: 1000 bootstrap samples x 1104 examples (real AX-b ids, labels and 33 fine categories)
-x 6 seeds of synthetic predictions. The baseline is ``diagnostics.stats.reference.multibootstrap_loop``: for each
+x 6 seeds of synthetic predictions. The baseline is ``diagnostics.stats._reference.multibootstrap_loop``: for each
 sample it draws examples and seeds, then loops over the drawn seeds (and categories) computing the metric with
 plain numpy. Targets: overall accuracy >= 5x faster; MCC of all 33 categories at once >= 50x faster. The loop
 resamples the whole set, so the vectorised side is timed with ``stratify=False`` (the same algorithm); the
@@ -24,7 +24,7 @@ import numpy as np
 
 from diagnostics import data
 from diagnostics.stats import category_matrix, multibootstrap
-from diagnostics.stats.reference import multibootstrap_loop
+from diagnostics.stats._reference import multibootstrap_loop
 
 
 def _best(fn, repeats: int) -> float:

@@ -1,6 +1,6 @@
 """The ``diagnostics`` command line: one Typer app, one sub-command group per stage.
 
-Each stage module ``diagnostics/<stage>/cli.py`` exposes ``register(app)``; imports of heavy libraries
+Each stage's private module ``diagnostics/<stage>/_cli.py`` exposes ``register(app)``; imports of heavy libraries
 (torch, spaCy) stay inside the command functions so that ``diagnostics --help`` is instant.
 """
 
@@ -57,8 +57,8 @@ def _wrap_commands(group: typer.Typer) -> None:
 
 
 for _stage in STAGES:
-    importlib.import_module(f"diagnostics.{_stage}.cli").register(app)
-importlib.import_module("diagnostics.predictions.cli").register_compare(app)  # the top-level `diagnostics compare`
+    importlib.import_module(f"diagnostics.{_stage}._cli").register(app)
+importlib.import_module("diagnostics.predictions._cli").register_compare(app)  # the top-level `diagnostics compare`
 importlib.import_module("diagnostics.notebooks_cli").register(app)  # `diagnostics notebooks copy`
 importlib.import_module("diagnostics.settings_cli").register(app)  # `diagnostics settings sweep|scale`
 _wrap_commands(app)

@@ -1,7 +1,7 @@
 """Names shared by every stage: the entailment labels, the class-index order and the predictions-table columns.
 
-This is the one place these are defined; the stages import them from here (``diagnostics.stats.table.LABELS``,
-``diagnostics.finetune.mixtures.LABELS``, ``diagnostics.finetune.store.PREDICTION_COLUMNS`` ... are these objects).
+This is the one place these are defined; the stages import them from here (``diagnostics.stats._table.LABELS``,
+``diagnostics.finetune._mixtures.LABELS``, ``diagnostics.finetune._store.PREDICTION_COLUMNS`` ... are these objects).
 The module imports nothing, so any stage may use it.
 
 >>> from diagnostics.schema import CLASS_LABELS, LABELS

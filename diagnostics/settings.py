@@ -1,7 +1,7 @@
 """One settings system: typed dataclass fields, one value converter, one override parser, config files.
 
-A settings class (:class:`~diagnostics.finetune.config.SweepConfig`, the pipeline's
-:class:`~diagnostics.pipeline.scales.ScaleSpec`) declares each setting with :func:`setting`: the field's type hint
+A settings class (:class:`~diagnostics.finetune.SweepConfig`, the pipeline's
+:class:`~diagnostics.pipeline.ScaleSpec`) declares each setting with :func:`setting`: the field's type hint
 says what a value converts to, its metadata the allowed ``choices``, the ``check`` of its range and, for structured
 values, its own ``reader``. :func:`convert_fields` turns the values as written (YAML, TOML, ``--set key=value``)
 into those types and :func:`field_problems` checks ranges and choices, every problem as ``(key, message)``;

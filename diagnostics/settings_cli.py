@@ -42,7 +42,7 @@ def settings_rows(kind: str) -> list[dict[str, str]]:
 
         return describe_settings(SweepConfig)
     if kind == "scale":
-        from diagnostics.pipeline.scales import ScaleSpec
+        from diagnostics.pipeline import ScaleSpec
 
         return describe_settings(ScaleSpec)
     raise UserInputError(f"settings: expected {' or '.join(LISTS)}, found {kind!r}")

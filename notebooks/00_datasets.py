@@ -29,9 +29,9 @@ train_missing = False
 from pathlib import Path
 
 from diagnostics import data
-from diagnostics.data.consistency import compare_diagnostics
+from diagnostics.data import compare_diagnostics
 from diagnostics.pipeline import notebook_paths
-from diagnostics.plots.data import category_counts_by_language
+from diagnostics.plots import category_counts_by_language
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir)
 data.available()

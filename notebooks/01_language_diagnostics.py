@@ -36,10 +36,9 @@ train_missing = False
 # %matplotlib inline
 from IPython.display import display
 
-from diagnostics import stats
+from diagnostics import plots, stats
 from diagnostics.pipeline import ensure_runs, experiment_configs, notebook_paths, plan_datasets
 from diagnostics.plots import save
-from diagnostics.plots import stats as stats_plots
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir, only=("base",))
@@ -74,19 +73,19 @@ overall.round(3)
 # seeds (notebook 02).
 
 # %%
-fig = stats_plots.category_language_heatmap(stab, level="fine", value="mean")
+fig = plots.category_language_heatmap(stab, level="fine", value="mean")
 save(fig, output_dir, "01_category_language_mcc")
 fig
 
 # %%
 first_seed = scores["seed"].min()
-fig = stats_plots.category_language_heatmap(scores, {"seed": first_seed}, level="fine", value="mcc",
-                                            title=f"MCC per category and language, one run (seed {first_seed})")
+fig = plots.category_language_heatmap(scores, {"seed": first_seed}, level="fine", value="mcc",
+                                      title=f"MCC per category and language, one run (seed {first_seed})")
 save(fig, output_dir, "01_category_language_mcc_one_seed")
 fig
 
 # %%
-fig = stats_plots.category_language_heatmap(stab, level="coarse", value="mean")
+fig = plots.category_language_heatmap(stab, level="coarse", value="mean")
 save(fig, output_dir, "01_coarse_language_mcc")
 fig
 

@@ -35,10 +35,9 @@ train_missing = False
 # %matplotlib inline
 from IPython.display import display
 
-from diagnostics import stats
+from diagnostics import plots, stats
 from diagnostics.pipeline import ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import save
-from diagnostics.plots import stats as stats_plots
 
 ddof = 1  # σ over seeds: the sample standard deviation
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
@@ -60,7 +59,7 @@ stats.display_table(stats.seed_stability_table(scores, ddof=ddof)).round(3)
 
 # %%
 for language in languages:
-    fig = stats_plots.category_seed_heatmap(scores, {"language": language})
+    fig = plots.category_seed_heatmap(scores, {"language": language})
     save(fig, output_dir, f"02_category_seed_mcc_{language}")
     display(fig)
 
@@ -73,7 +72,7 @@ for language in languages:
 stats.mcc_sigma_table(scores, ddof=ddof).round(3)
 
 # %%
-fig = stats_plots.category_language_heatmap(stab, level="fine", value="std")
+fig = plots.category_language_heatmap(stab, level="fine", value="std")
 save(fig, output_dir, "02_category_language_sigma")
 fig
 

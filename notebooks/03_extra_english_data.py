@@ -40,11 +40,9 @@ train_missing = False
 import pandas as pd
 from IPython.display import display
 
-from diagnostics import stats
+from diagnostics import plots, stats
 from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets
-from diagnostics.plots import save
-from diagnostics.plots import stats as stats_plots
-from diagnostics.plots.curves import metric_curve
+from diagnostics.plots import metric_curve, save
 
 ddof = 1  # σ over seeds: the sample standard deviation
 
@@ -78,8 +76,8 @@ stats.display_table(stats.average_sigma_decrease(scores, without, with_, ddof=dd
 # ## Fig. 10: seed-mean MCC per category and language with the most extra data
 
 # %%
-fig = stats_plots.category_language_heatmap(stats.stability(scores, ddof=ddof), {"experiment": largest},
-                                            title=f"Seed-mean MCC per category and language ({largest})")
+fig = plots.category_language_heatmap(stats.stability(scores, ddof=ddof), {"experiment": largest},
+                                      title=f"Seed-mean MCC per category and language ({largest})")
 save(fig, output_dir, "03_fig10_category_language_mcc")
 fig
 
@@ -88,7 +86,7 @@ fig
 
 # %%
 for language in extra_languages:
-    fig = stats_plots.category_seed_heatmap(scores, {"language": language, "experiment": largest})
+    fig = plots.category_seed_heatmap(scores, {"language": language, "experiment": largest})
     save(fig, output_dir, f"03_category_seed_mcc_{language}")
     display(fig)
 
@@ -101,7 +99,7 @@ delta = pd.concat([stats.deltas(scores, {"experiment": reference}, {"experiment"
 labels = stats.language_labels(scores)
 for value in ("mcc_delta", "sigma_delta"):
     setting = delta["language"].map(labels) + " +" + delta["extra_pairs"].astype(str)
-    fig = stats_plots.delta_heatmap(delta.assign(setting=setting), value=value, columns="setting")
+    fig = plots.delta_heatmap(delta.assign(setting=setting), value=value, columns="setting")
     save(fig, output_dir, f"03_{value}")
     display(fig)
 

@@ -35,15 +35,13 @@ train_missing = False
 import pandas as pd
 from IPython.display import display
 
-from diagnostics import stats
+from diagnostics import plots, stats
 from diagnostics.annotate import feature_distribution
-from diagnostics.finetune.mixtures import extra_ref, labelled, subset
+from diagnostics.finetune import extra_ref, labelled, subset
 from diagnostics.pipeline import (ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets,
                                   scale_spec)
-from diagnostics.plots import save
-from diagnostics.plots import stats as stats_plots
-from diagnostics.plots.curves import metric_curve
-from diagnostics.probe.tasks import STUDY_FEATURES, feature_groups
+from diagnostics.plots import metric_curve, save
+from diagnostics.probe import STUDY_FEATURES, feature_groups
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
                                        train_missing=train_missing)
@@ -105,7 +103,7 @@ both = both[both["experiment"].isin([before, after])]
 common = sorted(set(both.loc[both["experiment"] == before, "language"]) & set(both.loc[both["experiment"] == after, "language"]))
 trajectory = stats.category_scores(both[both["language"].isin(common)], datasets)
 if before != after and len(common) >= 1:
-    fig = stats_plots.category_trajectories(trajectory, {"experiment": before}, {"experiment": after})
+    fig = plots.category_trajectories(trajectory, {"experiment": before}, {"experiment": after})
     save(fig, output_dir, "04_fig5_trajectories")
     display(fig)
 if before != after and {"en", "ru"} <= set(common):
@@ -116,7 +114,7 @@ if before != after and {"en", "ru"} <= set(common):
 # ## Table 7: share of pairs showing each feature (rule annotator, presence reading)
 # RTE and TERRa train, and a random subset of the extra English data of the presence mixtures' size drawn with
 # the sweeps' data seed (before any share is set). The study's annotation has 15 features
-# (`diagnostics.probe.tasks.STUDY_FEATURES`: our reconstruction, as the study prints no list in its text); the other
+# (`diagnostics.probe.STUDY_FEATURES`: our reconstruction, as the study prints no list in its text); the other
 # features our rules detect are shown apart, under `extra`.
 
 # %%

@@ -20,7 +20,7 @@
 # Predicate-Argument Structure.
 #
 # The training and selection labels are the study's reading: a pair shows a category when either sentence shows one
-# of its features among the study's 15 annotation features (`diagnostics.probe.tasks.STUDY_FEATURES`; our
+# of its features among the study's 15 annotation features (`diagnostics.probe.STUDY_FEATURES`; our
 # reconstruction of its Table 7 list). On RTE-style pairs, most pairs then show some Logic feature (a conjunction,
 # a number, a time expression), so the Logic probe may see one class only and predict it (its L2 strength is then
 # NaN); the table below prints each task's positive rate. `probe_labels="differs"` gives the rules' pair reading
@@ -55,11 +55,10 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import display
 
-from diagnostics.finetune.store import list_runs
-from diagnostics.pipeline import ensure_runs, experiment_configs, notebook_paths, pretrained_models, scale_spec
-from diagnostics.pipeline.scales import probe_frames
-from diagnostics.plots import save
-from diagnostics.plots.probe import accuracy_by_layer, compare_by_layer
+from diagnostics.finetune import list_runs
+from diagnostics.pipeline import (ensure_runs, experiment_configs, notebook_paths, pretrained_models, probe_frames,
+                                  scale_spec)
+from diagnostics.plots import accuracy_by_layer, compare_by_layer, save
 from diagnostics.probe import layer_summary, probe_gold_cv, probe_models
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)

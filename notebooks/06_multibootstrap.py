@@ -43,12 +43,11 @@ train_missing = False
 import pandas as pd
 from IPython.display import Markdown, display
 
-from diagnostics import stats
-from diagnostics.data.consistency import compare_diagnostics
+from diagnostics import plots, stats
+from diagnostics.data import compare_diagnostics
 from diagnostics.pipeline import (ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets,
                                   scale_spec)
 from diagnostics.plots import save
-from diagnostics.plots import stats as stats_plots
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"), train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
@@ -89,7 +88,7 @@ def survivors(frame, name):
 # %%
 ci = pd.concat([stats.setting_ci(base, {"language": lang}, n_boot=spec.n_boot, seed=0, dataset=datasets)
                 for lang in languages], ignore_index=True)
-fig = stats_plots.ci_forest_plot(ci, hue="language")
+fig = plots.ci_forest_plot(ci, hue="language")
 save(fig, output_dir, "06_ci_per_language")
 fig
 
@@ -106,7 +105,7 @@ if {"en", "ru"} <= set(languages):
     kept = base[~base["example_id"].isin(excluded)]
     en_ru = stats.compare_settings(kept, {"language": "en"}, {"language": "ru"}, paired=False, n_boot=n_boot_tests,
                                    seed=0, dataset=datasets, alternative="two-sided")
-    fig = stats_plots.ci_forest_plot(en_ru, estimate="delta", low="delta_simul_low", high="delta_simul_high")
+    fig = plots.ci_forest_plot(en_ru, estimate="delta", low="delta_simul_low", high="delta_simul_high")
     save(fig, output_dir, "06_delta_en_ru")
     display(fig)
     display(survivors(en_ru, "en vs ru"))
@@ -126,7 +125,7 @@ for lang in sorted(in_both):
     diff = stats.compare_settings(predictions, {"experiment": smallest, "language": lang},
                                   {"experiment": largest, "language": lang}, paired=True,
                                   n_boot=n_boot_tests, seed=0, dataset=datasets, alternative="two-sided")
-    fig = stats_plots.ci_forest_plot(diff, estimate="delta", low="delta_simul_low", high="delta_simul_high")
+    fig = plots.ci_forest_plot(diff, estimate="delta", low="delta_simul_low", high="delta_simul_high")
     save(fig, output_dir, f"06_delta_extra_{lang}")
     display(fig)
     display(survivors(diff, f"{lang}: {largest} vs {smallest}"))

@@ -35,8 +35,8 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import annotate as ann
+from diagnostics import plots
 from diagnostics.pipeline import notebook_paths
-from diagnostics.plots import annotate as annplots
 from diagnostics.plots import save
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir)
@@ -45,7 +45,7 @@ scores = {lang: ann.evaluate(lang) for lang in langs}
 scores[langs[0]].round(3)
 
 # %%
-fig = annplots.evaluation_scores(scores)
+fig = plots.evaluation_scores(scores)
 save(fig, output_dir, "07_annotator_scores")
 fig
 
@@ -55,7 +55,7 @@ fig
 # %%
 limit = {"tiny": 100, "demo": 1000}.get(scale)
 dist = ann.feature_distribution(("rte", "terra", "sick"), limit=limit)
-fig = annplots.feature_distribution(dist)
+fig = plots.feature_distribution(dist)
 save(fig, output_dir, "07_feature_distribution")
 display(fig)
 dist

@@ -35,10 +35,10 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import behave
+from diagnostics.behave import LexicalOverlapPredictor
+from diagnostics.finetune import list_runs
 from diagnostics.pipeline import ensure_runs, notebook_paths, scale_spec
-from diagnostics.behave.baselines import LexicalOverlapPredictor
-from diagnostics.finetune.store import list_runs
-from diagnostics.plots.behave import failure_by_seed, failure_heatmap
+from diagnostics.plots import failure_by_seed, failure_heatmap
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 max_per_test = {"tiny": 10, "demo": 50, "paper": 200}[scale]

@@ -38,11 +38,9 @@ import re
 import pandas as pd
 from IPython.display import Markdown, display
 
-from diagnostics import predictions, stats
+from diagnostics import plots, predictions, stats
 from diagnostics.pipeline import ensure_runs, notebook_paths, scale_spec
-from diagnostics.plots import compare as compare_plots
 from diagnostics.plots import save
-from diagnostics.plots import stats as stats_plots
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
@@ -124,7 +122,7 @@ except predictions.ImportRefusedError as err:
 # %%
 scores = stats.category_scores(from_csv.table)
 stab = stats.stability(scores)
-fig = stats_plots.category_seed_heatmap(scores, {"experiment": "colleague"})
+fig = plots.category_seed_heatmap(scores, {"experiment": "colleague"})
 save(fig, output_dir, "09_imported_seed_mcc")
 display(fig)
 stab[stab["level"] == "fine"].sort_values("std", ascending=False)[["category", "n", "mean", "std"]].head(8).round(3)
@@ -140,8 +138,8 @@ seeds = sorted(from_csv.table["seed"].unique())
 comparison = predictions.compare_tables(from_lm_eval.table, from_csv.table, select_a={"seed": seeds[0]},
                                         select_b={"seed": seeds[-1]}, n_boot=spec.n_boot,
                                         names=(f"seed {seeds[0]}", f"seed {seeds[-1]}"))
-compare_plots.write_comparison(comparison, work / "compare")
-fig = compare_plots.comparison_figure(comparison)
+plots.write_comparison(comparison, work / "compare")
+fig = plots.comparison_figure(comparison)
 save(fig, output_dir, "09_compare_seeds")
 display(fig)
 # the summary's headings two levels down, under this section's

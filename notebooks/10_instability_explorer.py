@@ -19,7 +19,8 @@
 # examples: per example, every seed's prediction and P(entailment) and its **flip rate**, the share of seed pairs
 # whose predictions differ (0 = the seeds agree; 2/3 with three seeds when one disagrees); per category, the share
 # of flipping examples and each example's **Δσ**, the change of the category's σ when that example is left out
-# (positive: the example raises σ). Definitions in `diagnostics.stats.instances`.
+# (positive: the example raises σ). Definitions in `diagnostics.stats` (`instance_stability`,
+# `category_instability`, `sigma_drivers`).
 #
 # The explorer below is a widget (ipywidgets: JupyterLab, Notebook 7 and the classic Notebook, VS Code, Colab);
 # where no widget front end runs (this notebook executed by the pipeline, the HTML report) it shows static tables.
@@ -39,8 +40,7 @@ from IPython.display import display
 
 from diagnostics import explorer as ex
 from diagnostics.pipeline import ensure_runs, notebook_paths, plan_datasets
-from diagnostics.plots import save
-from diagnostics.plots.flips import flipping_figure
+from diagnostics.plots import flipping_figure, save
 from diagnostics.schema import ENTAILMENT
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"),

@@ -18,7 +18,7 @@
 # The reference study (Tikhonova et al., 2022) prints 176 numbers and checkable claims in its text: per-category
 # MCCs of single runs (§5.1, §5.2), σ ranges over seeds (Table 6), the effect of extra MNLI data (§5.3, Table 4),
 # feature presence (§5.4, Table 5), probing and data facts. They ship with the package
-# (`diagnostics/stats/paper_numbers.csv`); `stats.paper.against_paper` computes our value of each from this run
+# (`diagnostics/stats/paper_numbers.csv`); `stats.against_paper` computes our value of each from this run
 # store, with the same statistics the other notebooks use, and puts it beside the paper's:
 #
 # * `paper`, `ours`, `difference` (ours − paper) and `sigma`, our σ over seeds of that category;
@@ -44,11 +44,10 @@ train_missing = False
 import pandas as pd
 from IPython.display import Markdown, display
 
-from diagnostics.finetune.store import list_runs
+from diagnostics.finetune import list_runs
 from diagnostics.pipeline import ensure_runs, notebook_paths, plan_datasets
-from diagnostics.plots import save
-from diagnostics.plots.paper import paper_comparison
-from diagnostics.stats.paper import against_paper, paper_verdict
+from diagnostics.plots import paper_comparison, save
+from diagnostics.stats import against_paper, paper_verdict
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
                                       train_missing=train_missing)

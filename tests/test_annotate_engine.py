@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from diagnostics import data
-from diagnostics.annotate import RulesError, annotate, evaluate, feature_distribution, get_annotator, load_rules, score
-from diagnostics.annotate.rules import available_languages
+from diagnostics.annotate import (RulesError, annotate, available_languages, evaluate, feature_distribution,
+                                  get_annotator, load_rules, score)
 from diagnostics.cli import app
 from diagnostics.taxonomy import COARSE_OF, FINE
 
@@ -188,7 +188,7 @@ def test_cli_run_and_evaluate_user_file(tmp_path):
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv"])
 def test_write_output_replaces_the_file_whole(tmp_path, monkeypatch, suffix):
-    from diagnostics.annotate.io import write_output
+    from diagnostics.annotate._io import write_output
 
     frame = annotate(pd.DataFrame({"premise": ["Il ne pleut pas."], "hypothesis": ["Il pleut."]}), "fr")
     out = write_output(frame, tmp_path / f"out{suffix}")
@@ -210,7 +210,7 @@ def test_split_half_chooses_modes_on_one_half_and_scores_the_other():
     import pandas as pd
 
     from diagnostics.annotate import split_half
-    from diagnostics.annotate.evaluation import _halves
+    from diagnostics.annotate._evaluation import _halves
 
     frame = pd.DataFrame({"id": ["0", "1", "2", "3"], "premise": ["a", "b", "a", "c"],
                           "hypothesis": ["b", "a", "d", "e"]})
@@ -223,8 +223,8 @@ def test_split_half_chooses_modes_on_one_half_and_scores_the_other():
 
 
 def test_cached_annotations_are_reused_and_keyed_by_rules_and_reading(tmp_path, monkeypatch):
-    from diagnostics.annotate import engine
-    from diagnostics.annotate.cache import annotate_cached
+    from diagnostics.annotate import _engine as engine
+    from diagnostics.annotate import annotate_cached
 
     frame = data.load("axb").head(12)
     rules = tmp_path / "xx.yaml"

@@ -7,9 +7,9 @@ from spacy.matcher import Matcher
 
 from diagnostics import data
 from diagnostics.annotate import annotate, get_annotator
-from diagnostics.annotate.backends import CONTEXT_FREE_BACKENDS
-from diagnostics.annotate.evaluation import DIAGNOSTIC_SETS
-from diagnostics.annotate.token_matcher import TokenMatcher
+from diagnostics.annotate._backends import CONTEXT_FREE_BACKENDS
+from diagnostics.annotate._evaluation import DIAGNOSTIC_SETS
+from diagnostics.annotate._token_matcher import TokenMatcher
 
 HAND_WRITTEN = {
     "fr": ["Le chat n'a jamais été vu par personne.", "Si Marie vient, nous partirons à trois heures.",

@@ -14,13 +14,13 @@ Stages, lowest first (a module may import its own stage and the ones below it, n
 2. ``annotate``
 3. ``models``
 4. ``stats``: pure numpy / pandas / scipy; needs only ``data`` and the foundation
-5. ``finetune``: imports the one MCC from ``stats.mcc`` (so ``stats`` sits below it and must never import it)
+5. ``finetune``: imports the one MCC from ``stats._mcc`` (so ``stats`` sits below it and must never import it)
 6. ``probe``
 7. ``behave``
 8. ``predictions``: importers and exporters of other tools' prediction files, and ``compare``; needs ``data`` and
    ``stats`` (only ``plots`` and the commands may import it)
 9. ``plots``, and ``explorer`` (the instability explorer; needs ``annotate`` and ``stats``, the report uses it)
-10. commands: ``pipeline``, ``report``, ``diagnostics.cli`` / ``__main__`` and every stage's ``cli`` module
+10. commands: ``pipeline``, ``report``, ``diagnostics.cli`` / ``__main__`` and every stage's ``_cli`` module
    (the ``diagnostics <stage>`` commands, registered by ``diagnostics/cli.py``)
 """
 
@@ -112,7 +112,7 @@ GRAPH = import_graph()
 def stage_of(module: str) -> int:
     """Stage index (see :data:`STAGES`) of a ``diagnostics`` module."""
     parts = module.split(".")
-    if module in _COMMAND_MODULES or (len(parts) == 3 and parts[2] == "cli"):
+    if module in _COMMAND_MODULES or (len(parts) == 3 and parts[2] == "_cli"):
         return STAGES.index("commands")
     if len(parts) == 1 or (len(parts) == 2 and not MODULES[module][1]):
         return STAGES.index("foundation")  # the package root and the top-level modules
@@ -165,10 +165,10 @@ def _strings(module: str) -> list[ast.Constant]:
 
 
 def test_the_graph_sees_module_and_function_level_imports():
-    assert "diagnostics.finetune.config" in GRAPH["diagnostics.finetune.sweep"]  # module level, relative
-    assert "diagnostics.finetune.train_group" in GRAPH["diagnostics.finetune.executors"]  # inside a function
-    assert "diagnostics.data" in GRAPH["diagnostics.annotate.io"]  # ``from .. import data`` inside a function
-    assert {"diagnostics.stats.mcc", "diagnostics.stats"} <= GRAPH["diagnostics.finetune.train"]
+    assert "diagnostics.finetune._config" in GRAPH["diagnostics.finetune._sweep"]  # module level, relative
+    assert "diagnostics.finetune._train_group" in GRAPH["diagnostics.finetune._executors"]  # inside a function
+    assert "diagnostics.data" in GRAPH["diagnostics.annotate._io"]  # ``from .. import data`` inside a function
+    assert {"diagnostics.stats._mcc", "diagnostics.stats"} <= GRAPH["diagnostics.finetune._train"]
 
 
 def test_every_module_has_a_stage():
@@ -204,10 +204,13 @@ def test_the_checks_catch_a_cycle_and_an_upward_import():
 
 def test_labels_and_columns_are_the_schema_objects():
     from diagnostics import schema, stats
-    from diagnostics.behave import predictors, templates
-    from diagnostics.data import readers
-    from diagnostics.finetune import mixtures, store
-    from diagnostics.stats import bootstrap, table
+    from diagnostics.behave import _predictors as predictors
+    from diagnostics.behave import _templates as templates
+    from diagnostics.data import _readers as readers
+    from diagnostics.finetune import _mixtures as mixtures
+    from diagnostics.finetune import _store as store
+    from diagnostics.stats import _bootstrap as bootstrap
+    from diagnostics.stats import _table as table
 
     assert schema.LABELS == ("entailment", "not_entailment")
     assert schema.CLASS_LABELS == ("not_entailment", "entailment")  # class 1 = entailment = ``probability``
@@ -247,20 +250,21 @@ def _assigned(name: str) -> list[str]:
 
 
 def test_file_kinds_are_defined_once():
-    from diagnostics.annotate import io as annotate_io
-    from diagnostics.data import cli as data_cli
-    from diagnostics.data import registry
+    from diagnostics.annotate import _io as annotate_io
+    from diagnostics.data import _cli as data_cli
+    from diagnostics.data import _registry as registry
 
-    assert _assigned("KINDS") == ["diagnostics.data.kinds"]
+    assert _assigned("KINDS") == ["diagnostics.data._kinds"]
     assert annotate_io.KINDS is registry.KINDS and data_cli.KINDS is registry.KINDS
 
 
 def test_mcc_is_defined_once():
     defined = sorted(f"{m}.{n.name}" for m in MODULES for n in ast.walk(TREES[m])
                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in ("mcc", "mcc_from_counts"))
-    assert defined == ["diagnostics.stats.mcc.mcc", "diagnostics.stats.mcc.mcc_from_counts"]
-    from diagnostics.finetune import quality
-    from diagnostics.stats import mcc, reference
+    assert defined == ["diagnostics.stats._mcc.mcc", "diagnostics.stats._mcc.mcc_from_counts"]
+    from diagnostics.finetune import _quality as quality
+    from diagnostics.stats import _mcc as mcc
+    from diagnostics.stats import _reference as reference
 
     assert reference.mcc is mcc.mcc and quality._mcc is mcc.mcc
 
@@ -274,7 +278,7 @@ def test_atomic_writes_go_through_io_utils():
                                                           if isinstance(n, ast.FunctionDef)
                                                           and n.name == "write_json_atomic"]) == 1
     from diagnostics import io_utils
-    from diagnostics.finetune import store
+    from diagnostics.finetune import _store as store
 
     assert store.write_json_atomic is io_utils.write_json_atomic
 
@@ -284,7 +288,7 @@ def test_line_aware_yaml_loader_is_defined_once():
                      for b in n.bases if isinstance(b, ast.Attribute) and b.attr.endswith("Loader"))
     assert loaders == ["diagnostics.yaml_lines"]
     from diagnostics import yaml_lines
-    from diagnostics.behave import yamllines
+    from diagnostics.behave import _yamllines as yamllines
 
     assert yamllines.LineDict is yaml_lines.LineDict and yamllines.line_of is yaml_lines.line_of
 
@@ -314,7 +318,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
 #: The most lines a module of ``diagnostics`` may have.
 MAX_MODULE_LINES = 700
 #: Modules still over the limit while they are being split: the list only shrinks (an entry under the limit fails).
-LONG_MODULES_BEING_SPLIT = frozenset({"diagnostics.finetune.store", "diagnostics.predictions.importer"})
+LONG_MODULES_BEING_SPLIT = frozenset({"diagnostics.finetune._store", "diagnostics.predictions._importer"})
 
 
 def _lines(module: str) -> int:
@@ -350,12 +354,12 @@ def test_settings_are_read_and_parsed_in_one_place():
 
 
 def test_executors_are_named_once():
-    assert _assigned("EXECUTOR_NAMES") == ["diagnostics.finetune.config"]
-    assert _assigned("EXECUTORS") == ["diagnostics.finetune.executors"]
+    assert _assigned("EXECUTOR_NAMES") == ["diagnostics.finetune._config"]
+    assert _assigned("EXECUTORS") == ["diagnostics.finetune._executors"]
     spelled = sorted(f"{m}:{n.lineno}" for m in MODULES for n in ast.walk(TREES[m]) if isinstance(n, ast.Tuple)
                      and {"inprocess", "pool", "submitit"} <= {e.value for e in n.elts if isinstance(e, ast.Constant)})
-    assert len(spelled) == 1 and spelled[0].startswith("diagnostics.finetune.config:"), spelled
-    from diagnostics.finetune import config
+    assert len(spelled) == 1 and spelled[0].startswith("diagnostics.finetune._config:"), spelled
+    from diagnostics.finetune import _config as config
 
     assert config.EXECUTOR_NAMES == ("inprocess", "pool", "submitit")
 
@@ -369,7 +373,7 @@ def test_the_dataset_registry_is_changed_only_by_its_module():
     mutators = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
     found = []
     for module in MODULES:
-        if module == "diagnostics.data.registry":
+        if module == "diagnostics.data._registry":
             continue
         for node in ast.walk(TREES[module]):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else \
@@ -379,7 +383,7 @@ def test_the_dataset_registry_is_changed_only_by_its_module():
                     or isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in mutators and _is_registry(node.func.value):
                 found.append(f"{module}:{node.lineno}")
-    assert not found, f"the dataset registry changed outside diagnostics.data.registry: {found}"
+    assert not found, f"the dataset registry changed outside diagnostics.data._registry: {found}"
     assert _defined("bind_files") == [], "user files travel as DataRef values; nothing binds them to a name"
     checks = ast.parse("from diagnostics.data import REGISTRY\nREGISTRY['x'] = 1\nREGISTRY.pop('x')\n")
     assert sum(isinstance(n, ast.Assign) and _is_registry(n.targets[0].value) for n in ast.walk(checks)) == 1
@@ -406,10 +410,10 @@ def test_no_stage_package_wraps_a_function_in_a_pass_through(package):
     assert not wrappers, f"diagnostics/{package}/__init__.py: pass-through wrappers {wrappers}"
 
 
-#: File names of a Hugging Face model folder: written once, in ``diagnostics/models/folders.py``.
+#: File names of a Hugging Face model folder: written once, in ``diagnostics/models/_folders.py``.
 MODEL_FILE_NAMES = {"config.json", "model.safetensors", "model.safetensors.index.json", "pytorch_model.bin"}
 #: The run store's own record of a run is also called ``config.json``: that one is not a model's.
-RUN_RECORD_MODULES = {"diagnostics.finetune.store"}
+RUN_RECORD_MODULES = {"diagnostics.finetune._store"}
 
 
 def test_model_file_names_are_spelled_only_in_the_models_package():

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from diagnostics.behave import Case, SuiteFormatError, generate_suite, generate_suites, load_suite, save_suite
-from diagnostics.behave.perturb import add_typo, strip_punctuation
+from diagnostics.behave._perturb import add_typo, strip_punctuation
 
 LANGUAGES = ["en", "ru", "fr", "de", "sv"]
 

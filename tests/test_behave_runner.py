@@ -7,8 +7,8 @@ from scipy.stats import pearsonr
 
 from diagnostics.behave import (Case, failure_rates, generate_suite, generate_suites, rs_corr, run_suite, run_sweep,
                                 save_suite, summarise_across_seeds)
-from diagnostics.behave.baselines import LexicalOverlapPredictor
-from diagnostics.behave.predictors import label_order, resolve_model_dir, run_coordinates
+from diagnostics.behave import LexicalOverlapPredictor
+from diagnostics.behave._predictors import label_order, resolve_model_dir, run_coordinates
 
 E, N = "entailment", "not_entailment"
 
@@ -132,7 +132,7 @@ def test_run_coordinates_from_path(tmp_path):
 def tiny_runs(tmp_path_factory):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from diagnostics.models.tiny import tiny_random_model
+    from diagnostics.models import tiny_random_model
 
     root = tmp_path_factory.mktemp("behave")
     base = tiny_random_model(root / "tiny", seed=0)

@@ -4,10 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from diagnostics.behave import TemplateError, load_templates
-from diagnostics.behave.generate import generate_suite, render_with
-from diagnostics.behave.plural import plural_category
-from diagnostics.behave.templates import available_languages
+from diagnostics.behave import TemplateError, available_languages, load_templates
+from diagnostics.behave._generate import generate_suite, render_with
+from diagnostics.behave._plural import plural_category
 from diagnostics.taxonomy import FINE
 
 LANGUAGES = ["en", "ru", "fr", "de", "sv"]

@@ -17,7 +17,7 @@ import pytest
 
 from _cli import assert_user_error, run_cli
 from _stats_fixtures import FLIP, synthetic_table
-from diagnostics.stats.report import OUTPUTS
+from diagnostics.stats._report import OUTPUTS
 
 
 @dataclass
@@ -38,8 +38,8 @@ def _notebook(path: Path) -> None:
 
 def _workspace(root: Path, tiny: Path) -> dict[str, Case]:
     """Build every bad input under ``root`` and the command that must refuse it."""
-    from diagnostics.behave.generate import generate_suite
-    from diagnostics.behave.suite import save_suite
+    from diagnostics.behave import generate_suite
+    from diagnostics.behave import save_suite
 
     table = synthetic_table("axb", seeds=[0, 1])
     out = root / "out"  # no refused stats call may create it
@@ -198,7 +198,7 @@ def test_stats_leaves_no_stale_output_and_keeps_foreign_files(tmp_path):
 
 
 def test_untrained_head_is_scored_only_when_allowed(tiny_model_dir, tmp_path):
-    from diagnostics.behave.predictors import TransformersPredictor
+    from diagnostics.behave._predictors import TransformersPredictor
     from diagnostics.errors import UserInputError
 
     with pytest.raises(UserInputError, match="no trained classification head .*classifier.weight"):

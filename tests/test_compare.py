@@ -11,7 +11,7 @@ from _cli import run_cli
 from _stats_fixtures import synthetic_table
 
 from diagnostics.errors import UserInputError
-from diagnostics.plots.compare import write_comparison
+from diagnostics.plots import write_comparison
 from diagnostics.predictions import compare_tables, mcnemar_exact
 from diagnostics.stats import category_matrix, validate_predictions
 
@@ -215,7 +215,7 @@ def test_write_comparison_in_python(tmp_path):
 
 
 def test_the_overall_row_counts_the_same_examples_in_stats_and_compare(tmp_path):
-    from diagnostics.stats.scores import OVERALL
+    from diagnostics.stats import OVERALL
 
     a, b = _sides(seeds_a=[0, 1], seeds_b=[0, 1])
     table = pd.concat([a, b], ignore_index=True)

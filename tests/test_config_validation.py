@@ -10,8 +10,7 @@ import pytest
 
 from diagnostics import data
 from diagnostics.errors import UserInputError
-from diagnostics.finetune import SweepConfig, load_config
-from diagnostics.finetune.config import ConfigError
+from diagnostics.finetune import ConfigError, SweepConfig, load_config
 from diagnostics.yaml_lines import YAMLLineError
 
 BASE = {"experiment": "s", "models": "[{name: tiny, path: MODEL}]", "languages": "[en]", "seeds": "[0]",
@@ -218,7 +217,7 @@ def test_unlabelled_or_misspelt_training_file_is_refused(tmp_path, model):
 
 
 def test_mixture_refuses_sizes_as_one_line_user_errors(model):
-    from diagnostics.finetune.mixtures import training_mixture
+    from diagnostics.finetune import training_mixture
 
     config = SweepConfig(models=[{"name": "tiny", "path": str(model)}], languages=["en"], train_size=10**5)
     with pytest.raises(ConfigError, match=r"^train_size: expected at most \d+ \(the labelled pairs of rte:train"):
@@ -226,7 +225,7 @@ def test_mixture_refuses_sizes_as_one_line_user_errors(model):
 
 
 def test_annotate_auto_detection_reports_the_real_problem(tmp_path):
-    from diagnostics.annotate.io import read_input
+    from diagnostics.annotate._io import read_input
 
     path = tmp_path / "pairs.jsonl"
     good = {"premise": "A man sleeps.", "hypothesis": "A man rests.", "idx": 0, "label": "entailment"}

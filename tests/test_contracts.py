@@ -26,13 +26,12 @@ import pytest
 
 import diagnostics
 from diagnostics import annotate, behave, data
-from diagnostics.annotate.cache import COLUMNS as AUTO_COLUMNS
-from diagnostics.annotate.evaluation import DIAGNOSTIC_SETS as ANNOTATE_DIAGNOSTIC_SETS
-from diagnostics.data import readers
-from diagnostics.data.registry import KINDS, REGISTRY, USER_LANGUAGES, datasets_root, user_dataset
-from diagnostics.finetune.config import LANGUAGE_DEFAULTS
-from diagnostics.probe.tasks import DIAGNOSTIC_SETS as PROBE_DIAGNOSTIC_SETS
-from diagnostics.probe.tasks import TRAIN_SETS as PROBE_TRAIN_SETS
+from diagnostics.annotate._cache import COLUMNS as AUTO_COLUMNS
+from diagnostics.annotate._evaluation import DIAGNOSTIC_SETS as ANNOTATE_DIAGNOSTIC_SETS
+from diagnostics.data import KINDS, REGISTRY, USER_LANGUAGES, datasets_root, user_dataset
+from diagnostics.data import _readers as readers
+from diagnostics.finetune import LANGUAGE_DEFAULTS
+from diagnostics.probe import DIAGNOSTIC_SETS as PROBE_DIAGNOSTIC_SETS, TRAIN_SETS as PROBE_TRAIN_SETS
 from diagnostics.resources import annotators_dir, project_root
 from diagnostics.schema import ENTAILMENT, LABELS
 from diagnostics.taxonomy import COARSE, COARSE_OF, FINE
@@ -330,7 +329,7 @@ def test_annotation_is_repeatable(lang, annotated):
 
 @pytest.mark.parametrize("lang", TEMPLATE_LANGUAGES)
 def test_templates_load_for_their_language(lang, template_sets):
-    from diagnostics.behave.templates import known_capabilities
+    from diagnostics.behave._templates import known_capabilities
 
     templates, _ = template_sets[lang]
     assert templates.language == lang
@@ -454,7 +453,7 @@ def test_registered_language_has_its_user_dataset_names(lang):
 
 @pytest.mark.parametrize("lang", USER_LANGUAGES)
 def test_language_defaults_name_registered_datasets_of_that_language(lang):
-    assert lang in LANGUAGE_DEFAULTS, f"finetune.config.LANGUAGE_DEFAULTS has no {lang!r}"
+    assert lang in LANGUAGE_DEFAULTS, f"finetune.LANGUAGE_DEFAULTS has no {lang!r}"
     defaults = LANGUAGE_DEFAULTS[lang]
     for ref in (defaults["train"], defaults["validation"]):
         if ref is None:

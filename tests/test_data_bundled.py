@@ -6,8 +6,7 @@ import pandas as pd
 import pytest
 
 from diagnostics import data
-from diagnostics.data.consistency import compare_diagnostics
-from diagnostics.data.summary import category_counts, dataset_statistics, words
+from diagnostics.data import category_counts, compare_diagnostics, dataset_statistics, words
 from diagnostics.taxonomy import COARSE, FINE
 
 ROOT = data.datasets_root()

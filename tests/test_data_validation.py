@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from diagnostics import data
 from diagnostics.cli import app
-from diagnostics.data import readers
+from diagnostics.data import _readers as readers
 
 GOOD_RTE = {"premise": "A man sleeps.", "hypothesis": "A person sleeps.", "label": "entailment", "idx": 0}
 GOOD_DIAG = {"idx": "0", "label": "entailment", "sentence1": "A man sleeps.", "sentence2": "A person sleeps.",

@@ -4,10 +4,14 @@ In the manner of scikit-learn's common docstring test: the objects are enumerate
 ``numpydoc.validate.validate(qualified_name)``, and only a chosen subset of numpydoc's error codes counts.
 
 What is checked
-    Every module of the package (``pkgutil.walk_packages``; a module whose own name starts with ``_`` is skipped,
-    a package's ``__init__`` is not), and in it every function and class whose name has no leading underscore
-    and whose ``__module__`` is that module (re-exports are checked where they are defined), and every public
-    method, static method, class method and property defined in the body of such a class.
+    The public API, as in scikit-learn: a module with a private part in its path (``diagnostics.stats._mcc``,
+    ``diagnostics._resources``; a package's ``__init__`` is not private) is not walked. In every other module of
+    the package (``pkgutil.walk_packages``: the top-level modules and each package's ``__init__`` once the stage
+    packages' modules are private), every function and class whose name has no leading underscore and whose
+    ``__module__`` is that module; and every function and class a stage package lists in ``__all__``, resolved
+    through the package and checked under its public name (``diagnostics.stats.compare_settings``, wherever it is
+    defined). For each class, every public method, static method, class
+    method and property defined in its body.
 
 The codes, and why these
     - ``GL08``: no docstring at all.
@@ -32,7 +36,8 @@ The codes, and why these
 
 Typer command callbacks
     The functions registered as ``diagnostics ...`` commands (found by walking the Typer app of
-    ``diagnostics.cli``, so whatever ``*/cli.py`` registers) are checked too, with two differences. Their
+    ``diagnostics.cli``, so whatever the stages' command modules register) are checked too, under the name of the
+    module that defines them (private or not), with two differences. Their
     docstring is the command's ``--help`` text, printed whole by Click, so a numpy ``Parameters`` section would
     appear in every ``--help`` and repeat, in a second place that drifts, the help each option already has.
     Their parameters are therefore checked where users read them: every parameter must be a ``typer.Argument`` /
@@ -68,13 +73,26 @@ CODES = frozenset({"GL06", "GL07", "GL08", "SS01", "SS02", "SS03", "SS05", "PR01
 COMMAND_CODES = frozenset({"GL06", "GL07", "GL08", "SS01", "SS02", "SS03", "SS05", "CLI01"})
 
 
+def _is_private(module_name: str) -> bool:
+    """Whether a part of the dotted path after the package name starts with ``_`` (private module or package)."""
+    return any(part.startswith("_") for part in module_name.split(".")[1:])
+
+
 def _module_names() -> list[str]:
     package = importlib.import_module(PACKAGE)
     names = [PACKAGE]
     for info in pkgutil.walk_packages(package.__path__, PACKAGE + "."):
-        if not info.name.rsplit(".", 1)[-1].startswith("_"):
+        if not _is_private(info.name):
             names.append(info.name)
     return sorted(names)
+
+
+def _stage_packages() -> list[str]:
+    """The subpackages of the package that declare their public names in ``__all__``."""
+    package = importlib.import_module(PACKAGE)
+    names = (f"{PACKAGE}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
+             if info.ispkg and not info.name.startswith("_"))
+    return sorted(name for name in names if hasattr(importlib.import_module(name), "__all__"))
 
 
 def _command_callbacks() -> set:
@@ -111,6 +129,16 @@ def _members(cls) -> list[str]:
     return names
 
 
+def _add(out: dict[str, object], name: str, obj) -> None:
+    """Put ``obj`` (a class with its public members, or a function) into ``out`` under the qualified ``name``."""
+    if inspect.isclass(obj):
+        out[name] = obj
+        for member in _members(obj):
+            out[f"{name}.{member}"] = vars(obj)[member]
+    elif _is_routine(obj):
+        out[name] = obj
+
+
 @cache
 def public_objects() -> dict[str, object]:
     """Qualified name -> object, for every public function, class, method and property of the package."""
@@ -120,12 +148,13 @@ def public_objects() -> dict[str, object]:
         for name, obj in vars(module).items():
             if name.startswith("_") or getattr(obj, "__module__", None) != module_name:
                 continue
-            if inspect.isclass(obj):
-                out[f"{module_name}.{name}"] = obj
-                for member in _members(obj):
-                    out[f"{module_name}.{name}.{member}"] = vars(obj)[member]
-            elif _is_routine(obj):
-                out[f"{module_name}.{name}"] = obj
+            _add(out, f"{module_name}.{name}", obj)
+    for package_name in _stage_packages():
+        package = importlib.import_module(package_name)
+        for name in package.__all__:
+            _add(out, f"{package_name}.{name}", getattr(package, name))  # resolves lazily exported names
+    for callback in _command_callbacks():  # defined in the stages' private ``_cli`` modules
+        _add(out, f"{callback.__module__}.{callback.__qualname__}", callback)
     return dict(sorted(out.items()))
 
 
@@ -176,11 +205,29 @@ def write_ignore_list() -> list[str]:
 
 def test_the_walk_finds_functions_classes_methods_and_commands():
     objects = public_objects()
-    assert "diagnostics.stats.mcc.mcc" in objects
+    assert "diagnostics.stats.mcc" in objects  # exported by the package, defined in the private diagnostics.stats._mcc
+    assert "diagnostics.tables.read_table" in objects  # a top-level (foundation) module is walked
     assert any(inspect.isclass(obj) for obj in objects.values())
-    assert any(name.count(".") > 3 and inspect.isclass(objects[name.rsplit(".", 1)[0]]) for name in objects)
+    assert any(name.count(".") > 2 and inspect.isclass(objects[name.rsplit(".", 1)[0]]) for name in objects)
     commands = _command_callbacks()
     assert commands and all(obj in objects.values() for obj in commands), "every command callback is checked"
+
+
+def test_private_modules_are_skipped_and_public_names_covered():
+    objects = public_objects()
+    commands = _command_callbacks()
+    private = sorted(name for name, obj in objects.items() if _is_private(name.rsplit(".", 1)[0])
+                     and obj not in commands and not any(name.startswith(f"{c.__module__}.{c.__qualname__}.")
+                                                         for c in commands))
+    assert not private, f"objects of private modules checked: {private[:10]}"
+    assert _is_private("diagnostics.stats._mcc") and _is_private("diagnostics._resources.x")
+    assert not _is_private("diagnostics.stats") and not _is_private("diagnostics.tables")
+    for package_name in _stage_packages():
+        package = importlib.import_module(package_name)
+        for name in package.__all__:
+            obj = getattr(package, name)
+            if inspect.isclass(obj) or _is_routine(obj):
+                assert f"{package_name}.{name}" in objects, f"{package_name}.{name} (in __all__) is not checked"
 
 
 def test_ignore_list_is_sorted_and_unique():

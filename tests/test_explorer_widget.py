@@ -11,7 +11,7 @@ import pytest
 
 from diagnostics import explorer as ex
 from diagnostics import stats
-from diagnostics.plots import flips
+from diagnostics.plots import _flips as flips
 from diagnostics.schema import ENTAILMENT
 
 from _explorer_data import fake_annotations, synthetic_dataset, synthetic_predictions

@@ -80,7 +80,7 @@ def test_shipped_configs_load():
 
 
 def test_every_setting_is_described_once_with_its_default_allowed_values_and_help():
-    from diagnostics.pipeline.scales import ScaleSpec
+    from diagnostics.pipeline import ScaleSpec
     from diagnostics.settings_docs import describe_settings
 
     for settings_class in (SweepConfig, ScaleSpec):

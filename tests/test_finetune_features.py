@@ -5,11 +5,10 @@ import pytest
 import torch
 
 from diagnostics import data
-from diagnostics.finetune.batching import encode_pairs
-from diagnostics.finetune.features import FeatureCache, compute_features, example_keys
-from diagnostics.finetune.modeling import load_frozen_part
-from diagnostics.models.loading import load_tokenizer
-from diagnostics.models import tiny_random_model
+from diagnostics.finetune._batching import encode_pairs
+from diagnostics.finetune._features import FeatureCache, compute_features, example_keys
+from diagnostics.finetune._modeling import load_frozen_part
+from diagnostics.models import load_tokenizer, tiny_random_model
 
 
 @pytest.fixture(scope="module")

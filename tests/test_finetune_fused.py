@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from diagnostics.finetune.batching import TokenInputs
-from diagnostics.finetune.config import SweepConfig
-from diagnostics.finetune.fused import StackedAdamW, StackedClassifiers, batched_validator, fit_fused
-from diagnostics.finetune.loop import fit
-from diagnostics.finetune.modeling import load_classifier
-from diagnostics.finetune.predict import predict_proba
+from diagnostics.finetune._batching import TokenInputs
+from diagnostics.finetune import SweepConfig
+from diagnostics.finetune._fused import StackedAdamW, StackedClassifiers, batched_validator, fit_fused
+from diagnostics.finetune._loop import fit
+from diagnostics.finetune._modeling import load_classifier
+from diagnostics.finetune._predict import predict_proba
 
 SEEDS = [0, 1, 2]
 VOCAB = 120

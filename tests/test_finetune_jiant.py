@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 import torch
 
-from diagnostics.finetune import SweepConfig, load_config
-from diagnostics.finetune.batching import bucket_batches
-from diagnostics.finetune.config import ConfigError
-from diagnostics.finetune.jiant import BertAdam, PlateauController, step_budget, warmup_linear
-from diagnostics.finetune.loop import _Updater, fit, total_steps
+from diagnostics.finetune import ConfigError, SweepConfig, load_config
+from diagnostics.finetune._batching import bucket_batches
+from diagnostics.finetune._jiant import BertAdam, PlateauController, step_budget, warmup_linear
+from diagnostics.finetune._loop import _Updater, fit, total_steps
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -224,8 +223,8 @@ def jiant_config(tmp_path, tiny, **changes) -> SweepConfig:
 
 def test_fit_restores_the_weights_of_the_best_check(tiny):
     """Scripted validation scores: the best is check 2 of 4; the loop ends with check 2's weights loaded."""
-    from diagnostics.finetune.batching import TokenInputs
-    from diagnostics.finetune.modeling import load_classifier, trainable_state
+    from diagnostics.finetune._batching import TokenInputs
+    from diagnostics.finetune._modeling import load_classifier, trainable_state
 
     rng = np.random.default_rng(0)
     ids = [[0, *rng.integers(5, 1000, size=n).tolist(), 2] for n in rng.integers(4, 30, size=64)]
@@ -249,7 +248,7 @@ def test_fit_restores_the_weights_of_the_best_check(tiny):
 
 
 def test_tiny_run_with_the_jiant_recipe(tmp_path, tiny):
-    from diagnostics.finetune.train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
 
     cfg = jiant_config(tmp_path, tiny)
     outcome = train_run(RunSpec(cfg.to_dict(), "en", spec_dict(cfg.models[0]), 0))

@@ -6,8 +6,8 @@ import pytest
 
 from diagnostics import data
 from diagnostics.finetune import SweepConfig
-from diagnostics.finetune.batching import batch_order
-from diagnostics.finetune.mixtures import evaluation_sets, subset, training_mixture, with_presence
+from diagnostics.finetune._batching import batch_order
+from diagnostics.finetune._mixtures import evaluation_sets, subset, training_mixture, with_presence
 
 
 def test_subset_is_seeded_and_without_replacement():

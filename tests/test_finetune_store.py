@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from diagnostics.cli import app
 from diagnostics.finetune import RunLockedError, SweepConfig, collect_predictions, run_dir, run_sweep, sweep_status
-from diagnostics.finetune.store import (PREDICTION_COLUMNS, Run, RunLock, list_runs, mark_done, run_coordinates,
+from diagnostics.finetune._store import (PREDICTION_COLUMNS, Run, RunLock, list_runs, mark_done, run_coordinates,
                                         run_state, verify_run)
 
 
@@ -98,7 +98,7 @@ def test_versions_record_the_code_and_status_shows_its_commit(tmp_path, tiny_mod
     from pathlib import Path
 
     from diagnostics.finetune import SweepConfig
-    from diagnostics.finetune.train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
 
     cfg = SweepConfig(output_dir=str(tmp_path / "runs"), experiment="e", languages=["en"], seeds=[0],
                       models=[{"name": "tiny", "path": str(tiny_model_dir)}], train_size=32, max_seq_length=32,

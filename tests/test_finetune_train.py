@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from diagnostics.finetune import SweepConfig, collect_predictions, run_sweep
-from diagnostics.finetune.train import RunSpec, mcc, train_run
+from diagnostics.finetune._train import RunSpec, mcc, train_run
 from diagnostics.models import tiny_random_model
 
 
@@ -26,7 +26,7 @@ def config(tmp_path, tiny, **overrides):
 
 
 def run_one(cfg, seed=0, language="en"):
-    from diagnostics.finetune.train import spec_dict
+    from diagnostics.finetune._train import spec_dict
 
     spec = RunSpec(cfg.to_dict(), language, spec_dict(cfg.models[0]), seed)
     return train_run(spec), spec.path
@@ -125,7 +125,7 @@ def test_failure_leaves_failed_marker_and_clean_retry(tmp_path, tiny, monkeypatc
 
 
 def test_cpu_bf16_is_recorded_and_deterministic(tmp_path, tiny):
-    from diagnostics.models.precision import cpu_bf16_supported
+    from diagnostics.models import cpu_bf16_supported
 
     outs = []
     for name in ("a", "b"):
@@ -143,7 +143,7 @@ def test_cpu_bf16_is_recorded_and_deterministic(tmp_path, tiny):
 def test_tf32_is_cuda_only_recorded_and_restored(tmp_path, tiny):
     import torch
 
-    from diagnostics.finetune.train import _autocast_dtype, _torch_settings
+    from diagnostics.finetune._train import _autocast_dtype, _torch_settings
 
     before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
     for device, expected in (("cuda", True), ("cpu", False)):

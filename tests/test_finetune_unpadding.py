@@ -5,8 +5,8 @@ import copy
 import pytest
 import torch
 
-from diagnostics.finetune.modeling import load_classifier
-from diagnostics.finetune.unpadding import enable_unpadding
+from diagnostics.finetune._modeling import load_classifier
+from diagnostics.finetune._unpadding import enable_unpadding
 from diagnostics.models import tiny_random_model
 
 

@@ -25,7 +25,7 @@ import pytest
 from _cli import ENV, assert_user_error, run_cli
 from _stats_fixtures import synthetic_table
 from diagnostics.io_utils import PAUSE_GATE_VARIABLE, PAUSE_VARIABLE, atomic_path, output_folder
-from diagnostics.stats.report import OUTPUTS
+from diagnostics.stats._report import OUTPUTS
 
 SET = sorted(set(OUTPUTS) - {"bootstrap_ci.csv"})  # what `stats` writes without --bootstrap
 
@@ -296,8 +296,8 @@ def test_a_truncated_explorer_payload_is_one_line(tmp_path):
 
 @pytest.mark.parametrize("damage", ["truncated weights", "weights header", "config"])
 def test_damaged_model_files_are_one_line(tiny_model_dir, tmp_path, damage):
-    from diagnostics.behave.generate import generate_suite
-    from diagnostics.behave.suite import save_suite
+    from diagnostics.behave import generate_suite
+    from diagnostics.behave import save_suite
 
     model = tmp_path / "model"
     shutil.copytree(tiny_model_dir, model)

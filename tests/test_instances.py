@@ -1,4 +1,4 @@
-"""Instance-level seed stability (``diagnostics.stats.instances``) checked against plain loops over the table."""
+"""Instance-level seed stability (``diagnostics.stats._instances``) checked against plain loops over the table."""
 
 from __future__ import annotations
 
@@ -11,13 +11,12 @@ import pytest
 
 from diagnostics import stats
 from diagnostics.schema import ENTAILMENT, NOT_ENTAILMENT
-from diagnostics.stats.instances import category_instability, flip_rate, instance_stability, sigma_drivers
-from diagnostics.stats.mcc import mcc
+from diagnostics.stats import category_instability, flip_rate, instance_stability, mcc, sigma_drivers
 from diagnostics.taxonomy import FINE
 
 CATEGORIES = list(FINE[:4])
 # the fixture leaves some (run, example) rows out on purpose
-pytestmark = pytest.mark.filterwarnings("ignore::diagnostics.stats.table.ExampleSetWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::diagnostics.stats._table.ExampleSetWarning")
 
 
 def _dataset(n: int = 40, seed: int = 0) -> pd.DataFrame:

@@ -92,7 +92,7 @@ def _old_model(folder):
 
 
 def test_model_folder_writer_replaces_the_model_files_as_one_set(tmp_path):
-    from diagnostics.models.folders import model_folder_writer
+    from diagnostics.models import model_folder_writer
 
     folder = tmp_path / "model"
     _old_model(folder)
@@ -117,7 +117,7 @@ def test_model_folder_writer_keeps_the_earlier_model_on_an_error_and_a_kill(tmp_
     import sys
     import time
 
-    from diagnostics.models.folders import model_folder_writer
+    from diagnostics.models import model_folder_writer
 
     folder = tmp_path / "model"
     _old_model(folder)
@@ -130,7 +130,7 @@ def test_model_folder_writer_keeps_the_earlier_model_on_an_error_and_a_kill(tmp_
 
     gate = tmp_path / "written"
     script = ("import sys, time, pathlib\n"
-              "from diagnostics.models.folders import model_folder_writer\n"
+              "from diagnostics.models._folders import model_folder_writer\n"
               "with model_folder_writer(sys.argv[1]) as staging:\n"
               "    (staging / 'config.json').write_text('{\"half\": true}')\n"
               "    pathlib.Path(sys.argv[2]).touch()\n"
@@ -151,7 +151,7 @@ def test_model_folder_writer_keeps_the_earlier_model_on_an_error_and_a_kill(tmp_
 def test_run_store_failure_marker_and_predictions_go_through_the_atomic_writer(tmp_path):
     import pandas as pd
 
-    from diagnostics.finetune import store
+    from diagnostics.finetune import _store as store
 
     run = tmp_path / "seed=0"
     run.mkdir()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from diagnostics.models import cache as cache_mod
-from diagnostics.models.cache import (cache_root, embedded_dir, prepare_embedded, verify_folder,
+from diagnostics.models import _cache as cache_mod
+from diagnostics.models._cache import (cache_root, embedded_dir, prepare_embedded, verify_folder,
                                       write_manifest)
 
 

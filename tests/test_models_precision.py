@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from diagnostics.models.precision import cpu_autocast, cpu_bf16_supported, effective_precision
+from diagnostics.models import cpu_autocast, cpu_bf16_supported, effective_precision
 
 
 def test_effective_precision_and_unknown_values(monkeypatch):
-    import diagnostics.models.precision as precision
+    import diagnostics.models._precision as precision
 
     assert effective_precision("fp32") == "fp32"
     monkeypatch.setattr(precision, "cpu_bf16_supported", lambda: False)
@@ -20,7 +20,7 @@ def test_effective_precision_and_unknown_values(monkeypatch):
 
 @pytest.mark.skipif(not cpu_bf16_supported(), reason="this CPU has no native bf16")
 def test_bf16_sentence_vectors_are_close_to_fp32_and_cached_apart(tmp_path, tiny_model_dir):
-    from diagnostics.probe.cache import cached_sentence_vectors, vector_key
+    from diagnostics.probe._cache import cached_sentence_vectors, vector_key
 
     texts = ["The cat sat on the mat.", "Кошка сидела на коврике.", "Nobody came to the party yesterday."]
     full = cached_sentence_vectors(tiny_model_dir, texts, tmp_path, dtype="float32")

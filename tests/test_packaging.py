@@ -55,7 +55,7 @@ def test_code_version_never_fails_without_git(monkeypatch, tmp_path):
 
 
 def test_pipeline_versions_record_the_code():
-    from diagnostics.pipeline.runner import versions
+    from diagnostics.pipeline._runner import versions
     from diagnostics.version import code_version
 
     assert versions()["code"] == code_version()
@@ -93,10 +93,10 @@ def test_resource_dirs_follow_the_root_override(monkeypatch, tmp_path):
     import pytest
 
     from diagnostics import resources
-    from diagnostics.annotate.rules import annotators_root
-    from diagnostics.behave.templates import templates_root
+    from diagnostics.annotate import annotators_root
+    from diagnostics.behave._templates import templates_root
     from diagnostics.data import datasets_root
-    from diagnostics.pipeline.scales import scale_inputs
+    from diagnostics.pipeline._scales import scale_inputs
 
     shutil.copytree(ROOT / "configs", tmp_path / "configs")
     (tmp_path / "configs" / "demo.yaml").write_text("pipeline:\n  bogus: 1\n")  # only the copy has this key

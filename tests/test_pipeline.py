@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from diagnostics.pipeline import ensure_runs, notebook_paths
-from diagnostics.pipeline.runner import SLOWEST_FIRST, RunsNotFinishedError
+from diagnostics.pipeline._runner import SLOWEST_FIRST, RunsNotFinishedError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,13 +19,13 @@ def test_slowest_notebooks_exist():
 
 def test_ensure_runs_without_training_names_the_command_and_trains_nothing(tmp_path, monkeypatch):
     import diagnostics.finetune
-    import diagnostics.finetune.sweep
+    import diagnostics.finetune._sweep
 
     def no_training(*args, **kwargs):
         raise AssertionError("trained")
 
     monkeypatch.setattr(diagnostics.finetune, "run_sweeps", no_training)
-    monkeypatch.setattr(diagnostics.finetune.sweep, "run_sweeps", no_training)
+    monkeypatch.setattr(diagnostics.finetune._sweep, "run_sweeps", no_training)
     runs = tmp_path / "runs"
     with pytest.raises(RunsNotFinishedError, match=r"runs of the demo scale .*bash scripts/demo\.sh"):
         ensure_runs("demo", runs, only=("base",), train=False)

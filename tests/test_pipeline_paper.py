@@ -12,8 +12,8 @@ import pytest
 from _paper_inputs import write_language_files, write_mnli_tsv
 from diagnostics.finetune import collect_predictions, run_sweeps
 from diagnostics.pipeline import experiment_configs, run_pipeline
-from diagnostics.pipeline.inputs import PipelineInputs
-from diagnostics.pipeline.runner import prepare
+from diagnostics.pipeline._inputs import PipelineInputs
+from diagnostics.pipeline._runner import prepare
 from diagnostics.resources import notebooks_dir
 
 #: The documented way to shrink the paper plan (README "Paper scale on a GPU"): same experiments, fewer seeds and

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from _paper_inputs import data_options, write_language_files, write_mnli_tsv
 from diagnostics.cli import app
-from diagnostics.pipeline.inputs import PipelineInputs
-from diagnostics.pipeline.plan import make_plan
+from diagnostics.pipeline._inputs import PipelineInputs
+from diagnostics.pipeline._plan import make_plan
 
 STUDY_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
 
@@ -49,7 +49,7 @@ def test_paper_dry_run_without_local_model_names_it(tmp_path, monkeypatch):
 
 
 def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_model_option, language_files):
-    from diagnostics.finetune.loop import total_steps
+    from diagnostics.finetune import total_steps
     from diagnostics.pipeline import experiment_configs
 
     mnli = write_mnli_tsv(tmp_path / "train.tsv", 392702)  # MNLI train's size
@@ -122,8 +122,8 @@ def test_score_missing_skip_leaves_the_language_out_and_train_keeps_it(tmp_path,
 
 
 def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, language_files, capsys):
-    from diagnostics.pipeline.inputs import load_inputs, load_substitutions
-    from diagnostics.pipeline.runner import prepare
+    from diagnostics.pipeline._inputs import load_inputs, load_substitutions
+    from diagnostics.pipeline._runner import prepare
 
     mnli = write_mnli_tsv(tmp_path / "train.tsv", 100)
     inputs = PipelineInputs({**language_files, "mnli": str(mnli)},
@@ -144,7 +144,7 @@ def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, langu
 
 def test_extra_other_sizes_and_extra_languages_override_the_design(tmp_path, tiny_model_dir):
     from diagnostics.pipeline import scale_spec
-    from diagnostics.pipeline.scales import extra_plan
+    from diagnostics.pipeline._scales import extra_plan
 
     languages = ["en", "ru", "fr", "de", "sv"]
     spec = scale_spec("paper", tmp_path, PipelineInputs({}, []))
@@ -275,8 +275,8 @@ def test_stats_command_scores_a_user_diagnostic_named_with_its_file(tmp_path, la
 
 
 def test_the_diagnostic_key_has_one_spelling_and_old_records_still_read(tmp_path):
-    from diagnostics.finetune.config_values import LANGUAGE_DATA_KEYS
-    from diagnostics.pipeline.inputs import LANGUAGE_KEYS, check_data_key, load_inputs
+    from diagnostics.finetune import LANGUAGE_DATA_KEYS
+    from diagnostics.pipeline._inputs import LANGUAGE_KEYS, check_data_key, load_inputs
 
     assert LANGUAGE_KEYS is LANGUAGE_DATA_KEYS and "diagnostics" in LANGUAGE_KEYS
     check_data_key("fr.diagnostics")

@@ -484,7 +484,7 @@ def test_texts_that_lost_their_quotation_marks_match_as_their_own_tier(tmp_path)
 
 
 def test_a_row_equal_to_two_examples_without_punctuation_is_ambiguous(tmp_path):
-    from diagnostics.predictions.text import loose_key, match_key
+    from diagnostics.predictions._text import loose_key, match_key
 
     frame = data.load("lidirus")
     groups: dict[str, set] = {}

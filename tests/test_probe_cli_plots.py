@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from diagnostics.cli import app
-from diagnostics.plots.probe import accuracy_by_layer, compare_by_layer, seed_spread_by_layer
+from diagnostics.plots import accuracy_by_layer, compare_by_layer, seed_spread_by_layer
 
 
 def synthetic_table(seeds=(None, 0, 1, 2), layers=4, tasks=("logic", "negation")) -> pd.DataFrame:

@@ -7,7 +7,7 @@ import pytest
 
 import torch
 
-from diagnostics.probe.extract import encode_sentences, find_model_folder, load_encoder, pair_vectors, pool
+from diagnostics.probe import encode_sentences, find_model_folder, load_encoder, pair_vectors, pool
 
 TEXTS = ["A man is playing a guitar on the stage tonight while the crowd sings along.",
          "Cats sleep.",
@@ -108,7 +108,7 @@ def _top_layer_tuned_checkpoint(tiny, folder, *, layers_changed: int, scale: flo
 
 
 def test_shared_states_counts_identical_embeddings_and_lower_layers(tiny, loaded, tmp_path):
-    from diagnostics.models.sharing import shared_states
+    from diagnostics.models import shared_states
 
     base, _ = loaded
     assert shared_states(base, base) == base.config.num_hidden_layers + 1
@@ -123,8 +123,8 @@ def test_shared_states_counts_identical_embeddings_and_lower_layers(tiny, loaded
 
 
 def test_shared_prefix_encoding_equals_a_full_pass_per_model(tiny, loaded, tmp_path):
-    from diagnostics.models.loading import load_tokenizer
-    from diagnostics.probe.extract import encode_models
+    from diagnostics.models import load_tokenizer
+    from diagnostics.probe._extract import encode_models
 
     base, tokenizer = loaded
     seeds = {f"seed={k}": load_encoder(_top_layer_tuned_checkpoint(tiny, tmp_path / f"s{k}", layers_changed=k,

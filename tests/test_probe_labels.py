@@ -5,8 +5,8 @@ import pytest
 
 from diagnostics.annotate import annotate, supported_features
 from diagnostics.data import load
-from diagnostics.probe.runner import choose_selection_set
-from diagnostics.probe.tasks import (PROBE_LABELS, STUDY_FEATURES, annotate_frame, feature_groups, parse_tasks,
+from diagnostics.probe import choose_selection_set
+from diagnostics.probe import (PROBE_LABELS, STUDY_FEATURES, annotate_frame, feature_groups, parse_tasks,
                                      restrict_features)
 from diagnostics.taxonomy import COARSE, COARSE_OF, FINE
 

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diagnostics.probe.linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split,
+from diagnostics.probe._linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split,
                                       majority_accuracy, probe_metrics, standardise)
-from diagnostics.probe.runner import layer_summary, probe_layers
+from diagnostics.probe import layer_summary, probe_layers
 
 
 def planted(n: int, layers: int, dim: int, signal_layer: int, labels: np.ndarray, seed: int) -> np.ndarray:
@@ -117,7 +117,7 @@ def test_balanced_class_weight_removes_the_training_prior():
 
 
 def test_memo_reuses_layers_identical_across_models_and_refits_the_others(monkeypatch):
-    import diagnostics.probe.runner as runner
+    import diagnostics.probe._runner as runner
 
     rng = np.random.default_rng(3)
     y_train, y_test = (rng.random(200) < 0.5).astype(int), (rng.random(100) < 0.5).astype(int)

@@ -11,10 +11,8 @@ import pytest
 import torch
 
 from diagnostics.data import load
-from diagnostics.probe import layer_summary, probe_models, seed_of
-from diagnostics.probe.cache import VectorCache, cached_sentence_vectors
-from diagnostics.probe.discover import discover_runs, resolve_models
-from diagnostics.probe.extract import load_encoder
+from diagnostics.probe import (VectorCache, cached_sentence_vectors, discover_runs, layer_summary, load_encoder,
+                               probe_models, resolve_models, seed_of)
 
 N_LAYERS = 2
 

@@ -20,11 +20,9 @@ from sklearn.model_selection import StratifiedKFold
 from diagnostics.data import load
 from diagnostics.probe import (ALPHAS, annotated_selection_frame, annotated_training_frame,
                                diagnostic_frame, layer_summary, probe_gold_cv, probe_models)
-from diagnostics.probe.cache import cached_sentence_vectors
-from diagnostics.probe.extract import load_encoder, pair_vectors
-from diagnostics.probe.gold import gold_cv_layers, stratified_folds
-from diagnostics.probe.linear import control_labels, fit_probe, standardise
-from diagnostics.probe.runner import pair_index
+from diagnostics.probe import (cached_sentence_vectors, control_labels, fit_probe, gold_cv_layers, load_encoder,
+                               pair_vectors, standardise, stratified_folds)
+from diagnostics.probe._runner import pair_index
 
 N_LAYERS = 2
 N = 80  # training, selection and test pairs

@@ -23,7 +23,7 @@ import pytest
 
 from diagnostics import explorer as ex
 from diagnostics.report import render_report
-from diagnostics.report.explorer import render_explorer
+from diagnostics.report._explorer import render_explorer
 from diagnostics.schema import ENTAILMENT
 
 from _explorer_data import fake_annotations, synthetic_dataset, synthetic_predictions

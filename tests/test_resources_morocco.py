@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from diagnostics.finetune.resources import fitness_mib, protocol_figures
-from diagnostics.models import measure
-from diagnostics.models.measure import (Measurement, fitness, load_measurement, measure_model, protocol_pairs,
+from diagnostics.finetune._resources import fitness_mib, protocol_figures
+from diagnostics.models import _measure as measure
+from diagnostics.models._measure import (Measurement, fitness, load_measurement, measure_model, protocol_pairs,
                                         save_measurement)
 
 
@@ -102,7 +102,7 @@ def test_stored_measurement_gives_each_run_its_fitness(measured, tiny_model_dir,
 
 def test_a_run_records_the_training_figures_under_their_own_names(tiny_model_dir, measured, tmp_path):
     from diagnostics.finetune import SweepConfig
-    from diagnostics.finetune.train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
 
     cfg = SweepConfig(output_dir=str(tmp_path / "runs"), experiment="t", models=[{"name": "tiny",
                                                                                   "path": str(tiny_model_dir)}],

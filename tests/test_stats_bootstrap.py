@@ -8,8 +8,8 @@ from sklearn.metrics import matthews_corrcoef
 from _stats_fixtures import synthetic_table
 from diagnostics.stats import (bootstrap_ci, category_matrix, compare, compare_settings, multibootstrap,
                                multibootstrap_pair, point_estimate, setting_arrays, setting_ci)
-from diagnostics.stats.bootstrap import resample_indices
-from diagnostics.stats.reference import multibootstrap_loop
+from diagnostics.stats._bootstrap import resample_indices
+from diagnostics.stats._reference import multibootstrap_loop
 
 
 def _draws(n_boot, n_examples, n_seeds, seed):

@@ -1,4 +1,4 @@
-"""One setting as an examples x runs matrix (``diagnostics.stats.matrix``), its one selector with one error style,
+"""One setting as an examples x runs matrix (``diagnostics.stats._matrix``), its one selector with one error style,
 and the one compare function's explicit ``alternative=`` and ``adjust=``."""
 
 from __future__ import annotations

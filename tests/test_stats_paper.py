@@ -12,13 +12,12 @@ import pytest
 from sklearn.metrics import matthews_corrcoef
 
 from diagnostics import data
-from diagnostics.finetune.config import SweepConfig
-from diagnostics.finetune.store import list_runs, run_dir
+from diagnostics.finetune import SweepConfig, list_runs, run_dir
 from diagnostics.io_utils import write_json_atomic
 from diagnostics.stats import against_paper, category_scores, paper_numbers, paper_verdict
-from diagnostics.stats.paper import NUMBER_KINDS, PAPER_COLUMNS, RESULT_COLUMNS
-from diagnostics.stats.paper_settings import diagnostic_reason, is_mbert, run_settings, setting_reasons
-from diagnostics.stats.paper_values import STATISTICS
+from diagnostics.stats._paper import NUMBER_KINDS, PAPER_COLUMNS, RESULT_COLUMNS
+from diagnostics.stats._paper_settings import diagnostic_reason, is_mbert, run_settings, setting_reasons
+from diagnostics.stats._paper_values import STATISTICS
 from diagnostics.taxonomy import COARSE, canonical_coarse, canonical_fine
 
 from _stats_fixtures import synthetic_table
@@ -195,7 +194,7 @@ def test_probing_rows_from_a_probe_table(predictions):
 
 
 def test_value_flags_use_our_sigma():
-    from diagnostics.stats.paper import _flag
+    from diagnostics.stats._paper import _flag
 
     assert _flag("value", 0.6, 0.1, 0.2, 0.05) is True
     assert _flag("value", 0.6, 0.5, 0.2, 0.05) is False

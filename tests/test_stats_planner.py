@@ -15,8 +15,7 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from diagnostics.stats.mcc import mcc_from_counts
-from diagnostics.stats.planner import plan_seeds, simulate_plan, variance_components
+from diagnostics.stats import mcc_from_counts, plan_seeds, simulate_plan, variance_components
 from diagnostics.taxonomy import FINE
 
 CATEGORIES = list(FINE[:4])

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from _stats_fixtures import synthetic_table
 from diagnostics.cli import app
-from diagnostics.plots import stats as plots
+from diagnostics.plots import _stats as plots
 from diagnostics.stats import category_scores, deltas, setting_ci, stability
 
 

@@ -17,8 +17,8 @@ import pytest
 from _stats_fixtures import synthetic_table
 from diagnostics.stats import (bootstrap_ci, compare, compare_settings, multibootstrap, multibootstrap_pair,
                                point_estimate, setting_arrays, setting_ci)
-from diagnostics.stats.bootstrap import resample_indices
-from diagnostics.stats.mcc import mcc
+from diagnostics.stats._bootstrap import resample_indices
+from diagnostics.stats import mcc
 
 
 def report_ci_oracle(base, expt, c=0.95, abs_threshold=None, rel_threshold=None, expect_negative_effect=False):

@@ -44,7 +44,7 @@ def test_seed_correlations_and_rs_corr_equal_scipy_pearsonr(scores):
 
 
 def test_pairwise_pearson_on_random_vectors_equals_scipy():
-    from diagnostics.stats.stability import _pairwise_pearson
+    from diagnostics.stats._stability import _pairwise_pearson
 
     rng = np.random.default_rng(0)
     for _ in range(2000):

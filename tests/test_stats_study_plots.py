@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from _stats_fixtures import synthetic_table
-from diagnostics.data.labels import display_language
-from diagnostics.plots import stats as plots
+from diagnostics.data import display_language
+from diagnostics.plots import _stats as plots
 from diagnostics.stats import category_scores, deltas, stability
 
 SETS = [("axb", "en"), ("swediagnostics", "sv")]

@@ -19,7 +19,7 @@ from diagnostics.data import DataFormatError, DataRef
 from diagnostics.errors import UserInputError
 from diagnostics.stats import (ExampleSetWarning, category_scores, example_set_differences, read_predictions,
                                setting_ci, validate_predictions)
-from diagnostics.stats import categories
+from diagnostics.stats import _categories as categories
 
 
 @pytest.fixture(scope="module")

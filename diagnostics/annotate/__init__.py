@@ -12,12 +12,12 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "annotate": "engine", "supported_features": "engine", "get_annotator": "engine", "Annotator": "engine",
-    "evaluate": "evaluation", "score": "evaluation", "feature_distribution": "evaluation",
-    "diagnostic_set": "evaluation", "split_half": "evaluation",
-    "load_rules": "rules", "RulesError": "rules", "RuleSet": "rules", "available_languages": "rules",
-    "annotators_root": "rules", "annotate_cached": "cache", "rules_digest": "cache",
-    "register_backend": "backends", "get_pipeline": "backends",
+    "annotate": "_engine", "supported_features": "_engine", "get_annotator": "_engine", "Annotator": "_engine",
+    "evaluate": "_evaluation", "score": "_evaluation", "feature_distribution": "_evaluation",
+    "diagnostic_set": "_evaluation", "split_half": "_evaluation",
+    "load_rules": "_rules", "RulesError": "_rules", "RuleSet": "_rules", "available_languages": "_rules",
+    "annotators_root": "_rules", "annotate_cached": "_cache", "rules_digest": "_cache",
+    "register_backend": "_backends", "get_pipeline": "_backends",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -12,11 +12,14 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "SuiteFormatError": "errors", "TemplateError": "errors", "generate_suite": "generate",
-    "generate_suites": "generate", "generate_test": "generate", "SeedSummary": "runner", "as_predictor": "runner",
-    "failure_rates": "runner", "rs_corr": "runner", "run_suite": "runner", "run_sweep": "runner",
-    "summarise_across_seeds": "runner", "Case": "suite", "load_suite": "suite", "save_suite": "suite",
-    "suite_frame": "suite", "render": "rendering", "available_languages": "templates", "load_templates": "templates",
+    "SuiteFormatError": "_errors", "TemplateError": "_errors", "generate_suite": "_generate",
+    "generate_suites": "_generate", "generate_test": "_generate", "SeedSummary": "_runner", "as_predictor": "_runner",
+    "failure_rates": "_runner", "rs_corr": "_runner", "run_suite": "_runner", "run_sweep": "_runner",
+    "summarise_across_seeds": "_runner", "Case": "_suite", "load_suite": "_suite", "save_suite": "_suite",
+    "suite_frame": "_suite", "render": "_rendering", "available_languages": "_templates",
+    "load_templates": "_templates",
+    # used by the other stages, the notebooks and the docs
+    "LexicalOverlapPredictor": "_baselines", "render_with": "_generate",
 }
 
 __all__ = sorted(_EXPORTS)

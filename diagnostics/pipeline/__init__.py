@@ -3,11 +3,13 @@
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "notebook_paths": "locate",
+    "notebook_paths": "_locate",
     **dict.fromkeys(["SCALES", "ScaleSpec", "experiment_configs", "extra_size", "plan_datasets", "pretrained_models",
-                     "scale_spec"], "scales"),
+                     "scale_spec"], "_scales"),
     # the runner imports the training and notebook machinery
-    "ensure_runs": "runner", "run_pipeline": "runner",
+    "ensure_runs": "_runner", "run_pipeline": "_runner",
+    # used by the other stages, the notebooks and the docs
+    "probe_frames": "_scales",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,35 +1,25 @@
-"""Seaborn figures used by the notebooks and the HTML report (one module per stage)."""
+"""Seaborn figures used by the notebooks and the HTML report (one private module per stage), and :func:`save`.
+
+matplotlib and seaborn are imported on first use of a figure, not on ``import diagnostics.plots``.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from diagnostics.lazy import lazy_exports
 
-from ..io_utils import atomic_path
+_EXPORTS = {
+    "save": "_save",
+    **dict.fromkeys(["evaluation_scores", "feature_distribution"], "_annotate"),
+    **dict.fromkeys(["failure_by_seed", "failure_heatmap"], "_behave"),
+    **dict.fromkeys(["comparison_figure", "delta_figure", "write_comparison"], "_compare"),
+    "metric_curve": "_curves",
+    "category_counts_by_language": "_data",
+    **dict.fromkeys(["flipping_figure", "focus"], "_flips"),
+    "paper_comparison": "_paper",
+    **dict.fromkeys(["accuracy_by_layer", "compare_by_layer", "seed_spread_by_layer"], "_probe"),
+    **dict.fromkeys(["category_language_heatmap", "category_seed_heatmap", "category_trajectories", "ci_forest_plot",
+                     "delta_heatmap"], "_stats"),
+}
 
-__all__ = ["save"]
-
-
-def save(fig, output_dir: str | Path, name: str, dpi: int = 110) -> Path:
-    """Write ``fig`` as ``<output_dir>/<name>.png`` (folder created) and return the path.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure.
-    output_dir : str or Path
-        Folder of the file.
-    name : str
-        File name without the ``.png`` suffix.
-    dpi : int
-        Resolution.
-
-    Returns
-    -------
-    Path
-        The written file.
-    """
-    path = Path(output_dir) / f"{name}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:  # never through a link planted at the figure's name
-        fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png")
-    return path
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

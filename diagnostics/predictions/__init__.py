@@ -9,7 +9,8 @@ and compare two systems per diagnostic category.
 * export: :func:`to_columns`, :func:`to_lm_eval`, :func:`to_trainer`, and :func:`write_table` for the table itself;
 * compare: :func:`compare_tables` (the report of :func:`diagnostics.stats.compare_settings` for two tables:
   per-category Multi-Bootstrap delta with adjusted p-values, McNemar's exact test for single runs),
-  :func:`mcnemar_exact`; the figure and the files are drawn and written by :mod:`diagnostics.plots.compare`.
+  :func:`mcnemar_exact`; the figure and the files are drawn and written by
+  :func:`diagnostics.plots.comparison_figure` and :func:`diagnostics.plots.write_comparison`.
 
 >>> from diagnostics.predictions import match_key
 >>> match_key("“Hi”,  she said.", "x") == match_key('"Hi", she said.', "x")
@@ -21,12 +22,13 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "Comparison": "compare", "compare_tables": "compare", "mcnemar_exact": "compare", "to_columns": "exporters",
-    "to_lm_eval": "exporters", "to_trainer": "exporters",
-    "write_table": "exporters", "ImportRefusedError": "importer", "ImportResult": "importer",
-    "import_predictions": "importer", "import_with_report": "importer", "parse_label_map": "labels",
-    "FORMATS": "readers", "ROLES": "readers", "detect_format": "readers", "read_source": "readers", "match_key": "text",
-    "normalise_text": "text",
+    "Comparison": "_compare", "compare_tables": "_compare", "mcnemar_exact": "_compare", "to_columns": "_exporters",
+    "to_lm_eval": "_exporters", "to_trainer": "_exporters",
+    "write_table": "_exporters", "ImportRefusedError": "_importer", "ImportResult": "_importer",
+    "import_predictions": "_importer", "import_with_report": "_importer", "parse_label_map": "_labels",
+    "FORMATS": "_readers", "ROLES": "_readers", "detect_format": "_readers", "read_source": "_readers",
+    "match_key": "_text",
+    "normalise_text": "_text",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -22,21 +22,23 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "probe_models": "runner", "probe_layers": "runner", "layer_summary": "runner", "seed_of": "runner",
-    "RESULT_COLUMNS": "runner", "SELECTIONS": "runner", "choose_selection_set": "runner",
-    "probe_gold_cv": "gold", "gold_cv_layers": "gold", "cv_probe": "gold", "stratified_folds": "gold",
-    "GOLD_CV_COLUMNS": "gold",
-    "fit_probe": "linear", "control_labels": "linear", "majority_accuracy": "linear", "standardise": "linear",
-    "ALPHAS": "linear", "ProbeFit": "linear", "probe_metrics": "linear", "chance_level": "linear",
-    "probe_estimator": "linear",
-    "ProbingTask": "tasks", "resolve_task": "tasks", "parse_tasks": "tasks", "task_labels": "tasks",
-    "annotated_training_frame": "tasks", "annotated_selection_frame": "tasks", "annotate_frame": "tasks",
-    "diagnostic_frame": "tasks", "DEFAULT_TASKS": "tasks", "PROBE_LABELS": "tasks", "STUDY_FEATURES": "tasks",
-    "restrict_features": "tasks", "feature_groups": "tasks",
-    "encode_sentences": "extract", "load_encoder": "extract", "find_model_folder": "extract", "pool": "extract",
-    "pair_vectors": "extract",
-    "cached_sentence_vectors": "cache", "VectorCache": "cache", "fingerprint": "cache", "text_hash": "cache",
-    "resolve_models": "discover", "discover_runs": "discover",
+    "probe_models": "_runner", "probe_layers": "_runner", "layer_summary": "_runner", "seed_of": "_runner",
+    "RESULT_COLUMNS": "_runner", "SELECTIONS": "_runner", "choose_selection_set": "_runner",
+    "probe_gold_cv": "_gold", "gold_cv_layers": "_gold", "cv_probe": "_gold", "stratified_folds": "_gold",
+    "GOLD_CV_COLUMNS": "_gold",
+    "fit_probe": "_linear", "control_labels": "_linear", "majority_accuracy": "_linear", "standardise": "_linear",
+    "ALPHAS": "_linear", "ProbeFit": "_linear", "probe_metrics": "_linear", "chance_level": "_linear",
+    "probe_estimator": "_linear",
+    "ProbingTask": "_tasks", "resolve_task": "_tasks", "parse_tasks": "_tasks", "task_labels": "_tasks",
+    "annotated_training_frame": "_tasks", "annotated_selection_frame": "_tasks", "annotate_frame": "_tasks",
+    "diagnostic_frame": "_tasks", "DEFAULT_TASKS": "_tasks", "PROBE_LABELS": "_tasks", "STUDY_FEATURES": "_tasks",
+    "restrict_features": "_tasks", "feature_groups": "_tasks",
+    "encode_sentences": "_extract", "load_encoder": "_extract", "find_model_folder": "_extract", "pool": "_extract",
+    "pair_vectors": "_extract",
+    "cached_sentence_vectors": "_cache", "VectorCache": "_cache", "fingerprint": "_cache", "text_hash": "_cache",
+    "resolve_models": "_discover", "discover_runs": "_discover",
+    # used by the other stages, the notebooks and the docs
+    **dict.fromkeys(["DIAGNOSTIC_SETS", "TRAIN_SETS", "subsample"], "_tasks"),
 }
 
 __all__ = sorted(_EXPORTS)

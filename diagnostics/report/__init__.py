@@ -5,7 +5,7 @@ from __future__ import annotations
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "render_report": "html",
+    "render_report": "_html",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -33,34 +33,37 @@ from __future__ import annotations
 
 from diagnostics.lazy import lazy_exports
 
-# Imported at once: these two functions share their submodule's name, and importing a submodule binds its name in
-# the package, which would hide a lazily exported function of the same name.
-from .agreement import agreement  # noqa: F401
-from .stability import stability  # noqa: F401
-
 _EXPORTS = {
-    "agreement": "agreement", "binary_agreement": "agreement", "fleiss_kappa": "agreement",
-    "fleiss_kappa_from_counts": "agreement", "pairwise_agreement": "agreement", "multibootstrap": "bootstrap",
-    "multibootstrap_pair": "bootstrap", "point_estimate": "bootstrap", "category_matrix": "categories",
-    "bootstrap_ci": "inference", "compare": "inference", "compare_settings": "inference",
-    "setting_ci": "inference", "summarize_samples": "inference",
-    "category_instability": "instances", "flip_rate": "instances", "instance_stability": "instances",
-    "sigma_drivers": "instances", "SettingMatrix": "matrix", "select_rows": "matrix", "select_setting": "matrix",
-    "setting_arrays": "matrix", "setting_matrices": "matrix",
-    "binary_counts": "mcc", "mcc_from_counts": "mcc", "adjust_pvalues": "multiple", "simultaneous_interval": "multiple",
-    "simultaneous_level": "multiple", "SeedPlan": "planner", "plan_seeds": "planner", "simulate_plan": "planner",
-    "variance_components": "planner", "ALL": "scores", "OVERALL": "scores", "category_scores": "scores",
-    "cross_language_corr": "stability", "delta_summary": "stability", "deltas": "stability",
-    "mean_cross_language_corr": "stability", "rs_corr": "stability", "seed_correlations": "stability",
-    "stability": "stability", "average_sigma_decrease": "study", "consistent_gains": "study",
-    "extra_data_table": "study", "feature_slug": "study", "improvement_correlation": "study",
-    "parse_presence_experiment": "study", "presence_experiment": "study", "presence_table": "study",
-    "sigma_table": "study", "mcc_sigma_table": "study", "seed_stability_table": "study",
-    "display_table": "study", "diagnostic_table": "study", "language_labels": "study",
-    "rs_corr_variants": "stability", "LABELS": "table", "REQUIRED": "table", "ExampleSetWarning": "table",
-    "example_set_differences": "table", "read_predictions": "table", "run_keys": "table",
-    "validate_predictions": "table", "mcc_by_category": "scores",
-    "against_paper": "paper", "paper_numbers": "paper", "paper_verdict": "paper",
+    "agreement": "_agreement", "binary_agreement": "_agreement", "fleiss_kappa": "_agreement",
+    "fleiss_kappa_from_counts": "_agreement", "pairwise_agreement": "_agreement", "multibootstrap": "_bootstrap",
+    "multibootstrap_pair": "_bootstrap", "point_estimate": "_bootstrap", "category_matrix": "_categories",
+    "bootstrap_ci": "_inference", "compare": "_inference", "compare_settings": "_inference",
+    "setting_ci": "_inference", "summarize_samples": "_inference",
+    "category_instability": "_instances", "flip_rate": "_instances", "instance_stability": "_instances",
+    "sigma_drivers": "_instances", "SettingMatrix": "_matrix", "select_rows": "_matrix", "select_setting": "_matrix",
+    "setting_arrays": "_matrix", "setting_matrices": "_matrix",
+    "binary_counts": "_mcc", "mcc": "_mcc", "mcc_from_counts": "_mcc", "adjust_pvalues": "_multiple",
+    "simultaneous_interval": "_multiple",
+    "simultaneous_level": "_multiple", "SeedPlan": "_planner", "plan_seeds": "_planner", "simulate_plan": "_planner",
+    "variance_components": "_planner", "ALL": "_scores", "OVERALL": "_scores", "category_scores": "_scores",
+    "cross_language_corr": "_stability", "delta_summary": "_stability", "deltas": "_stability",
+    "mean_cross_language_corr": "_stability", "rs_corr": "_stability", "seed_correlations": "_stability",
+    "stability": "_stability", "average_sigma_decrease": "_study", "consistent_gains": "_study",
+    "extra_data_table": "_study", "feature_slug": "_study", "improvement_correlation": "_study",
+    "parse_presence_experiment": "_study", "presence_experiment": "_study", "presence_table": "_study",
+    "sigma_table": "_study", "mcc_sigma_table": "_study", "seed_stability_table": "_study",
+    "display_table": "_study", "diagnostic_table": "_study", "language_labels": "_study",
+    "rs_corr_variants": "_stability", "LABELS": "_table", "REQUIRED": "_table", "ExampleSetWarning": "_table",
+    "example_set_differences": "_table", "read_predictions": "_table", "run_keys": "_table",
+    "validate_predictions": "_table", "mcc_by_category": "_scores",
+    "against_paper": "_paper", "paper_numbers": "_paper", "paper_verdict": "_paper",
+    # used by the other stages, the notebooks and the docs
+    **dict.fromkeys(["dataset_for", "dataset_frame", "dataset_frames"], "_categories"),
+    **dict.fromkeys(["ADJUSTMENTS", "ALTERNATIVES", "PAIRINGS"], "_inference"),
+    "markdown_table": "_report",
+    "ordered_categories": "_study",
+    "SETTING_KEYS": "_table",
+    "overall_n": "_scores",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,119 @@
+"""``diagnostics annotate run|evaluate|features``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+annotate_app = typer.Typer(help="Rule-based diagnostic feature annotation (rules in annotators/<lang>.yaml).",
+                           no_args_is_help=True)
+
+
+def _user_error(err: Exception) -> Exception:
+    """Turn ``err`` into a :class:`UserInputError` (printed as one line, exit code 2, by the command line).
+
+    The rules and spaCy back ends report a language without rules (``KeyError``), a pipeline that is not
+    installed (``RuntimeError``) or a language without a bundled diagnostic set (``ValueError``): input the user
+    can fix.
+    """
+    from diagnostics.errors import UserInputError, one_line
+
+    return UserInputError(one_line(err))
+
+
+@annotate_app.command("run")
+def run(input: str = typer.Argument(..., help="Registered dataset name or a file (.jsonl/.tsv/.txt/.csv/.parquet)."),
+        output: Path = typer.Argument(..., help="Output file: .jsonl, .parquet or .csv (by extension)."),
+        lang: str = typer.Option(..., "--lang", help="Language code (en, ru, fr, de, sv) or a rules .yaml file."),
+        kind: str = typer.Option("auto", help="Input format: auto or rte, diagnostic, swediagnostics, glue-tsv, sick, mnli."),
+        batch_size: int = typer.Option(64, help="Texts per nlp.pipe batch."),
+        presence: bool = typer.Option(False, help="Count a feature when either side shows it (ignore pair: differ/swap)."),
+        progress: bool = typer.Option(True, help="Show a progress bar.")) -> None:
+    """Add auto_features, auto_coarse and feature_sides (premise/hypothesis/both) to every pair."""
+    from diagnostics.errors import UserInputError
+
+    from ._io import check_output, read_input, write_output
+
+    check_output(output)  # before any work: a bad output name must not cost an annotation pass
+    if batch_size < 1:
+        raise UserInputError(f"--batch-size: expected an integer >= 1, found {batch_size}")
+    try:
+        frame = read_input(input, Path(lang).stem if lang.endswith((".yaml", ".yml")) else lang, kind)
+        from ._engine import annotate  # spaCy: only once the input is known to be readable
+
+        annotated = annotate(frame, lang, batch_size=batch_size, progress=progress, presence=presence)
+    except UserInputError:
+        raise
+    except (KeyError, ValueError, RuntimeError) as err:
+        raise _user_error(err) from err
+    write_output(annotated, output)
+    n = int(annotated["auto_features"].map(bool).sum())
+    typer.echo(f"{output}: {len(annotated)} pairs, {n} with at least one feature")
+
+
+@annotate_app.command("evaluate")
+def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRus), sv (SweDiagnostics); fr/de need --path."),
+             path: Path = typer.Option(None, help="Diagnostic file in AX-b/LiDiRus JSONL format."),
+             rules: Path = typer.Option(None, help="Rules file to use instead of annotators/<lang>.yaml."),
+             output: Path = typer.Option(None, "--output", "-o", help="Write the table: .csv or .md.")) -> None:
+    """Per-feature precision, recall, F1 and support of the rules against gold diagnostic tags, with macro average."""
+    from diagnostics.errors import UserInputError
+    from diagnostics.io_utils import atomic_path
+    from diagnostics.tables import write_table_to
+
+    from ._evaluation import evaluate as run_evaluation
+    from ._io import check_output
+
+    if output is not None:
+        check_output(output, (".csv", ".md"))
+    try:
+        table = run_evaluation(lang, path, rules=rules)
+    except UserInputError:
+        raise
+    except (KeyError, ValueError, RuntimeError) as err:
+        raise _user_error(err) from err
+    rounded = table.round(3)
+    typer.echo(_markdown(rounded))
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(output) as tmp:
+            if output.suffix.lower() == ".md":
+                tmp.write_text(_markdown(rounded), encoding="utf-8")
+            else:
+                write_table_to(table, tmp, "csv")
+        typer.echo(f"wrote {output}")
+
+
+@annotate_app.command("features")
+def features(lang: str = typer.Option(..., "--lang", help="Language code or rules .yaml file.")) -> None:
+    """List the features the rules of a language detect."""
+    from diagnostics.errors import UserInputError
+
+    from ._engine import supported_features
+
+    try:
+        typer.echo("\n".join(supported_features(lang)))
+    except UserInputError:
+        raise
+    except KeyError as err:
+        raise _user_error(err) from err
+
+
+def _markdown(table) -> str:
+    """A GitHub markdown table without the optional ``tabulate`` dependency."""
+    cols = list(table.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    return "\n".join(lines) + "\n"
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``annotate`` command group.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
+    app.add_typer(annotate_app, name="annotate")

@@ -1,0 +1,75 @@
+"""Derivational evidence across a pair: a word of one sentence is affix + a word of the other (un-able ~ able)."""
+
+from __future__ import annotations
+
+from ._evidence import Analysis
+from ._rules import Derivation, FeatureRule
+
+
+def affixed(rule: Derivation, lower: str, lemma: str, pos: str) -> tuple | None:
+    """Find whether a token could be a derived form under ``rule``, and from what.
+
+    Parameters
+    ----------
+    rule : Derivation
+        Affixes, parts of speech and lengths of a feature's derivation.
+    lower : str
+        The token's lower-case form.
+    lemma : str
+        Its lower-cased lemma.
+    pos : str
+        Its part of speech.
+
+    Returns
+    -------
+    tuple or None
+        ``(lower, lemma, prefixed, suffixed)`` with ``prefixed`` = ``(prefix, base)`` pairs and ``suffixed`` =
+        ``(form, stem)`` pairs of the lemma and the lower-case form; ``None`` when it has neither.
+    """
+    if rule.pos and pos not in rule.pos or not (lemma.startswith(rule.prefixes) or lower.startswith(rule.prefixes)
+                                                or lemma.endswith(rule.suffixes) or lower.endswith(rule.suffixes)):
+        return None
+    prefixed, suffixed = [], []
+    for form in (lemma,) if lemma == lower else (lemma, lower):
+        if rule.prefixes and form.startswith(rule.prefixes):
+            prefixed += [(prefix, form[len(prefix):]) for prefix in rule.prefixes
+                         if form.startswith(prefix) and len(form) - len(prefix) >= rule.min_length]
+        if rule.suffixes and form.endswith(rule.suffixes):
+            suffixed += [(form, form[: -len(suffix)][: rule.stem]) for suffix in rule.suffixes
+                         if form.endswith(suffix) and len(form) - len(suffix) >= rule.min_length]
+    return (lower, lemma, tuple(prefixed), tuple(suffixed)) if prefixed or suffixed else None
+
+
+def derived(rule: FeatureRule, side: Analysis, other: Analysis) -> bool:
+    """Check whether a word of ``side`` is affix + a word of ``other`` (and its base is absent from ``side``).
+
+    Parameters
+    ----------
+    rule : FeatureRule
+        A feature with a ``derivation``.
+    side : Analysis
+        The sentence that may hold the derived form.
+    other : Analysis
+        The other sentence of the pair, which may hold its base.
+
+    Returns
+    -------
+    bool
+        Whether ``side`` shows the derivation relative to ``other``.
+    """
+    candidates = side.affixed.get(rule.name, ())
+    if not candidates or not other.tokens:
+        return False
+    own, other_forms, other_pos = side.forms, other.forms, rule.derivation.other_pos
+    for lower, lemma, prefixed, suffixed in candidates:
+        if lemma in other_forms or lower in other_forms:
+            continue
+        for prefix, base in prefixed:
+            if base in other_forms and base not in own:
+                return True
+        for form, stem in suffixed:
+            for _, o_lemma, o_pos in other.tokens:
+                if (not other_pos or o_pos in other_pos) and o_lemma.startswith(stem) \
+                        and o_lemma not in own and o_lemma != form:
+                    return True
+    return False

@@ -1,0 +1,95 @@
+"""``diagnostics sweep run CONFIG [--set key=value ...]`` and ``diagnostics sweep status DIR``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+sweep_app = typer.Typer(help="Seed sweeps: fine-tune one model many times, changing only the seed.",
+                        no_args_is_help=True)
+
+
+@sweep_app.command("run")
+def run_command(
+    config: Path = typer.Argument(..., help="Sweep config (YAML or TOML), e.g. configs/demo.yaml."),
+    overrides: list[str] = typer.Option([], "--set", "-s", help="Override a config key: --set lr=5e-5 "
+                                        "--set seeds=[0,1] --set extra_data.size=500 (repeatable)."),
+    executor: str = typer.Option(None, help="inprocess | pool | submitit (default: the config's)."),
+    workers: int = typer.Option(None, help="Processes for the pool executor (default: the config's)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the runs and their state, train nothing."),
+) -> None:
+    """Run every unfinished (language, model, seed) of CONFIG; finished runs are skipped.
+
+    The config is checked whole before anything runs, in a dry run too: its values, the models and data files it
+    needs and the sizes it asks of them. A bad value or a missing input is one line ``error: <file>:<line>: <key>:
+    ...`` with exit code 2; runs that fail while training are listed and exit with code 1.
+    """
+    from ._config import load_config
+
+    cfg = load_config(config, overrides)
+    given = {key: value for key, value in (("executor", executor), ("workers", workers)) if value is not None}
+    if given:
+        cfg = cfg.with_overrides(given)
+    cfg.check_inputs()
+    from ._sweep import SettingsConflictError, run_states, settings_conflict  # imports torch: after the checks
+
+    if dry_run:
+        states = run_states(cfg)
+        for spec, state in states:
+            typer.echo(f"{spec.describe():40s} {state}")
+        conflicts = [spec for spec, state in states if state == "conflict"]
+        if conflicts:
+            raise SettingsConflictError(
+                f"{config}: {len(conflicts)} finished run(s) were made with other settings, e.g. "
+                f"{settings_conflict(cfg, conflicts[0])}; the real run refuses this sweep: choose another "
+                "experiment name or output directory, or delete those folders")
+        return
+    from ._sweep import run_sweep
+
+    results = run_sweep(cfg)
+    typer.echo(results[["language", "model", "seed", "state"]].to_string(index=False))
+    problems = results[results["state"].isin(["failed", "locked"])]
+    for row in problems.itertuples():
+        typer.echo(f"{row.language}/{row.model}/seed={row.seed}: {row.state}: {row.error}", err=True)
+    typer.echo(f"runs in {Path(cfg.output_dir) / cfg.experiment}")
+    if len(problems):
+        raise typer.Exit(1)
+
+
+@sweep_app.command("status")
+def status_command(
+    directory: Path = typer.Argument(..., help="A run store, one experiment folder, or one run folder."),
+) -> None:
+    """Per run: done / running / failed / interrupted / pending, best validation score, minutes and the code commit.
+
+    Finished runs are reused when their settings (run_hash) match, whatever code made them; a notice says when
+    the finished runs listed were made by different commits.
+    """
+    from diagnostics.version import mixed_commits_notice
+
+    from ._store import sweep_status
+
+    if not directory.exists():
+        raise FileNotFoundError(2, "does not exist (expected a run store, experiment or run folder)", str(directory))
+    table = sweep_status(directory)
+    if table.empty:
+        typer.echo(f"no runs under {directory}")
+        return
+    typer.echo(table.drop(columns=["path"]).to_string(index=False))
+    counts = table["state"].value_counts()
+    typer.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
+    notice = mixed_commits_notice(table.loc[table["state"] == "done", "code_commit"])
+    if notice:
+        typer.echo(notice)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sweep`` command group to the main app.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
+    app.add_typer(sweep_app, name="sweep")

@@ -1,0 +1,626 @@
+"""Train K runs of one model as one computation: stacked weights, one vectorised step for all runs.
+
+The study's recipe trains hundreds of small runs (batch 4). Alone, one such run leaves most of a GPU idle: a step
+is a few hundred small kernels. Here K runs of the same model and recipe (typically the seeds of one experiment and
+language) keep their weights stacked along a new leading dimension (``torch.func.stack_module_state``); one
+``vmap(functional_call)`` of the unmodified Hugging Face module computes every run's logits, one backward pass every
+run's gradients, and a vectorised AdamW updates all runs at once.
+
+Every run keeps what it would have alone: the head initialised from its seed (the models are built one by one, as
+for a solo run), its own batch order (a generator seeded with its seed), its own optimizer state, learning-rate
+schedule, gradient clipping (the norm is taken over that run's gradients only), validation, early stopping and best
+weights. A run that stops leaves the group (its slices are dropped); the others go on. With dropout off a fused
+run's logits equal its solo run's to float rounding; with dropout on, masks are drawn per run from the shared
+generator (``vmap(..., randomness="different")``), so a fused run is another, equally random draw than its solo run,
+and the same group with the same seeds reproduces itself.
+
+Masks: Hugging Face's mask builder branches on tensor values, which ``vmap`` refuses, so the fused step passes the
+additive 4-D mask (0 for tokens, the dtype's minimum for padding) that the models accept as is.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ._batching import batch_order, bucket_batches, length_sorted_batches
+from ._config import SweepConfig
+from ._loop import FitResult, make_scheduler, total_steps
+from ._modeling import parameter_groups
+
+__all__ = ["StackedClassifiers", "StackedAdamW", "StackedBertAdam", "fit_fused", "batched_validator",
+           "predict_proba_stacked"]
+
+
+def _additive_mask(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """(..., B, T) 0/1 attention mask -> (..., B, 1, 1, T) additive mask (0 keep, dtype minimum for padding)."""
+    extended = mask[..., :, None, None, :].to(dtype)
+    return (1.0 - extended) * torch.finfo(dtype).min
+
+
+class StackedClassifiers:
+    """K sequence classifiers of one architecture as stacked tensors, evaluated with one ``vmap``.
+
+    Parameters
+    ----------
+    models : sequence of torch.nn.Module
+        The runs' classifiers, already initialised (each from its own seed) and of identical structure. Parameters
+        that do not train (``requires_grad`` False, e.g. frozen embeddings) must be equal in every model: they are
+        kept once and shared, not stacked.
+    device : str
+        Torch device of the stacked tensors.
+    """
+
+    def __init__(self, models: Sequence[nn.Module], device: str = "cpu"):
+        if not models:
+            raise ValueError("no models to stack")
+        self.template = copy.deepcopy(models[0]).to("meta")
+        # eager attention is plain batched matmuls, which vmap batches natively; SDPA falls back to a loop over
+        # the runs on the CPU, and its memory-efficient CUDA kernel's backward is not batchable on every build
+        if hasattr(self.template, "set_attn_implementation"):
+            self.template.set_attn_implementation("eager")
+        self.device = device
+        self.trainable = [name for name, p in models[0].named_parameters() if p.requires_grad]
+        named = [dict(m.named_parameters()) for m in models]
+        self.params = {name: torch.stack([n[name].detach() for n in named]).to(device).requires_grad_(True)
+                       for name in self.trainable}
+        self.shared = {name: p.detach().to(device) for name, p in models[0].named_parameters()
+                       if not p.requires_grad}
+        buffers = [dict(m.named_buffers()) for m in models]
+        self.buffers = {name: torch.stack([b[name] for b in buffers]).to(device) for name in buffers[0]}
+
+    @property
+    def size(self) -> int:
+        """Number of runs in the stack."""
+        return next(iter(self.params.values())).shape[0]
+
+    def _call(self, params, buffers, shared, kwargs):
+        return torch.func.functional_call(self.template, ({**params, **shared}, buffers), (), kwargs).logits
+
+    def logits(self, batch: dict[str, torch.Tensor], *, shared_inputs: bool = False, train: bool = True,
+               amp: torch.dtype | None = None) -> torch.Tensor:
+        """Every run's logits for its batch.
+
+        Parameters
+        ----------
+        batch : dict of str to torch.Tensor
+            Model keyword arguments with a leading run dimension (K, B, T), or (B, T) with ``shared_inputs``
+            (every run reads the same examples, e.g. validation). ``attention_mask`` is the 0/1 mask.
+        shared_inputs : bool
+            The inputs have no run dimension.
+        train : bool
+            Training mode (dropout on where the model has it).
+        amp : torch.dtype, optional
+            Autocast dtype (``None``: full precision).
+
+        Returns
+        -------
+        torch.Tensor
+            Logits of shape (K, B, n_classes), float32.
+        """
+        self.template.train(train)
+        kwargs = dict(batch)
+        if "attention_mask" in kwargs:
+            kwargs["attention_mask"] = _additive_mask(kwargs["attention_mask"], amp or torch.float32)
+        in_dims = (0, 0, None, None if shared_inputs else 0)
+        device_type = self.device.split(":")[0]
+        with torch.autocast(device_type, dtype=amp or torch.float32, enabled=amp is not None):
+            out = torch.vmap(self._call, in_dims=in_dims, randomness="different")(
+                self.params, self.buffers, self.shared, kwargs)
+        return out.float()
+
+    def keep(self, runs: Sequence[int]) -> None:
+        """Keep only the runs at positions ``runs`` (the others leave the group).
+
+        Parameters
+        ----------
+        runs : sequence of int
+            Positions in the current stack, in the order they keep.
+        """
+        index = torch.as_tensor(list(runs), dtype=torch.long, device=self.device)
+        with torch.no_grad():
+            self.params = {n: p.index_select(0, index).detach().requires_grad_(True) for n, p in self.params.items()}
+            self.buffers = {n: b.index_select(0, index) for n, b in self.buffers.items()}
+
+    def state_of(self, position: int) -> dict[str, torch.Tensor]:
+        """A CPU copy of one run's trainable tensors (the format of :func:`~.modeling.trainable_state`).
+
+        Parameters
+        ----------
+        position : int
+            The run's position in the current stack.
+
+        Returns
+        -------
+        dict of str to torch.Tensor
+        """
+        return {name: p[position].detach().cpu().clone() for name, p in self.params.items()}
+
+
+def _adamw(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr: float, weight_decay: float, eps: float,
+           grad_scale: torch.Tensor | None) -> None:
+    """``torch.optim.AdamW``'s own update (its fused kernel where this build has one) over lists of tensors."""
+    from torch.optim import adam
+
+    options = {"amsgrad": False, "beta1": 0.9, "beta2": 0.999, "lr": lr, "weight_decay": weight_decay, "eps": eps,
+               "maximize": False}
+    fused = params[0].device.type in ("cpu", "cuda")
+    try:
+        adam.adam(params, grads, exp_avgs, exp_avg_sqs, [], steps, fused=fused, grad_scale=grad_scale,
+                  decoupled_weight_decay=True, **options)
+    except TypeError:  # torch before AdamW became Adam with decoupled weight decay
+        from torch.optim import adamw
+
+        adamw.adamw(params, grads, exp_avgs, exp_avg_sqs, [], steps, fused=fused, grad_scale=grad_scale, **options)
+
+
+class _StackedMoments:
+    """Adam-type moments over stacked parameters: dropping runs that leave, each run's gradient norm."""
+
+    stack: StackedClassifiers
+    exp_avg: dict[str, torch.Tensor]
+    exp_avg_sq: dict[str, torch.Tensor]
+
+    def keep(self, runs: Sequence[int]) -> None:
+        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's).
+
+        Parameters
+        ----------
+        runs : sequence of int
+            Positions in the current stack.
+        """
+        index = torch.as_tensor(list(runs), dtype=torch.long, device=self.stack.device)
+        self.exp_avg = {n: t.index_select(0, index) for n, t in self.exp_avg.items()}
+        self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
+
+    def grad_norms(self) -> torch.Tensor:
+        """Each run's gradient norm over all of that run's parameters.
+
+        Returns
+        -------
+        torch.Tensor
+            Shape (K,), float32.
+        """
+        grads = [p.grad for p in self.stack.params.values() if p.grad is not None]
+        return torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]).norm(dim=0)
+
+
+class StackedAdamW(_StackedMoments):
+    """AdamW over stacked parameters, with a learning rate and gradient clipping per run.
+
+    Each run's slices go through ``torch.optim.AdamW``'s own update (the fused kernel where available), so a
+    fused run takes the steps its solo run takes. Clipping folds into the update: each run's clipping factor is
+    passed as the kernel's gradient scale, which saves a pass over the gradients.
+
+    Parameters
+    ----------
+    stack : StackedClassifiers
+        The runs whose ``params`` are updated in place.
+    model : torch.nn.Module
+        One of the runs' modules, to group parameters as the solo loop does (no weight decay on biases and
+        LayerNorm; ``head_lr`` for the head).
+    config : SweepConfig
+        Supplies ``lr``, ``head_lr``, ``weight_decay``, ``adam_eps`` and ``max_grad_norm``.
+    """
+
+    def __init__(self, stack: StackedClassifiers, model: nn.Module, config: SweepConfig):
+        self.stack = stack
+        self.eps, self.max_grad_norm = config.adam_eps, config.max_grad_norm
+        ids = {id(p): name for name, p in model.named_parameters()}
+        self.groups: list[tuple[float, float, list[str]]] = []
+        for group in parameter_groups(model, config.lr, config.head_lr, config.weight_decay):
+            names = [ids[id(p)] for p in group["params"]]
+            self.groups.append((group["lr"], group["weight_decay"], names))
+        self.exp_avg = {n: torch.zeros_like(p) for n, p in stack.params.items()}
+        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in stack.params.items()}
+        self.steps = [{n: torch.zeros((), dtype=torch.float32, device=stack.device) for n in stack.params}
+                      for _ in range(stack.size)]
+
+    def keep(self, runs: Sequence[int]) -> None:
+        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's).
+
+        Parameters
+        ----------
+        runs : sequence of int
+            Positions in the current stack.
+        """
+        super().keep(runs)
+        self.steps = [self.steps[i] for i in runs]
+
+    @torch.no_grad()
+    def step(self, factors: Sequence[float]) -> torch.Tensor:
+        """Clip each run's gradients to ``max_grad_norm`` (global over its parameters) and update every run.
+
+        Parameters
+        ----------
+        factors : sequence of float
+            Multiplier of the base learning rates per run (the schedule's value at each run's step).
+
+        Returns
+        -------
+        torch.Tensor
+            Each run's gradient norm before clipping, shape (K,).
+        """
+        norms = self.grad_norms()
+        # clip_grad_norm_'s factor, applied by the kernel as 1 / grad_scale
+        coef = (self.max_grad_norm / (norms + 1e-6)).clamp(max=1.0) if self.max_grad_norm else None
+        for run in range(self.stack.size):
+            scale = None if coef is None else (1.0 / coef[run]).reshape(1).to(torch.float32)
+            for base_lr, decay, names in self.groups:
+                names = [n for n in names if self.stack.params[n].grad is not None]
+                if not names:
+                    continue
+                _adamw([self.stack.params[n][run] for n in names],
+                       [self.stack.params[n].grad[run] for n in names],
+                       [self.exp_avg[n][run] for n in names], [self.exp_avg_sq[n][run] for n in names],
+                       [self.steps[run][n] for n in names], lr=base_lr * float(factors[run]),
+                       weight_decay=decay, eps=self.eps, grad_scale=scale)
+        for p in self.stack.params.values():
+            p.grad = None
+        return norms
+
+
+def _stack_batches(train, batches: Sequence[np.ndarray], pad_to: int | None) -> dict[str, torch.Tensor]:
+    """One batch per run, padded to a common width: tensors of shape (K, B, T)."""
+    parts = [train.batch(b, pad_to=pad_to) for b in batches]
+    width = max(part["attention_mask"].shape[1] for part in parts)
+    out = {}
+    for key in parts[0]:
+        padded = []
+        for part in parts:
+            tensor = part[key]
+            extra = width - tensor.shape[1]
+            if extra:
+                fill = train.pad_id if key == "input_ids" and hasattr(train, "pad_id") else 0
+                shape = (tensor.shape[0], extra) + tuple(tensor.shape[2:])
+                tensor = torch.cat([tensor, torch.full(shape, fill, dtype=tensor.dtype)], dim=1)
+            padded.append(tensor)
+        out[key] = torch.stack(padded)
+    return out
+
+
+def batched_validator(stack_inputs, gold: np.ndarray, batch_size: int, device: str, amp: torch.dtype | None,
+                      score: Callable[[np.ndarray, np.ndarray], dict[str, float]]):
+    """A validation function for :func:`fit_fused`: every run's scores on one shared set, in one pass per batch.
+
+    Parameters
+    ----------
+    stack_inputs : EncodedPairs or cached features
+        The validation inputs (``lengths`` and ``batch(indices)``).
+    gold : numpy.ndarray of int
+        Class ids of the validation examples.
+    batch_size : int
+        Examples per forward pass.
+    device : str
+        Torch device.
+    amp : torch.dtype or None
+        Autocast dtype.
+    score : callable
+        ``score(gold, proba) -> dict`` with the selection metric among its keys.
+
+    Returns
+    -------
+    callable
+        ``validate(stack, members) -> list of dict``: one dict of scores per run of the stack, in stack order.
+    """
+
+    def validate(stack: StackedClassifiers, members: Sequence[int]) -> list[dict[str, float]]:
+        proba = predict_proba_stacked(stack, stack_inputs, batch_size, device, amp)
+        return [score(gold, row) for row in proba]
+
+    return validate
+
+
+@torch.no_grad()
+def predict_proba_stacked(stack: StackedClassifiers, inputs, batch_size: int, device: str,
+                          amp: torch.dtype | None) -> np.ndarray:
+    """P(entailment) of every run of ``stack`` for every example, in input order.
+
+    Parameters
+    ----------
+    stack : StackedClassifiers
+        The runs.
+    inputs : EncodedPairs or cached features
+        What the models read.
+    batch_size : int
+        Examples per forward pass.
+    device : str
+        Torch device.
+    amp : torch.dtype or None
+        Autocast dtype.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (K, len(inputs))
+    """
+    out = np.empty((stack.size, len(inputs)), dtype=np.float64)
+    for batch in length_sorted_batches(inputs.lengths, batch_size):
+        kwargs = {k: v.to(device) for k, v in inputs.batch(batch).items()}
+        logits = stack.logits(kwargs, shared_inputs=True, train=False, amp=amp)
+        out[:, batch] = torch.softmax(logits, dim=-1)[..., 1].cpu().numpy()
+    return out
+
+
+class StackedBertAdam(_StackedMoments):
+    """The jiant v1 optimisation step over stacked parameters: global clipping per run, then BertAdam per run.
+
+    The step of the ``jiant`` recipe (:func:`~.loop.fit` with ``recipe: jiant``): each run's gradients are clipped
+    to ``max_grad_norm`` over all of its parameters (jiant's trainer), then each tensor to
+    ``bert_adam_max_grad_norm`` (inside BertAdam), then BertAdam's update (no bias correction, epsilon outside the
+    square root, weight decay added to the update) at the run's own learning rate: its base rate, decayed on its
+    own plateaus, times the shared warm-up schedule (all runs of a group take the same number of steps).
+
+    Parameters
+    ----------
+    stack : StackedClassifiers
+        The runs whose ``params`` are updated in place.
+    model : torch.nn.Module
+        One of the runs' modules, to group parameters as the solo loop does.
+    config : SweepConfig
+        The recipe.
+    t_total : int
+        BertAdam's schedule length (see :func:`~.jiant.step_budget`).
+    """
+
+    betas = (0.9, 0.999)
+
+    def __init__(self, stack: StackedClassifiers, model: nn.Module, config: SweepConfig, t_total: int):
+        self.stack, self.config, self.t_total, self.updates = stack, config, t_total, 0
+        ids = {id(p): name for name, p in model.named_parameters()}
+        self.groups = [(g["lr"], g["weight_decay"], [ids[id(p)] for p in g["params"]])
+                       for g in parameter_groups(model, config.lr, config.head_lr, config.weight_decay,
+                                                 decay_all=True)]
+        self.exp_avg = {n: torch.zeros_like(p) for n, p in stack.params.items()}
+        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in stack.params.items()}
+
+    @torch.no_grad()
+    def step(self, decay: torch.Tensor) -> torch.Tensor:
+        """Clip and update every run.
+
+        Parameters
+        ----------
+        decay : torch.Tensor
+            Each run's plateau decay so far (its base learning rate over the configured one), shape (K,).
+
+        Returns
+        -------
+        torch.Tensor
+            Each run's gradient norm before clipping, shape (K,).
+        """
+        from ._jiant import warmup_linear
+
+        config, (beta1, beta2) = self.config, self.betas
+        norms = self.grad_norms()
+        coef = ((config.max_grad_norm / (norms + 1e-6)).clamp(max=1.0) if config.max_grad_norm
+                else torch.ones_like(norms))
+        multiplier = warmup_linear(self.updates / self.t_total, config.warmup_ratio) if self.t_total > 0 else 1.0
+        decay = decay.to(norms.device, torch.float32)
+        for base_lr, weight_decay, names in self.groups:
+            lr = decay * (base_lr * multiplier)
+            for name in names:
+                p = self.stack.params[name]
+                if p.grad is None:
+                    continue
+                shape = (-1,) + (1,) * (p.dim() - 1)
+                scale = coef
+                if config.bert_adam_max_grad_norm > 0:  # the tensor's norm after the global clip
+                    tensor_norm = torch.linalg.vector_norm(p.grad.flatten(1), dim=1) * coef
+                    scale = coef * (config.bert_adam_max_grad_norm / (tensor_norm + 1e-6)).clamp(max=1.0)
+                g = p.grad.mul_(scale.view(shape))
+                m, v = self.exp_avg[name], self.exp_avg_sq[name]
+                m.mul_(beta1).add_(g, alpha=1 - beta1)
+                v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+                update = m / (v.sqrt() + config.adam_eps)
+                if weight_decay > 0:
+                    update.add_(p, alpha=weight_decay)
+                p.sub_(update.mul_(lr.view(shape)))
+                p.grad = None
+        self.updates += 1
+        return norms
+
+
+@dataclass
+class _Run:
+    """The per-run state of a fused loop."""
+
+    index: int
+    seed: int
+    generator: torch.Generator
+    result: FitResult = field(default_factory=FitResult)
+    best_state: dict[str, torch.Tensor] | None = None
+    bad_epochs: int = 0
+    losses: list[torch.Tensor] = field(default_factory=list)
+    controller: Any = None
+    decay: float = 1.0
+
+
+def _train_step(stack: StackedClassifiers, active: list[_Run], train, gold: torch.Tensor,
+                batches: Sequence[np.ndarray], pad_to: int | None, device: str, amp: torch.dtype | None,
+                update: Callable[[], Any]) -> None:
+    """One step of every active run on its own batch: forward, per-run losses, backward, update, counters."""
+    tensors = _stack_batches(train, batches, pad_to)
+    kwargs = {k: v.to(device, non_blocking=True) for k, v in tensors.items()}
+    labels = torch.stack([gold[b] for b in batches]).to(device)
+    logits = stack.logits(kwargs, amp=amp)
+    per_run = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
+                                                reduction="none").view(labels.shape).mean(1)
+    per_run.sum().backward()  # runs share no parameter: each run's gradient is its own loss's
+    update()
+    mask = tensors["attention_mask"]
+    for position, (run, loss) in enumerate(zip(active, per_run.detach())):
+        run.losses.append(loss)
+        counters = run.result.counters
+        counters.step += 1
+        counters.train_examples += len(batches[position])
+        counters.padded_tokens += int(mask[position].numel())
+        counters.real_tokens += int(mask[position].sum())
+
+
+def _mean_loss(run: _Run) -> float | None:
+    """The mean training loss since the run's last validation (and forget those losses)."""
+    values = torch.stack(run.losses).float().cpu().tolist() if run.losses else []
+    run.losses = []
+    return float(np.mean(values)) if values else None
+
+
+def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: SweepConfig, *, seeds: Sequence[int],
+              validate: Callable[[StackedClassifiers, Sequence[int]], list[dict[str, float]]], device: str,
+              amp: torch.dtype | None = None, show: bool = False, desc: str = "fused") -> list[FitResult]:
+    """Train ``models`` (one per seed) as one group; end with each model holding its best validation's weights.
+
+    Every run follows the config's recipe as :func:`~.loop.fit` would train it alone: the same batch orders,
+    schedule, clipping, validations, learning-rate decays and stopping rules, applied per run. A run that stops
+    leaves the group.
+
+    Parameters
+    ----------
+    models : sequence of torch.nn.Module
+        The runs' classifiers, each initialised from its seed (see :func:`~.modeling.load_classifier`); updated in
+        place at the end.
+    train : EncodedPairs or cached features
+        Training inputs shared by the runs (``lengths``, ``batch(indices, pad_to=...)``).
+    gold : torch.Tensor
+        Class ids of the training examples.
+    config : SweepConfig
+        The recipe, shared by every run (``epoch`` or ``jiant``).
+    seeds : sequence of int
+        Each run's seed (seeds its batch-order generator, as in the solo loop).
+    validate : callable
+        ``validate(stack, members) -> list of dict``: scores per run of the current stack, in stack order;
+        ``members`` are the positions in ``models`` of the runs still training (see :func:`batched_validator`).
+    device : str
+        Torch device of the group.
+    amp : torch.dtype, optional
+        Autocast dtype.
+    show : bool
+        Show a progress bar over the steps.
+    desc : str
+        Label of the progress bar.
+
+    Returns
+    -------
+    list of FitResult
+        One per run, in the order of ``models``; a run's ``counters.train_seconds`` is the group's training time
+        while it trained.
+    """
+    from tqdm.auto import tqdm
+
+    if len(models) != len(seeds):
+        raise ValueError(f"{len(models)} models for {len(seeds)} seeds")
+    runs = [_Run(i, seed, torch.Generator().manual_seed(seed)) for i, seed in enumerate(seeds)]
+    stack = StackedClassifiers(models, device)
+    steps = total_steps(config, len(gold))
+    bar = tqdm(total=steps, desc=desc, leave=False, disable=not show)
+    loop = _jiant_loop if config.recipe == "jiant" else _epoch_loop
+    try:
+        loop(stack, runs, models[0], train, gold, config, validate, device, amp, steps, bar)
+    finally:
+        bar.close()
+    for run, model in zip(runs, models):
+        model.load_state_dict(run.best_state, strict=False)
+    return [run.result for run in runs]
+
+
+def _leave(stack: StackedClassifiers, optimizer, active: list[_Run], leaving: list[int]) -> list[_Run]:
+    """Drop the runs at positions ``leaving`` from the group; returns the runs that go on."""
+    if not leaving:
+        return active
+    keep = [p for p in range(len(active)) if p not in leaving]
+    if keep:
+        stack.keep(keep)
+        optimizer.keep(keep)
+    return [active[p] for p in keep]
+
+
+def _epoch_loop(stack, runs, model, train, gold, config, validate, device, amp, steps, bar) -> None:
+    """The ``epoch`` recipe for a group: AdamW, linear schedule, a validation after each epoch, patience in epochs."""
+    optimizer = StackedAdamW(stack, model, config)
+    factor = make_scheduler(config, torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0),
+                            steps).lr_lambdas[0]
+    selection = f"validation_{config.selection_metric}"
+    pad_to = config.max_seq_length if config.pad_to_max_length else None
+    active, step = list(runs), 0
+    for epoch in range(1, config.max_epochs + 1):
+        started = time.perf_counter()
+        orders = [batch_order(train.lengths, config.batch_size, run.generator, bucketing=config.length_bucketing)
+                  for run in active]
+        for position in range(len(orders[0])):
+            _train_step(stack, active, train, gold, [order[position] for order in orders], pad_to, device, amp,
+                        lambda: optimizer.step([factor(step)] * len(active)))
+            step += 1
+            bar.update(1)
+            if step >= steps:
+                break
+        elapsed = time.perf_counter() - started
+        scores = validate(stack, [run.index for run in active])
+        leaving = []
+        for position, (run, score) in enumerate(zip(active, scores)):
+            run.result.counters.train_seconds += elapsed
+            entry = {"epoch": epoch, "step": step, "train_loss": _mean_loss(run),
+                     **{f"validation_{k}": v for k, v in score.items()}}
+            run.result.history.append(entry)
+            if run.result.best is None or score[config.selection_metric] > run.result.best[selection]:
+                run.result.best, run.best_state, run.bad_epochs = entry, stack.state_of(position), 0
+            else:
+                run.bad_epochs += 1
+            if run.bad_epochs >= config.patience or step >= steps:
+                leaving.append(position)
+        active = _leave(stack, optimizer, active, leaving)
+        if not active:
+            break
+
+
+def _jiant_loop(stack, runs, model, train, gold, config, validate, device, amp, steps, bar) -> None:
+    """The ``jiant`` recipe for a group: BertAdam, checks every ``val_interval`` steps, per-run plateau rules."""
+    from ._jiant import PlateauController
+    from ._loop import _jiant_plan
+
+    batches_per_epoch, interval, t_total = _jiant_plan(config, len(gold))
+    optimizer = StackedBertAdam(stack, model, config, t_total)
+    base_lr = parameter_groups(model, config.lr, config.head_lr, config.weight_decay, decay_all=True)[0]["lr"]
+    for run in runs:
+        run.controller = PlateauController(
+            lr=base_lr, lr_patience=config.lr_patience, lr_decay_factor=config.lr_decay_factor,
+            scheduler_threshold=config.scheduler_threshold, patience=config.patience, min_lr=config.min_lr,
+            max_vals=config.max_vals, max_epochs=config.max_epochs, batches_per_epoch=batches_per_epoch)
+    pad_to = config.max_seq_length if config.pad_to_max_length else None
+    active, step = list(runs), 0
+    started = time.perf_counter()
+    while active:  # epochs repeat until every run's checks have stopped it
+        orders = {run.index: bucket_batches(train.lengths, config.batch_size, run.generator) for run in active}
+        for position in range(batches_per_epoch):
+            decay = torch.tensor([run.decay for run in active])
+            _train_step(stack, active, train, gold, [orders[run.index][position] for run in active], pad_to,
+                        device, amp, lambda d=decay: optimizer.step(d))
+            step += 1
+            bar.update(1)
+            if step % interval and step < steps:
+                continue
+            elapsed = time.perf_counter() - started
+            scores = validate(stack, [run.index for run in active])
+            leaving = []
+            for place, (run, score) in enumerate(zip(active, scores)):
+                run.result.counters.train_seconds += elapsed
+                decision = run.controller.check(score[config.selection_metric], step)
+                if decision.lr_decayed:
+                    run.decay *= config.lr_decay_factor
+                stop = decision.stop or ("max_steps" if step >= steps else None)
+                entry = {"check": decision.check, "epoch": step / batches_per_epoch, "step": step,
+                         "train_loss": _mean_loss(run), "lr": decision.lr, "lr_decayed": decision.lr_decayed,
+                         "stop": stop, **{f"validation_{k}": v for k, v in score.items()}}
+                run.result.history.append(entry)
+                if decision.new_best:
+                    run.result.best, run.best_state = entry, stack.state_of(place)
+                if stop is not None:
+                    leaving.append(place)
+            active = _leave(stack, optimizer, active, leaving)
+            started = time.perf_counter()
+            if not active:
+                break

@@ -1,0 +1,245 @@
+"""Build the classifier of a run: full fine-tuning, or only the top ``k`` encoder layers + head.
+
+Top-k training splits a BERT-like encoder (anything whose base model has ``embeddings`` and ``encoder.layer``, e.g.
+BERT, RoBERTa, XLM-R, ELECTRA) in two:
+
+* the *frozen part* (embeddings + the lower ``L - k`` layers) runs once per sweep, in eval mode (dropout off), and its
+  outputs are cached (:mod:`diagnostics.finetune._features`);
+* the *trained part* (the top ``k`` layers, pooler, classifier) is the same ``*ForSequenceClassification`` model with
+  its lower layers removed and its embeddings replaced by a pass-through, fed ``inputs_embeds`` = cached states.
+
+Trade-off: per seed, only ``k/L`` of the encoder runs forward and backward, and the frozen part's cost is paid once
+for all seeds. The lower layers keep their pretrained weights, so the fine-tuned model is a different (less
+adapted) model than the study's, and seed-to-seed variance comes only from the head, the top layers and the data
+order — stability figures from the cheap recipe are a lower bound on those of full fine-tuning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from diagnostics.models._layers import PassThroughEmbeddings
+from diagnostics.schema import CLASS_LABELS
+
+
+def encoder_layers(model: nn.Module) -> nn.ModuleList:
+    """Return the ``ModuleList`` of transformer layers of a BERT-like model (``base_model.encoder.layer``).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A Hugging Face model with a BERT-like base model.
+
+    Returns
+    -------
+    torch.nn.ModuleList
+        The encoder layers, lowest first.
+
+    Raises
+    ------
+    ValueError
+        When the model has no embeddings or ``encoder.layer``.
+    """
+    base = model.base_model
+    try:
+        layers = base.encoder.layer
+        base.embeddings  # noqa: B018 - presence check
+    except AttributeError:
+        raise ValueError(f"{type(model).__name__} is not BERT-like (no embeddings / encoder.layer): top-k training "
+                         "supports BERT, RoBERTa, XLM-R, ELECTRA style encoders; use full fine-tuning") from None
+    return layers
+
+
+def load_classifier(path: str | Path, *, seed: int, dropout: float, top_k: int | None = None,
+                    freeze_embeddings: bool = False) -> nn.Module:
+    """A sequence classifier (2 classes: not_entailment, entailment) with a fresh head initialised under ``seed``.
+
+    Parameters
+    ----------
+    path : str or Path
+        Local Hugging Face folder.
+    seed : int
+        Seeds torch before loading, so the new head (and pooler, if absent in the checkpoint) is a function of it.
+    dropout : float
+        Hidden, attention and classifier dropout.
+    top_k : int, optional
+        Keep only the top ``k`` layers (inputs are then cached hidden states); ``None`` = full model.
+    freeze_embeddings : bool
+        With full fine-tuning: do not train the embeddings (the biggest matrices of multilingual models).
+
+    Returns
+    -------
+    torch.nn.Module
+    """
+    from transformers import AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
+
+    torch.manual_seed(seed)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # "newly initialised head" notices are expected
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            str(path), num_labels=2, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
+            classifier_dropout=dropout, id2label=dict(enumerate(CLASS_LABELS)),
+            label2id={name: i for i, name in enumerate(CLASS_LABELS)})
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+    if top_k is not None:
+        layers = encoder_layers(model)
+        total = len(layers)
+        k = min(top_k, total)
+        model.base_model.encoder.layer = nn.ModuleList(list(layers)[total - k:])
+        model.base_model.embeddings = PassThroughEmbeddings()
+        model.config.num_hidden_layers = k
+        model.top_k_of = total
+    elif freeze_embeddings:
+        model.base_model.embeddings.requires_grad_(False)
+    return model
+
+
+def load_frozen_part(path: str | Path, top_k: int) -> tuple[nn.Module, int]:
+    """Load the base encoder cut to embeddings + its lower ``L - top_k`` layers, in eval mode, without gradients.
+
+    Parameters
+    ----------
+    path : str or Path
+        The pretrained model folder.
+    top_k : int
+        Number of top layers that train (cut off here).
+
+    Returns
+    -------
+    module : torch.nn.Module
+        The frozen part (no pooler).
+    n_frozen_layers : int
+        Number of layers it keeps (``L - top_k``, at least 0).
+    """
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        base = AutoModel.from_pretrained(str(path), add_pooling_layer=False)
+    except TypeError:
+        base = AutoModel.from_pretrained(str(path))
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+    layers = base.encoder.layer if hasattr(base, "encoder") else encoder_layers(base)
+    frozen = max(len(layers) - top_k, 0)
+    base.encoder.layer = nn.ModuleList(list(layers)[:frozen])
+    base.config.num_hidden_layers = frozen
+    if hasattr(base, "pooler"):
+        base.pooler = None
+    base.eval().requires_grad_(False)
+    return base, frozen
+
+
+def parameter_groups(model: nn.Module, lr: float, head_lr: float | None, weight_decay: float, *,
+                     decay_all: bool = False) -> list[dict]:
+    """Group the trainable parameters for AdamW: no weight decay on biases/LayerNorm; ``head_lr`` for the head.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The classifier (only parameters with ``requires_grad`` are grouped).
+    lr : float
+        Learning rate of the encoder.
+    head_lr : float or None
+        Learning rate of the pooler and classifier (``None``: ``lr``).
+    weight_decay : float
+        Weight decay of the parameters that are not biases or LayerNorm weights.
+    decay_all : bool
+        Decay biases and LayerNorm weights too (jiant v1 gave its optimizer every trainable parameter in one
+        group).
+
+    Returns
+    -------
+    list of dict
+        Optimiser parameter groups: ``params``, ``lr``, ``weight_decay``.
+    """
+    groups: dict[tuple[bool, bool], list] = {}
+    for name, param in model.named_parameters():
+        if not param.requires_grad:
+            continue
+        is_head = name.startswith(("classifier", "pre_classifier")) or ".pooler." in f".{name}"
+        no_decay = not decay_all and (name.endswith("bias") or "LayerNorm" in name or "layer_norm" in name)
+        groups.setdefault((is_head, no_decay), []).append(param)
+    out = []
+    for (is_head, no_decay), params in sorted(groups.items()):
+        out.append({"params": params, "lr": head_lr if (is_head and head_lr) else lr,
+                    "weight_decay": 0.0 if no_decay else weight_decay})
+    return out
+
+
+def trainable_state(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Copy the trainable tensors (kept in memory for the best epoch).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model being trained.
+
+    Returns
+    -------
+    dict of str to torch.Tensor
+        Parameter name -> a detached CPU copy, for the parameters with ``requires_grad``.
+    """
+    return {name: p.detach().cpu().clone() for name, p in model.named_parameters() if p.requires_grad}
+
+
+def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, tokenizer) -> None:
+    """Write the best model as a full Hugging Face folder (safetensors), re-attaching frozen lower layers.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The trained classifier (top-k models carry ``top_k_of``, the full number of layers).
+    pretrained : str or Path
+        The pretrained folder the frozen lower layers come from.
+    folder : Path
+        Output folder.
+    tokenizer : transformers.PreTrainedTokenizerBase
+        Saved alongside the model.
+
+    Raises
+    ------
+    RuntimeError
+        When the trained weights do not fit the full model.
+    """
+    from transformers import AutoModelForSequenceClassification
+
+    from diagnostics.models._folders import model_folder_writer
+
+    if getattr(model, "top_k_of", None) is None:
+        full = model
+    else:
+        full = AutoModelForSequenceClassification.from_pretrained(str(pretrained), num_labels=2,
+                                                                  id2label=model.config.id2label,
+                                                                  label2id=model.config.label2id)
+        total, k = model.top_k_of, len(encoder_layers(model))
+        state = {}
+        for name, tensor in model.state_dict().items():
+            marker = "encoder.layer."
+            if marker in name:
+                head, rest = name.split(marker, 1)
+                index, tail = rest.split(".", 1)
+                name = f"{head}{marker}{int(index) + total - k}.{tail}"
+            state[name] = tensor
+        missing = full.load_state_dict(state, strict=False)
+        if missing.unexpected_keys:
+            raise RuntimeError(f"checkpoint keys not in the full model: {missing.unexpected_keys[:5]}")
+    with model_folder_writer(folder) as staging:  # a killed save leaves no half-written checkpoint
+        full.save_pretrained(staging, safe_serialization=True)
+        tokenizer.save_pretrained(staging)

@@ -1,0 +1,343 @@
+"""A sweep: every (language, model, seed) of a config, skipping finished runs, on the chosen executor."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _store as store
+from diagnostics.errors import UserInputError
+
+from ._config import EXECUTOR_NAMES, NOT_IN_RUN_HASH, ConfigError, SweepConfig
+from ._train import RunSpec, spec_dict
+
+
+def plan(config: SweepConfig) -> list[RunSpec]:
+    """List all runs of a sweep, ordered language -> model -> seed.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep.
+
+    Returns
+    -------
+    list of RunSpec
+        One spec per (language, model, seed).
+    """
+    data = config.to_dict()
+    return [RunSpec(data, language, spec_dict(model), seed)
+            for language in config.languages for model in config.models for seed in config.seeds]
+
+
+def settings_conflict(config: SweepConfig, spec: RunSpec) -> str | None:
+    """Say why a finished run in ``spec.path`` cannot belong to this sweep (made with other settings).
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep.
+    spec : RunSpec
+        One of its runs.
+
+    Returns
+    -------
+    str or None
+        The settings that differ (``key: old -> new``, ``;``-separated); ``None`` when the run is not finished,
+        is unreadable or was made with the same settings.
+    """
+    if not store.is_done(spec.path):
+        return None
+    try:
+        stored = store.Run.at(spec.path).config()
+    except (FileNotFoundError, ValueError):
+        return None  # unreadable: verify_run reports the run as corrupt and the sweep trains it again
+    recorded = stored.get("run", {}).get("run_hash")
+    expected = config.run_hash()
+    if recorded is None or recorded == expected:
+        return None
+    old, new = stored.get("sweep", {}), config.to_dict()
+    changed = [f"{k}: {old.get(k, '(not recorded)')!r} -> {new.get(k, '(not set)')!r}"
+               for k in sorted(set(old) | set(new)) if k not in NOT_IN_RUN_HASH and old.get(k) != new.get(k)]
+    return "; ".join(changed) or f"run_hash {recorded} != {expected}"
+
+
+class SettingsConflictError(UserInputError):
+    """A run folder of the sweep holds a finished run made with other settings (the sweep would mix them)."""
+
+
+def check_compatible(config: SweepConfig, specs: list[RunSpec]) -> None:
+    """Refuse to mix a finished run made with different settings into this sweep's folder.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep.
+    specs : list of RunSpec
+        Its runs.
+
+    Raises
+    ------
+    SettingsConflictError
+        For the first run whose folder holds a finished run made with other settings.
+    """
+    for spec in specs:
+        what = settings_conflict(config, spec)
+        if what is not None:
+            origin = getattr(config._source, "path", None)
+            raise SettingsConflictError(f"{origin + ': ' if origin else ''}{spec.path} holds a finished run made "
+                                        f"with other settings ({what}); choose another experiment name or output "
+                                        "directory, or delete that folder")
+
+
+def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
+    """Every run of a sweep with what a real run would do with it.
+
+    States: ``done`` (skipped), ``conflict`` (finished with other settings: the real run refuses the whole sweep),
+    ``corrupt`` (finished, but failing :func:`~diagnostics.finetune.verify_run`: trained again),
+    ``running`` (locked by a live process), ``failed`` / ``interrupted`` (retried from scratch) or ``pending``.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep.
+
+    Returns
+    -------
+    list of tuple of (RunSpec, str)
+        Each run of :func:`plan` with its state.
+    """
+    out = []
+    for spec in plan(config):
+        state = store.run_state(spec.path)
+        if state == "done" and settings_conflict(config, spec) is not None:
+            state = "conflict"
+        elif state == "done" and store.verify_run(spec.path):
+            state = "corrupt"
+        out.append((spec, state))
+    return out
+
+
+def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, float]:
+    """Compute the frozen-layer features of every (language, model) once, before runs start (top-k only).
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep (nothing to do without ``train_top_k_layers``).
+    specs : list of RunSpec
+        The runs about to train (finished ones are skipped).
+
+    Returns
+    -------
+    dict of str to float
+        Seconds spent per ``language/model``.
+    """
+    if config.train_top_k_layers is None:
+        return {}
+    import torch
+
+    from diagnostics.models._loading import load_tokenizer
+
+    from ._batching import encode_pairs
+    from ._features import FeatureCache
+    from ._mixtures import evaluation_sets, training_mixture
+    from ._train import _autocast_dtype, _device, feature_folder, resolve_model_path
+
+    if config.num_threads:
+        torch.set_num_threads(config.num_threads)
+    timings = {}
+    seen = set()
+    for spec in specs:
+        key = (spec.language, spec.model_spec.slug)
+        if key in seen or store.is_done(spec.path):
+            continue
+        seen.add(key)
+        t0 = time.perf_counter()
+        model_path = resolve_model_path(spec.model_spec)
+        tokenizer = load_tokenizer(model_path)
+        frames = {"train": training_mixture(config, spec.language)} | evaluation_sets(config, spec.language)
+        device = _device(config)
+        cache = FeatureCache(feature_folder(config, spec.model_spec), model_path,
+                             config.train_top_k_layers, config.max_seq_length, config.feature_dtype,
+                             device=device, batch_size=config.eval_batch_size, progress=config.progress,
+                             autocast=_autocast_dtype(config, device))
+        for name, frame in frames.items():
+            cache.get(name, encode_pairs(tokenizer, frame, config.max_seq_length))
+        timings["/".join(key)] = time.perf_counter() - t0
+    return timings
+
+
+def run_sweep(config: SweepConfig, *, executor: str | None = None, workers: int | None = None) -> pd.DataFrame:
+    """Run every unfinished run of ``config`` and return one row per run.
+
+    Finished runs (``DONE``) are skipped, interrupted ones restart from scratch, runs locked by another live process
+    are reported as ``locked`` (the others go on).
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep.
+    executor : str, optional
+        Overrides ``config.executor`` (``inprocess``, ``pool``, ``submitit``).
+    workers : int, optional
+        Overrides ``config.workers`` (pool size).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``language, model, seed, state, error, path``; ``state`` in done / skipped / locked / failed.
+    """
+    return run_sweeps([config], executor=executor, workers=workers).drop(columns="experiment")
+
+
+def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
+               workers: int | None = None) -> pd.DataFrame:
+    """Run several sweeps (e.g. the experiments of one study) as one queue on one executor.
+
+    Each sweep's frozen-layer features are prepared first; then every unfinished run of every sweep goes to the
+    executor of the first config together, so a process pool stays full across sweeps of a few seeds each.
+
+    Parameters
+    ----------
+    configs : list of SweepConfig
+        Their ``experiment`` names must differ.
+    executor : str, optional
+        Overrides the first config's ``executor``; its ``executor_options`` apply to all runs.
+    workers : int, optional
+        Overrides the first config's ``workers``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``experiment, language, model, seed, state, error, path``, in config then plan order.
+
+    Raises
+    ------
+    ConfigError
+        Before anything is written or trained: a model or data source this machine lacks, or a size the data
+        cannot supply (:meth:`SweepConfig.check_inputs`), or a bad ``executor`` / ``workers``.
+    SettingsConflictError
+        Before anything is written: a run folder holds a finished run made with other settings.
+    """
+    from tqdm.auto import tqdm
+
+    from ._executors import get_executor
+
+    if not configs:
+        raise ValueError("no sweep to run")
+    names = [c.experiment for c in configs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"experiment names repeat: {names}")
+    if executor is not None and executor not in EXECUTOR_NAMES:
+        raise ConfigError([("executor", f"expected one of {', '.join(EXECUTOR_NAMES)}, found {executor!r}")])
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ConfigError([("workers", f"expected an integer >= 1, found {workers!r}")])
+    lead = configs[0]
+    run = get_executor(executor or lead.executor)
+    # everything that can be known before training is checked for every sweep before anything is written
+    sources: dict = {}
+    for config in configs:
+        config.check_inputs(sources)
+        check_compatible(config, plan(config))
+    rows, todo, order = [], [], {}
+    for config in configs:
+        specs = plan(config)
+        root = Path(config.output_dir) / config.experiment
+        root.mkdir(parents=True, exist_ok=True)
+        store.write_json_atomic(root / "sweep.json", config.to_dict())
+        order.update({str(s.path): len(order) + i for i, s in enumerate(specs)})
+        for spec in specs:
+            problems = store.reopen_corrupt(spec.path)
+            if problems:
+                warnings.warn(f"{spec.path}: finished run is corrupt ({'; '.join(problems)}); training it again",
+                              stacklevel=2)
+        pending = [s for s in specs if not store.is_done(s.path)]
+        rows += [_row(config, s, "skipped", None, str(s.path)) for s in specs if store.is_done(s.path)]
+        if pending:
+            prepare_features(config, pending)
+            todo += [(config, s) for s in pending]
+    if todo:
+        by_path = {str(s.path): (config, s) for config, s in todo}
+        bar = tqdm(total=len(order), initial=len(rows), desc=f"sweep {'+'.join(names)}", disable=not lead.progress)
+        for outcome in run(jobs(todo), lead.executor_options, workers or lead.workers):
+            config, spec = by_path[outcome["path"]]
+            rows.append(_row(config, spec, outcome["state"], outcome.get("error"), outcome["path"]))
+            bar.update(1)
+            if outcome.get("error"):
+                bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}: {outcome['error']}")
+        bar.close()
+    return pd.DataFrame(rows).sort_values("path", key=lambda c: c.map(order)).reset_index(drop=True)
+
+
+def group_size(config: SweepConfig, specs: list[RunSpec]) -> int:
+    """How many runs of ``specs`` (one model of one sweep) train together: ``fuse``, or what ``auto`` measures.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep (``fuse``, ``device``).
+    specs : list of RunSpec
+        Its pending runs of one model.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    if config.fuse != "auto":
+        return int(config.fuse)
+    from ._grouping import auto_group_size
+    from ._train import _device, resolve_model_path
+
+    largest = max(sum(1 for s in specs if s.language == language) for language in {s.language for s in specs})
+    return auto_group_size(resolve_model_path(specs[0].model_spec), config, _device(config), largest)
+
+
+def jobs(todo: list[tuple[SweepConfig, RunSpec]]) -> list[list[RunSpec]]:
+    """Cut pending runs into the executor's jobs: single runs, or groups of seeds that train as one (``fuse``).
+
+    Parameters
+    ----------
+    todo : list of (SweepConfig, RunSpec)
+        Pending runs with their sweep, in plan order.
+
+    Returns
+    -------
+    list of list of RunSpec
+        One list per job, in plan order.
+    """
+    from ._grouping import group_runs
+
+    by_model: dict[tuple[str, str], tuple[SweepConfig, list[RunSpec]]] = {}
+    for config, spec in todo:
+        by_model.setdefault((config.experiment, spec.model_spec.slug), (config, []))[1].append(spec)
+    out = []
+    for config, specs in by_model.values():
+        out += group_runs(specs, group_size(config, specs))
+    return out
+
+
+def _row(config: SweepConfig, spec: RunSpec, state: str, error: str | None, path: str) -> dict[str, Any]:
+    return {"experiment": config.experiment, "language": spec.language, "model": spec.model_spec.name,
+            "seed": spec.seed, "state": state, "error": error, "path": path}
+
+
+def summarise(results: pd.DataFrame) -> dict[str, Any]:
+    """Count the run states of a sweep's results.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        As :func:`run_sweep` returns it.
+
+    Returns
+    -------
+    dict of str to int
+        State -> number of runs.
+    """
+    return results["state"].value_counts().to_dict()

@@ -1,0 +1,394 @@
+"""One run: fine-tune with one seed, keep the best validation epoch, predict every diagnostic set, store it.
+
+This module sets a run up and stores what it produces; its data come from :mod:`.inputs`, its optimisation loop
+from :mod:`.loop` (plain torch on a transformers model: dynamic padding, the ``epoch`` recipe or jiant v1's
+recipe, gradient clipping, early stopping, bf16/fp16 autocast on CUDA) and its predictions from :mod:`.predict`.
+On CPU a seed fully determines the run (same thread count): torch's RNG is seeded before the head is initialised,
+batch orders come from a seeded generator and deterministic algorithms are requested.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from diagnostics.schema import CLASS_LABELS
+from diagnostics.stats._mcc import mcc
+
+from . import _store as store
+from ._config import ModelSpec, SweepConfig
+from ._inputs import RunInputs, prepare_inputs
+from ._loop import FitResult, fit
+from ._predict import SetPredictions, predict_proba, predict_sets
+from ._resources import PeakMemory, fitness_mib, protocol_figures
+
+
+@dataclass
+class RunSpec:
+    """Coordinates of one run (picklable: sent to pool / SLURM / Ray workers).
+
+    Parameters
+    ----------
+    config : dict
+        The sweep configuration as a plain dict (see :meth:`SweepConfig.to_dict`).
+    language : str
+        Language of the run.
+    model : dict
+        The model as a plain dict (see :func:`spec_dict`).
+    seed : int
+        Fine-tuning seed.
+    """
+
+    config: dict[str, Any]
+    language: str
+    model: dict[str, Any]
+    seed: int
+
+    @property
+    def sweep(self) -> SweepConfig:
+        """The sweep configuration, rebuilt from :attr:`config`."""
+        return SweepConfig.from_dict(self.config)
+
+    @property
+    def model_spec(self) -> ModelSpec:
+        """The model of the run, rebuilt from :attr:`model`."""
+        return ModelSpec(**self.model)
+
+    @property
+    def path(self) -> Path:
+        """The run's folder in the run store."""
+        cfg = self.config
+        return store.run_dir(cfg["output_dir"], cfg["experiment"], self.language, self.model_spec.slug, self.seed)
+
+    def describe(self) -> str:
+        """Name the run for progress bars and logs.
+
+        Returns
+        -------
+        str
+            ``<language>/<model slug>/seed=<seed>``.
+        """
+        return f"{self.language}/{self.model_spec.slug}/seed={self.seed}"
+
+
+def resolve_model_path(model: ModelSpec) -> Path:
+    """Find the local folder of a model through the one resolver, :func:`diagnostics.models.resolve_model`.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model's name and, optionally, its folder (``path`` wins).
+
+    Returns
+    -------
+    Path
+        A Hugging Face model folder with safetensors weights.
+
+    Raises
+    ------
+    FileNotFoundError
+        Not a model folder, or a hub id neither cached nor obtainable
+        (:class:`~diagnostics.models.ModelNotAvailableError`).
+    """
+    from diagnostics.models import resolve_model
+
+    return Path(resolve_model(model.path or model.name).path)
+
+
+def label_ids(labels: pd.Series) -> np.ndarray:
+    """Map label names to class ids: ``entailment`` -> 1, ``not_entailment`` -> 0 (missing labels -> -1).
+
+    Parameters
+    ----------
+    labels : pandas.Series
+        Label names.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        One class id per label.
+    """
+    mapping = {name: i for i, name in enumerate(CLASS_LABELS)}
+    return labels.map(lambda x: mapping.get(x, -1)).to_numpy(dtype=np.int64)
+
+
+def _device(config: SweepConfig) -> str:
+    """The torch device a config asks for (``auto``: CUDA when available)."""
+    if config.device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return config.device
+
+
+def _autocast_dtype(config: SweepConfig, device: str) -> torch.dtype | None:
+    """The autocast dtype of a config's precision on ``device``; ``None`` for full precision."""
+    if device == "cpu":
+        # opt-in only: fp32 stays the CPU default; without native bf16 the emulation would be slower than fp32
+        from diagnostics.models._precision import cpu_bf16_supported
+
+        return torch.bfloat16 if config.precision == "bf16" and cpu_bf16_supported() else None
+    if not device.startswith("cuda") or config.precision in ("fp32", "tf32"):
+        return None
+    if config.precision == "fp16":
+        return torch.float16
+    if config.precision == "bf16" or torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float16
+
+
+def _scores(gold: np.ndarray, proba: np.ndarray) -> dict[str, float]:
+    """Accuracy, MCC and share of predicted entailment of probabilities thresholded at 0.5."""
+    pred = (proba >= 0.5).astype(np.int64)
+    return {"accuracy": float(np.mean(pred == gold)), "mcc": mcc(gold, pred),
+            "predicted_entailment_share": float(np.mean(pred))}
+
+
+def train_run(spec: RunSpec, *, progress: bool | None = None) -> dict[str, Any]:
+    """Train, evaluate and store one run; skip it when finished; refuse when another process holds it.
+
+    Parameters
+    ----------
+    spec : RunSpec
+        Config (as a dict), language, model and seed.
+    progress : bool, optional
+        Show a progress bar (defaults to the config's ``progress``).
+
+    Returns
+    -------
+    dict
+        ``{"path", "state": "done"|"skipped", "metrics"}``.
+
+    Raises
+    ------
+    RunLockedError
+        Another live process trains this run.
+    """
+    path = spec.path
+    if store.is_done(path):
+        return {"path": str(path), "state": "skipped", "metrics": store._read_json(path / "metrics.json")}
+    with store.RunLock(path):
+        if store.is_done(path):  # finished by another process between the check and the lock
+            return {"path": str(path), "state": "skipped", "metrics": store._read_json(path / "metrics.json")}
+        store.clear_partial(path)
+        try:
+            metrics = _train(spec, path, progress)
+        except BaseException:
+            store.mark_failed(path, traceback.format_exc())
+            raise
+        store.mark_done(path, {"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    return {"path": str(path), "state": "done", "metrics": metrics}
+
+
+def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
+    """Fine-tune, predict and store one run in ``path``; returns its metrics."""
+    config, model_spec = spec.sweep, spec.model_spec
+    show = config.progress if progress is None else progress
+    with _torch_settings(config) as device:
+        amp = _autocast_dtype(config, device)
+        _write_run_settings(path, spec, config, device, amp)
+        clock = _Clock()
+        with PeakMemory() as memory:
+            if device.startswith("cuda"):
+                torch.cuda.reset_peak_memory_stats()
+            model_path = resolve_model_path(model_spec)
+            data = prepare_inputs(config, spec.language, model_path, feature_folder(config, model_spec),
+                                  device=device, amp=amp, show=show)
+            model = _build_model(config, model_path, spec.seed, device)
+            clock.init_s = time.perf_counter() - clock.started
+            fitted = _fit(model, data, spec, config, device, amp, show)
+            predicted = predict_sets(model, data.eval_frames, data.inputs, _run_columns(spec, config, model_spec),
+                                     batch_size=config.eval_batch_size, device=device, amp=amp,
+                                     pretrain_seed=model_spec.pretrain_seed)
+            if config.save_checkpoint:
+                from ._modeling import save_checkpoint
+
+                save_checkpoint(model, model_path, path / "checkpoint", data.tokenizer)
+            cuda_peak = torch.cuda.max_memory_allocated() if device.startswith("cuda") else None
+        _write_predictions(path, predicted.tables)
+    resources = _resources(clock, memory.peak, cuda_peak, fitted, data, predicted)
+    resources |= protocol_figures(model_path, spec.language, device, config.output_dir,
+                                  fitted.best["validation_accuracy"])
+    metrics = _metrics(config, fitted, data.train_frame, model, predicted, resources, device)
+    store.write_json_atomic(path / "metrics.json", metrics)
+    return metrics
+
+
+@contextmanager
+def _torch_settings(config: SweepConfig) -> Iterator[str]:
+    """Apply the run's thread count, determinism and TF32 settings; yield its device; restore the settings after."""
+    previous_threads = torch.get_num_threads()
+    if config.num_threads:
+        torch.set_num_threads(config.num_threads)
+    device = _device(config)
+    if device.startswith("cuda"):
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    previous_det = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(config.deterministic, warn_only=True)
+    previous_tf32 = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    tf32 = config.precision == "tf32" and device.startswith("cuda")
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = tf32
+    try:
+        yield device
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = previous_tf32
+        torch.use_deterministic_algorithms(previous_det)
+        torch.set_num_threads(previous_threads)
+
+
+def _write_run_settings(path: Path, spec: RunSpec, config: SweepConfig, device: str, amp: torch.dtype | None) -> None:
+    """Record what the run is (``config.json``) and what it runs on (``versions.json``)."""
+    model_spec = spec.model_spec
+    store.write_json_atomic(path / store.RUN_CONFIG, {"run": {"experiment": config.experiment, "language": spec.language,
+                                                           "model": model_spec.name, "seed": spec.seed,
+                                                           "pretrain_seed": model_spec.pretrain_seed,
+                                                           "run_hash": config.run_hash()},
+                                                   "sweep": config.to_dict()})
+    store.write_json_atomic(path / "versions.json", store.library_versions() | {
+        "device": device, "autocast": str(amp), "tf32": bool(torch.backends.cuda.matmul.allow_tf32)})
+
+
+@dataclass
+class _Clock:
+    """Wall and CPU time since a run started its work, and how long its set-up took."""
+
+    started: float = field(default_factory=time.perf_counter)
+    cpu_started: float = field(default_factory=time.process_time)
+    init_s: float = 0.0
+
+
+def _build_model(config: SweepConfig, model_path: Path, seed: int, device: str):
+    """The classifier to fine-tune, its head initialised from ``seed`` (optionally without padding compute)."""
+    from ._modeling import load_classifier
+
+    model = load_classifier(model_path, seed=seed, dropout=config.dropout, top_k=config.train_top_k_layers,
+                            freeze_embeddings=config.freeze_embeddings).to(device)
+    if config.skip_padding:
+        from ._unpadding import enable_unpadding
+
+        enable_unpadding(model)
+    return model
+
+
+def _fit(model, data: RunInputs, spec: RunSpec, config: SweepConfig, device: str, amp: torch.dtype | None,
+         show: bool) -> FitResult:
+    """Run the optimisation loop on the training mixture, selecting the epoch (or check) on the validation set."""
+    gold_train = torch.from_numpy(np.array(label_ids(data.train_frame["label"])))
+    gold_val = label_ids(data.eval_frames["validation"]["label"])
+    inputs_val = data.inputs["validation"]
+    if config.recipe == "jiant" and config.val_data_limit is not None:  # jiant validates on the first N pairs
+        gold_val, inputs_val = gold_val[:config.val_data_limit], inputs_val.head(config.val_data_limit)
+
+    def validate() -> dict[str, float]:
+        """Scores of the current model on the validation set."""
+        proba = predict_proba(model, inputs_val, config.eval_batch_size, device, amp)
+        return _scores(gold_val, proba)
+
+    return fit(model, data.inputs["train"], gold_train, config, seed=spec.seed, validate=validate, device=device,
+               amp=amp, desc=spec.describe(), show=show)
+
+
+def _run_columns(spec: RunSpec, config: SweepConfig, model_spec: ModelSpec) -> dict[str, Any]:
+    """The constant columns that identify a run in its predictions table."""
+    return {"experiment": config.experiment, "language": spec.language, "model": model_spec.name, "seed": spec.seed}
+
+
+def _write_predictions(path: Path, tables: list[pd.DataFrame]) -> None:
+    """Store the predictions of every diagnostic set as one ``predictions.parquet``."""
+    predictions = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=store.PREDICTION_COLUMNS)
+    store.write_predictions(path, predictions)
+
+
+def _resources(clock: _Clock, rss_peak: int, cuda_peak: int | None, fitted: FitResult, data: RunInputs,
+               predicted: SetPredictions) -> dict[str, Any]:
+    """Throughput, memory and timings of the training run (training and inference together; not MOROCCO's)."""
+    counters = fitted.counters
+    examples = counters.train_examples
+    peak_mib = (cuda_peak if cuda_peak is not None else rss_peak) / 2**20
+    inference_rps = predicted.records / predicted.seconds if predicted.seconds > 0 and predicted.records else None
+    return {
+        "train_peak_memory_mib": round(peak_mib, 1),
+        "train_peak_memory_kind": "cuda_max_allocated" if cuda_peak is not None else "rss",
+        "train_peak_rss_mib": round(rss_peak / 2**20, 1),
+        "train_examples_per_s": examples / counters.train_seconds if counters.train_seconds > 0 else None,
+        "mean_padded_length": counters.padded_tokens / examples if examples else None,
+        "mean_length": counters.real_tokens / examples if examples else None,
+        "inference_records_per_s": inference_rps,
+        "init_s": clock.init_s,
+        "frozen_features_computed_s": data.features_computed_s,
+        "train_s": counters.train_seconds,
+        "inference_s": predicted.seconds,
+        "total_s": time.perf_counter() - clock.started,
+        "cpu_s": time.process_time() - clock.cpu_started,  # all threads; wall time is inflated when cores are shared
+        "load_average_1min": os.getloadavg()[0],
+        "fitness_train_mib": fitness_mib(fitted.best["validation_accuracy"], inference_rps, peak_mib),
+    }
+
+
+def _metrics(config: SweepConfig, fitted: FitResult, train_frame: pd.DataFrame, model, predicted: SetPredictions,
+             resources: dict[str, Any], device: str) -> dict[str, Any]:
+    """The ``metrics.json`` of a run: selection, history, diagnostic scores per set, resources."""
+    metrics = {
+        "selection_metric": config.selection_metric,
+        "best": fitted.best,
+        "history": fitted.history,
+        "steps": fitted.counters.step,
+        "train_examples": int(len(train_frame)),
+        "train_composition": train_frame["dataset"].value_counts().to_dict(),
+        "trainable_parameters": int(sum(p.numel() for p in model.parameters() if p.requires_grad)),
+        "diagnostics": {t["dataset"].iat[0]: _scores(label_ids(t["label"]), t["probability"].to_numpy())
+                        | predicted.categories.get(t["dataset"].iat[0], {})
+                        for t in predicted.tables if t["label"].notna().all() and len(t)},
+        "resources": resources,
+        "device": device,
+    }
+    if config.presence is not None:
+        controlled = train_frame["has_feature"].dropna().astype(bool)
+        metrics["presence"] = {"feature": config.presence.feature, "within": config.presence.within,
+                               "share": float(controlled.mean()), "controlled_pairs": int(len(controlled))}
+    return metrics
+
+
+def feature_folder(config: SweepConfig, model: ModelSpec) -> Path:
+    """Locate the store of a model's frozen-layer features, shared by every language and experiment of a run store.
+
+    Examples are keyed by model fingerprint, k, max length, dtypes and token ids, so sharing is safe and saves the
+    examples that mixtures have in common (e.g. the same SICK pairs in the English and Russian mixtures).
+
+    Parameters
+    ----------
+    config : SweepConfig
+        Supplies ``output_dir``.
+    model : ModelSpec
+        The model whose features are stored.
+
+    Returns
+    -------
+    Path
+        ``<output_dir>/.cache/features/<model slug>``.
+    """
+    return Path(config.output_dir) / ".cache" / "features" / model.slug
+
+
+def spec_dict(model: ModelSpec) -> dict[str, Any]:
+    """Turn a ModelSpec into a plain dict (for :class:`RunSpec`).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+
+    Returns
+    -------
+    dict
+        Its fields by name.
+    """
+    return asdict(model)

@@ -1,0 +1,58 @@
+"""Where a notebook reads its runs and writes its figures, whatever the working directory of its kernel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from diagnostics.resources import default_reports_dir, default_runs_dir, work_root
+
+
+def _under_root(path: str | Path) -> Path:
+    """An absolute path: a relative one is taken from :func:`~diagnostics.resources.work_root`."""
+    path = Path(path).expanduser()
+    return (path if path.is_absolute() else work_root() / path).resolve()
+
+
+def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: str | Path | None = None, *,
+                   needs: tuple[str, ...] | None = None, train_missing: bool = False) -> tuple[Path, Path]:
+    """The run store and the figures folder of a notebook, as absolute paths; prints which run store it reads.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path, optional
+        Run store; default ``<project root>/runs/<scale>``, where ``bash scripts/demo.sh`` and
+        ``diagnostics pipeline --scale <scale>`` write. A relative path is taken from the project root
+        (:func:`diagnostics.resources.work_root`), not from the kernel's working directory.
+    output_dir : str or Path, optional
+        Figures folder (created); default ``<project root>/reports/<scale>/figures``, next to the pipeline's report.
+    needs : tuple of str, optional
+        Experiment families the notebook reads (``base``, ``extra``, ``presence``); ``None`` for a notebook that
+        reads no runs.
+    train_missing : bool
+        With ``False`` (a notebook opened by hand) an unfinished run of ``needs`` raises
+        :class:`~diagnostics.pipeline._runner.RunsNotFinishedError` naming the command that makes the runs, so the
+        notebook never trains; the pipeline and the tests pass ``True``.
+
+    Returns
+    -------
+    tuple of Path
+        ``(runs_dir, output_dir)``.
+    """
+    runs = _under_root(runs_dir) if runs_dir is not None else default_runs_dir(scale)
+    figures = _under_root(output_dir) if output_dir is not None else default_reports_dir(scale) / "figures"
+    if needs is not None:
+        from ._runner import require_finished, unfinished_runs
+
+        if train_missing:
+            missing, total = unfinished_runs(scale, runs, needs)
+            state = f"{total - len(missing)} of {total} runs finished, the others train now" if missing else \
+                f"all {total} runs finished"
+        else:
+            require_finished(scale, runs, needs)
+            state = "all runs finished"
+        print(f"{scale} scale: reading the run store {runs} ({', '.join(needs)}: {state})")
+    figures.mkdir(parents=True, exist_ok=True)
+    print(f"figures go to {figures}")
+    return runs, figures

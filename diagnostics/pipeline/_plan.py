@@ -1,0 +1,426 @@
+"""Plan before work: every run a scale will train, what is done, what it costs, and what stops it.
+
+:func:`make_plan` lists the runs (experiment, language, seed, model, training mixture with sources and sizes and
+the state in the run store) and checks, before anything trains, that every source exists and holds the sizes
+asked of it, that every language that trains can be scored and that every model is available locally.
+``diagnostics pipeline --dry-run [--json]`` prints it; the real run refuses to start while it has problems.
+
+Its cost comes from the training loop's own planning function, :func:`diagnostics.finetune.total_steps`:
+a run's upper bound is its step budget times the batch size (pairs actually trained, a pair seen in two epochs
+counted twice), so the estimate follows the recipe the config chooses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from diagnostics.data._refs import DataRef
+from diagnostics.finetune import SweepConfig
+from diagnostics.finetune._config import ConfigError, ModelSpec
+from diagnostics.finetune._preflight import input_problems, model_problems
+
+from ._inputs import PipelineInputs
+from ._scales import experiment_configs, scale_spec, skipped_languages, unscored_languages
+from ._substitutes import substitutions
+
+
+@dataclass
+class Plan:
+    """A scale's planned runs, notices and blocking problems.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs : list of dict
+        One per run: ``experiment, language, seed, model, mixture`` (list of ``{source, size}``), ``train_pairs``,
+        ``max_steps`` (the run's step budget, :func:`diagnostics.finetune.total_steps`), ``max_pair_epochs``
+        (``max_steps`` x batch size: the pairs it trains at most; early stopping ends most runs sooner),
+        ``fuse`` and ``group`` (the runs trained together as one job, see ``fuse``; ``None`` when done or decided
+        on the device), ``state`` (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
+    notices : list of str
+        Things the user should know that do not stop the run (a language skipped for lack of data, a dataset
+        standing in for the study's).
+    problems : list of str
+        One line each; the plan cannot run while any is left.
+    train_pairs_per_s : float, optional
+        Throughput behind the hours estimate.
+    substitutions : dict
+        Language -> datasets standing in for the study's (see :func:`diagnostics.pipeline._substitutes.substitutions`).
+    """
+
+    scale: str
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    train_pairs_per_s: float | None = None
+    substitutions: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Count, per experiment, the runs, those done, the pair-epochs still to train (upper bound) and the jobs.
+
+        Returns
+        -------
+        dict of str to dict
+            Experiment -> ``{"runs": int, "done": int, "pair_epochs": int, "jobs": int}``, in plan order; ``jobs``
+            counts the executor's jobs of the runs still to train (a fused group is one job).
+        """
+        out: dict[str, dict[str, int]] = {}
+        jobs: set[str] = set()
+        for run in self.runs:
+            entry = out.setdefault(run["experiment"], {"runs": 0, "done": 0, "pair_epochs": 0, "jobs": 0})
+            entry["runs"] += 1
+            job = run.get("group") or run["path"]
+            if run["state"] != "done" and job not in jobs:
+                jobs.add(job)
+                entry["jobs"] += 1
+            entry["done"] += run["state"] == "done"
+            entry["pair_epochs"] += 0 if run["state"] == "done" else (run["max_pair_epochs"] or 0)
+        return out
+
+    def cost(self) -> dict[str, Any]:
+        """Estimate the cost: runs to train, their pair-epochs (upper bound) and, with a throughput, hours.
+
+        Returns
+        -------
+        dict
+            ``runs_to_train``, ``runs_done``, ``max_pair_epochs``, ``train_pairs_per_s`` and ``max_hours``
+            (``None`` without a throughput).
+        """
+        todo = [r for r in self.runs if r["state"] != "done"]
+        pair_epochs = sum(r["max_pair_epochs"] or 0 for r in todo)
+        hours = None if not self.train_pairs_per_s else round(pair_epochs / self.train_pairs_per_s / 3600, 1)
+        return {"runs_to_train": len(todo), "runs_done": len(self.runs) - len(todo),
+                "max_pair_epochs": pair_epochs, "train_pairs_per_s": self.train_pairs_per_s,
+                "max_hours": hours}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Build the JSON document of ``--dry-run --json``.
+
+        Returns
+        -------
+        dict
+            ``scale``, ``runs``, ``counts`` (:meth:`counts`), ``cost`` (:meth:`cost`), ``notices``, ``problems``,
+            ``substitutions``.
+        """
+        return {"scale": self.scale, "runs": self.runs, "counts": self.counts(), "cost": self.cost(),
+                "notices": self.notices, "problems": self.problems, "substitutions": self.substitutions}
+
+    def lines(self) -> list[str]:
+        """Render the human-readable plan: one line per run, counts per experiment, cost, notices, problems.
+
+        Returns
+        -------
+        list of str
+            The lines, without newlines.
+        """
+        out = []
+        for run in self.runs:
+            mixture = " + ".join(f"{m['source']} {m['size'] if m['size'] is not None else '?'}"
+                                 + (f" ({m['feature']} {m['feature_share']:.0%})" if "feature" in m else "")
+                                 for m in run["mixture"])
+            out.append(f"{run['experiment']:36s} {run['language']:3s} seed={run['seed']:<3d} {run['model']:30s} "
+                       f"{mixture:60s} {run['state']}")
+        out.append("")
+        fuse = sorted({str(run["fuse"]) for run in self.runs if run["state"] != "done" and run.get("fuse") != 1})
+        for name, entry in self.counts().items():
+            jobs = f", {entry['jobs']:4d} fused jobs" if fuse and entry["jobs"] else ""
+            out.append(f"{name:36s} {entry['runs']:4d} runs, {entry['done']:4d} done{jobs}")
+        cost = self.cost()
+        hours = (f", about {cost['max_hours']} h at {cost['train_pairs_per_s']:g} training pairs/s" if
+                 cost["max_hours"] is not None else " (set --set train_pairs_per_s=N for hours)")
+        grouping = (f" in {sum(e['jobs'] for e in self.counts().values())} jobs (fuse={'/'.join(fuse)}; the rate is "
+                    "the device's aggregate over a group)" if fuse else "")
+        out.append(f"total: {len(self.runs)} runs, {cost['runs_done']} done, {cost['runs_to_train']} to train"
+                   f"{grouping}; at most {cost['max_pair_epochs']:,} pair-epochs{hours}")
+        out += [f"notice: {n}" for n in self.notices]
+        out += [f"problem: {p}" for p in self.problems]
+        return out
+
+
+class SourceSizes:
+    """Labelled pairs of each referenced source, each read once (and the problem a source has, if any)."""
+
+    def __init__(self):
+        self._sizes: dict[tuple, int | None] = {}
+        self.problems: dict[tuple, str] = {}
+        #: (labelled, pairs) per source read, shared with the sweep's own input check (data_problems)
+        self.counts: dict[tuple, tuple[int, int]] = {}
+
+    def size(self, ref: DataRef, option: str) -> int | None:
+        """Count the labelled pairs in ``ref`` (read once per reference).
+
+        Parameters
+        ----------
+        ref : DataRef
+            The source.
+        option : str
+            The command-line option that supplies its file, named in the problem of a missing source.
+
+        Returns
+        -------
+        int or None
+            The count; ``None`` when the source cannot be read (the reason goes to :attr:`problems`).
+        """
+        key = (ref.name, ref.split, ref.path, ref.language)
+        if key not in self._sizes:
+            self._sizes[key] = None
+            try:
+                frame = ref.load()
+                self._sizes[key] = int(frame["label"].notna().sum())
+                self.counts[key] = (self._sizes[key], len(frame))
+            except FileNotFoundError as err:
+                self.problems[key] = self._missing(ref, option, err)
+            except Exception as err:  # a reader's DataFormatError names file and line; keep it on one line
+                self.problems[key] = f"{_name(ref)}: cannot be read: {' '.join(str(err).split())}"
+        return self._sizes[key]
+
+    @staticmethod
+    def _missing(ref: DataRef, option: str, err: Exception) -> str:
+        if ref.path is None:
+            return f"{_name(ref)}: no file given; supply it with {option}"
+        return f"{_name(ref)}: {ref.path} does not exist; supply it with {option}"
+
+
+def _name(ref: DataRef) -> str:
+    return ref.name if ref.split is None or ref.path else f"{ref.name}:{ref.split}"
+
+
+def _option(ref: DataRef, language: str, part: str) -> str:
+    if ref.name == "mnli":
+        return ("--data mnli=PATH (GLUE train.tsv or MultiNLI train.jsonl), or take the bundled SICK as a "
+                "stand-in with --set extra_source=sick")
+    return f"--data {language}.{part}=PATH"
+
+
+def _mixture(config: SweepConfig, language: str, sizes: SourceSizes, shortfalls: dict[tuple, list[str]],
+             experiment: str) -> tuple[list[dict[str, Any]], int | None]:
+    """Sources and sizes of one language's training mixture; sizes a source cannot supply go to ``shortfalls``
+    (``(source, path, asked, found, remedy) -> experiments``)."""
+    from diagnostics.finetune._mixtures import extra_ref
+
+    refs = config.language_data(language)
+    train_found = sizes.size(refs["train"], _option(refs["train"], language, "train"))
+    if train_found == 0:
+        shortfalls.setdefault((_name(refs["train"]), refs["train"].path, config.train_size or "labelled", 0,
+                               f"a labelled training file with --data {language}.train=PATH"), []).append(experiment)
+    train_size = config.train_size if config.train_size is not None else train_found
+    if config.train_size is not None and train_found and config.train_size > train_found:
+        shortfalls.setdefault((_name(refs["train"]), refs["train"].path, config.train_size, train_found,
+                               f"a larger file with --data {language}.train=PATH or a lower train_size"),
+                              []).append(experiment)
+    mixture = [{"source": _name(refs["train"]), "size": train_size}]
+    ref = extra_ref(config)
+    if ref is not None:
+        found = sizes.size(ref, _option(ref, language, "extra"))
+        asked = config.extra_data.size
+        if found is not None and asked > found:
+            option = "a larger file with --data mnli=PATH" if ref.name == "mnli" else "a larger source"
+            shortfalls.setdefault((_name(ref), ref.path, asked, found, f"{option}, or smaller sizes (--set "
+                                   "extra_sizes=[...], --set presence_extra_size=N)"), []).append(experiment)
+        entry = {"source": _name(ref), "size": asked}
+        if config.presence is not None and config.presence.within == "extra":
+            entry["feature_share"] = config.presence.share
+        mixture.append(entry)
+    if config.presence is not None:
+        mixture[0 if config.presence.within == "train" else -1] |= {"feature": config.presence.feature,
+                                                                     "feature_share": config.presence.share}
+    total = None if any(m["size"] is None for m in mixture) else sum(m["size"] for m in mixture)
+    return mixture, total
+
+
+def model_problem(model: ModelSpec) -> tuple[str | None, str | None]:
+    """Say why a model cannot be loaded here, or that the run will download it; nothing is downloaded.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+
+    Returns
+    -------
+    (str or None, str or None)
+        ``(problem, notice)``: a problem line with its remedy (not cached, and offline or not a model folder), or a
+        notice that the run downloads the model (not cached, and the hub may be asked); ``(None, None)`` when the
+        model is here (or is the embedded one, built on first use).
+    """
+    from diagnostics.finetune._preflight import locate_model
+    from diagnostics.models._resolve import ModelNotCachedError
+
+    try:  # the sweep's own check: config.json and safetensors weights; the embedded model is built on first use
+        locate_model(model, download=False)
+    except ModelNotCachedError as err:
+        return None, " ".join(str(err).split())
+    except FileNotFoundError as err:  # ModelNotAvailableError included: first sentence, one line
+        first = " ".join(str(err).split()).split(". ")[0]
+        return (f"model {model.name!r} is not available locally: {first}; give a local folder with "
+                f"--set 'models=[{{name: {model.name}, path: /path/to/model}}]'"), None
+    return None, None
+
+
+def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None,
+              only: tuple[str, ...] | None = None) -> Plan:
+    """Every run of a scale, with its state, the sources and sizes of its mixture, notices and problems.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        The run store (states are read from it).
+    inputs : PipelineInputs, optional
+        Data files and overrides (default: those recorded in ``runs_dir``, else the scale config's own).
+    only : tuple of str, optional
+        Experiment families to plan (``base``, ``extra``, ``presence``).
+
+    Returns
+    -------
+    Plan
+        Problems are collected, never raised: a plan is always returned for the dry run to print.
+    """
+    from diagnostics.finetune._loop import total_steps
+    from diagnostics.finetune._sweep import run_states, settings_conflict
+
+    plan = Plan(scale)
+    try:
+        spec = scale_spec(scale, runs_dir, inputs)
+        configs = experiment_configs(scale, runs_dir, only, inputs)
+        skipped = skipped_languages(scale, runs_dir, inputs)
+        unscored = unscored_languages(scale, runs_dir, inputs)
+    except (ValueError, KeyError, FileNotFoundError) as err:
+        plan.problems.append(" ".join(str(err).split()))
+        return plan
+    plan.train_pairs_per_s = spec.train_pairs_per_s
+    for language in skipped:
+        plan.notices.append(f"{language}: skipped (no training data); supply --data {language}.train=PATH and "
+                            f"--data {language}.validation=PATH to train it")
+    for language in unscored:
+        supply = f"supply --data {language}.diagnostics=PATH (AX-b/LiDiRus-format JSONL)"
+        if spec.score_missing == "problem":
+            plan.problems.append(f"{language}: has training data but no diagnostic set, so its runs would train and "
+                                 f"never be scored; {supply}, or leave {language} out with --set score_missing=skip "
+                                 f"(--set score_missing=train trains it anyway)")
+        elif spec.score_missing == "skip":
+            plan.notices.append(f"{language}: skipped (no diagnostic set to score it, score_missing=skip); {supply} "
+                                f"to train and score it")
+        else:
+            plan.notices.append(f"{language}: trains without a diagnostic set (score_missing=train): its runs are "
+                                f"never scored; {supply} to score them")
+    plan.substitutions = substitutions(configs)
+    for language, entries in plan.substitutions.items():
+        for entry in entries:
+            if entry["role"] == "diagnostic":
+                plan.notices.append(f"{language}: scored on {entry['name']}, not on {entry['instead_of']}; its "
+                                    f"results are labelled {entry['label']!r}")
+    sick = [lang for lang, entries in plan.substitutions.items() if any(e["role"] == "extra" for e in entries)]
+    if sick:
+        plan.notices.append(f"extra English data ({', '.join(sick)}): the bundled SICK stands in for MNLI, the "
+                            "study's; supply --data mnli=PATH and --set extra_source=mnli to train on it")
+    sizes = SourceSizes()
+    shortfalls: dict[tuple, list[str]] = {}
+    seen_models = set()
+    for name, config in configs.items():
+        for model in config.models:
+            if model.slug not in seen_models:
+                seen_models.add(model.slug)
+                problem, notice = model_problem(model)
+                plan.problems += [problem] if problem else []
+                plan.notices += [notice] if notice else []
+        plan.problems += [f"{key}: {message}" for key, message in model_problems(config, availability=False,
+                                                                                download=False)]
+        mixtures = {}
+        for language in config.languages:
+            mixtures[language] = _mixture(config, language, sizes, shortfalls, name)
+            refs = config.language_data(language)
+            sizes.size(refs["validation"], _option(refs["validation"], language, "validation"))
+            for ref in refs["diagnostics"]:
+                sizes.size(ref, _option(ref, language, "diagnostics"))
+        conflicts = []
+        states = run_states(config)
+        size, group_of = _fused_groups(config, [spec_run for spec_run, state in states if state != "done"])
+        for spec_run, state in states:
+            mixture, total = mixtures[spec_run.language]
+            steps = None if total is None else total_steps(config, total)
+            plan.runs.append({"experiment": name, "language": spec_run.language, "seed": spec_run.seed,
+                              "model": spec_run.model_spec.name, "mixture": mixture, "train_pairs": total,
+                              "max_steps": steps,
+                              "max_pair_epochs": None if steps is None else steps * config.batch_size,
+                              "state": state, "path": str(spec_run.path), "fuse": size,
+                              "group": group_of.get(str(spec_run.path))})
+            if state == "conflict":
+                conflicts.append(spec_run)
+        if conflicts:
+            plan.problems.append(f"{name}: {len(conflicts)} finished run(s) were made with other settings "
+                                 f"({settings_conflict(config, conflicts[0])}); the run refuses them: choose "
+                                 f"another --runs folder or delete {Path(config.output_dir) / name}")
+    for (source, path, asked, found, remedy), experiments in shortfalls.items():
+        where = f" in {path}" if path else ""
+        users = ", ".join(dict.fromkeys(experiments))
+        plan.problems.append(f"{source}: asked for {asked} pairs ({users}), found {found}{where}; supply {remedy}")
+    plan.problems += list(dict.fromkeys(sizes.problems.values()))
+    if not plan.problems:  # what only the sweep's own check sees (an unlabelled validation set ...): same verdict
+        for config in configs.values():
+            plan.problems += ConfigError(input_problems(config, sizes.counts), config._source).lines()
+    plan.problems = list(dict.fromkeys(plan.problems))
+    return plan
+
+
+def _fused_groups(config: SweepConfig, pending: list) -> tuple[int | str, dict[str, str]]:
+    """The group size the sweep will use for ``pending`` runs and each run's group (run folder -> group name).
+
+    ``fuse: auto`` is measured on the device the sweep runs on; on a machine without that device (a login node)
+    the plan says ``auto`` and names no groups.
+    """
+    from diagnostics.finetune._grouping import group_runs
+    from diagnostics.finetune._sweep import group_size
+
+    if not pending:
+        return config.fuse, {}
+    if config.fuse == "auto":
+        import torch
+
+        if config.device not in ("cpu",) and not torch.cuda.is_available():
+            return "auto", {}
+    out: dict[str, str] = {}
+    sizes = []
+    for model in {spec.model_spec.slug for spec in pending}:
+        specs = [spec for spec in pending if spec.model_spec.slug == model]
+        size = group_size(config, specs)
+        sizes.append(size)
+        for number, group in enumerate(group_runs(specs, size)):
+            name = f"{config.experiment}/{group[0].language}/{model}#{number}"
+            out.update({str(spec.path): name for spec in group})
+    return max(sizes), out
+
+
+def build_mixtures(configs: dict[str, SweepConfig]) -> list[str]:
+    """Build every controlled (presence) training mixture once before training; one problem line per failure.
+
+    Feature counts are known only once the extra data is annotated (cached for later runs), so this is where a
+    feature too rare for a share is found, before any run starts.
+
+    Parameters
+    ----------
+    configs : dict of str to SweepConfig
+        Experiment name -> sweep; only those with ``presence`` are built.
+
+    Returns
+    -------
+    list of str
+        One problem line per mixture that cannot be drawn (``<experiment> (<language>): <reason>``).
+    """
+    from tqdm.auto import tqdm
+
+    from diagnostics.finetune._mixtures import training_mixture
+
+    problems = []
+    todo = [(name, cfg, lang) for name, cfg in configs.items() if cfg.presence is not None for lang in cfg.languages]
+    show = bool(todo) and todo[0][1].progress
+    for name, config, language in tqdm(todo, desc="presence mixtures", disable=not show):
+        try:
+            training_mixture(config, language)
+        except ValueError as err:
+            problems.append(f"{name} ({language}): {' '.join(str(err).split())}")
+    return list(dict.fromkeys(problems))

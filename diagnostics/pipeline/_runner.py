@@ -1,0 +1,363 @@
+"""Run the main job end to end, reusing every finished run, cached vector and executed notebook input."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from diagnostics.errors import UserInputError
+from diagnostics.io_utils import write_json_atomic
+from diagnostics.resources import default_reports_dir, default_runs_dir, notebooks_dir
+
+from ._inputs import PipelineInputs, load_inputs, load_substitutions
+from ._scales import experiment_configs, scale_inputs, scale_spec
+
+# the demo's longest notebooks (probing 150 s, behave 52 s, annotators 51 s of ~310 s on 2 cores), started first
+SLOWEST_FIRST = ("05_probing", "08_behave", "07_annotate_new_language")
+PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "torch", "transformers", "spacy", "pymorphy3", "seaborn")
+
+
+class PlanError(UserInputError):
+    """A plan that cannot run; ``problems`` holds one line per problem.
+
+    Parameters
+    ----------
+    problems : list of str
+        One line per problem (the message joins them with newlines).
+    """
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class RunsNotFinishedError(UserInputError):
+    """Runs a caller needs are not finished in the run store, and it asked not to train them."""
+
+
+def unfinished_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> tuple[list[Path], int]:
+    """Find the run folders of a scale's experiments without a finished run (reads the run store only).
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        Root of the run store.
+    only : tuple of str, optional
+        Experiment families (``base``, ``extra``, ``presence``); all by default.
+
+    Returns
+    -------
+    missing : list of Path
+        The unfinished run folders, in plan order.
+    total : int
+        The number of runs those experiments have in all.
+    """
+    from diagnostics.finetune._store import is_done
+    from diagnostics.finetune._sweep import plan
+
+    paths = [spec.path for config in experiment_configs(scale, runs_dir, only).values() for spec in plan(config)]
+    return [p for p in paths if not is_done(p)], len(paths)
+
+
+def require_finished(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> None:
+    """Raise :class:`RunsNotFinishedError` unless every run of a scale's experiments is finished in ``runs_dir``.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        Root of the run store.
+    only : tuple of str, optional
+        Experiment families (``base``, ``extra``, ``presence``); all by default.
+
+    Raises
+    ------
+    RunsNotFinishedError
+        Naming how many runs are missing (the first five listed) and the command that makes them.
+    """
+    missing, total = unfinished_runs(scale, runs_dir, only)
+    if not missing:
+        return
+    families = ", ".join(only) if only else "all"
+    command = "bash scripts/demo.sh" if scale == "demo" else f"diagnostics pipeline --scale {scale}"
+    shown = [str(p) for p in missing[:5]] + ([f"... and {len(missing) - 5} more"] if len(missing) > 5 else [])
+    raise RunsNotFinishedError(
+        f"{len(missing)} of {total} runs of the {scale} scale ({families} experiments) are not finished in the run "
+        f"store {Path(runs_dir).resolve()}; nothing was trained. Run `{command}` from the project root first "
+        f"(or pass runs_dir= to a run store that holds them, or train_missing=True to train them here)."
+        + "".join(f"\n  {line}" for line in shown))
+
+
+def effective_inputs(scale: str, runs_dir: str | Path, given: PipelineInputs | None = None) -> PipelineInputs:
+    """Decide the inputs a pipeline runs with.
+
+    The scale config's ``pipeline`` section updated by ``given`` (command-line ``--data`` / ``--set``); with
+    nothing given, those recorded in the run store by the last run (else the config's).
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        Root of the run store.
+    given : PipelineInputs, optional
+        The inputs given on the command line.
+
+    Returns
+    -------
+    PipelineInputs
+        The inputs, data paths absolute.
+    """
+    if given is not None and (given.data or given.overrides):
+        return scale_inputs(scale).merged(given).resolved()
+    stored = load_inputs(runs_dir)
+    return stored if stored is not None else scale_inputs(scale).resolved()
+
+
+def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None, *,
+                train: bool = True) -> pd.DataFrame:
+    """Run every unfinished sweep of a scale (finished runs are skipped) and return their predictions.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        Root of the run store.
+    only : tuple of str, optional
+        Experiment families to run (``base``, ``extra``, ``presence``); all by default.
+    train : bool
+        Train the unfinished runs (default). With ``False`` nothing trains: an unfinished run raises
+        :class:`RunsNotFinishedError`, which names the command that makes the runs. When every run is finished
+        and sound (:func:`~diagnostics.finetune.verify_run`) the store is only read, so a read-only run store
+        works.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The predictions table of every finished run of those experiments.
+    """
+    from diagnostics.finetune import collect_predictions, run_sweeps
+    from diagnostics.finetune._store import is_done, verify_run
+    from diagnostics.finetune._sweep import check_compatible, plan
+
+    if not train:
+        require_finished(scale, runs_dir, only)
+    configs = experiment_configs(scale, runs_dir, only)
+    specs = []
+    for config in configs.values():
+        specs += plan(config)
+        check_compatible(config, plan(config))  # finished runs made with other settings are never read as these
+    # a finished, sound store is only read (it may be read-only): nothing there is rewritten
+    if train and any(not is_done(spec.path) or verify_run(spec.path) for spec in specs):
+        status = run_sweeps(list(configs.values()))
+        failed = status[~status["state"].isin(["done", "skipped"])]
+        if len(failed):
+            raise RuntimeError(f"runs not finished:\n{failed.to_string(index=False)}")
+    frames = [collect_predictions(Path(runs_dir) / name) for name in configs]
+    return pd.concat(frames, ignore_index=True)
+
+
+def versions() -> dict[str, Any]:
+    """Record the Python and library versions next to results.
+
+    Returns
+    -------
+    dict
+        ``python``, one entry per package of :data:`PACKAGES` (``"not installed"`` when missing) and ``code``: this
+        package's version and git commit (:func:`diagnostics.version.code_version`).
+    """
+    from diagnostics.version import code_version
+
+    found: dict[str, Any] = {"python": platform.python_version()}
+    for package in PACKAGES:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    found["code"] = code_version()
+    return found
+
+
+def execute_notebook(script: Path, scale: str, out_dir: Path, runs_dir: Path) -> float:
+    """Execute one jupytext notebook script with papermill into ``out_dir/notebooks``.
+
+    Parameters
+    ----------
+    script : Path
+        The notebook's jupytext script (``notebooks/NN_*.py``).
+    scale : str
+        Passed to the notebook as its ``scale`` parameter.
+    out_dir : Path
+        Report folder: the executed notebook goes to ``notebooks/``, its figures to ``figures/``.
+    runs_dir : Path
+        Run store the notebook reads.
+
+    Returns
+    -------
+    float
+        Seconds of execution, rounded to 0.1.
+    """
+    import jupytext
+    import papermill
+
+    source = out_dir / "notebooks" / f".{script.stem}.source.ipynb"
+    jupytext.write(jupytext.read(script), source)
+    t0 = time.perf_counter()
+    papermill.execute_notebook(str(source), str(out_dir / "notebooks" / f"{script.stem}.ipynb"),
+                               cwd=str(notebooks_dir().parent), kernel_name="python3", progress_bar=False,
+                               parameters={"scale": scale, "output_dir": str((out_dir / "figures").resolve()),
+                                           "runs_dir": str(Path(runs_dir).resolve()), "train_missing": True},
+                               # the kernel's start-up warning about plain TCP on localhost, once per notebook
+                               extra_arguments=["--IPKernelApp.log_level=ERROR"])
+    source.unlink()
+    return round(time.perf_counter() - t0, 1)
+
+
+def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str] | None = None,
+                      lanes: int = 1) -> dict[str, float]:
+    """Execute the analysis notebooks with papermill into ``out_dir/notebooks``; returns seconds per notebook.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``, passed to each notebook.
+    out_dir : Path
+        Report folder (see :func:`execute_notebook`).
+    runs_dir : Path
+        Run store the notebooks read.
+    names : list of str, optional
+        Notebook stems to execute (all by default).
+    lanes : int
+        Notebooks executed at once (separate processes). The notebooks only read the run store and write their
+        own files, so their order does not matter; the slowest (:data:`SLOWEST_FIRST`) start first. Two lanes
+        on 2 cores overlap the single-threaded parts (kernel start-up, imports, spaCy, probe fits) of one
+        notebook with another's.
+
+    Returns
+    -------
+    dict of str to float
+        Notebook stem -> seconds, sorted by stem.
+    """
+    (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
+    scripts = [s for s in sorted(notebooks_dir().glob("[0-9][0-9]_*.py")) if names is None or s.stem in names]
+    scripts.sort(key=lambda s: (SLOWEST_FIRST.index(s.stem) if s.stem in SLOWEST_FIRST else len(SLOWEST_FIRST),
+                                s.stem))
+    if lanes <= 1 or len(scripts) <= 1:
+        timings = {s.stem: execute_notebook(s, scale, out_dir, runs_dir) for s in scripts}
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=lanes, mp_context=mp.get_context("spawn")) as pool:
+            futures = {s.stem: pool.submit(execute_notebook, s, scale, out_dir, runs_dir) for s in scripts}
+            timings = {stem: future.result() for stem, future in futures.items()}
+    return dict(sorted(timings.items()))
+
+
+def prepare(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> PipelineInputs:
+    """Check a scale's plan and record its inputs in the run store, before anything trains.
+
+    The plan's problems (missing or too small sources, models not available locally, a language without a
+    diagnostic set, finished runs made with other settings) and then the presence mixtures' (a feature too rare
+    for a share) raise :class:`PlanError`. Its notices (a language skipped, a dataset standing in for the study's)
+    are printed to stderr as ``notice: ...`` lines once the plan passes.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path
+        Root of the run store.
+    inputs : PipelineInputs, optional
+        The inputs given on the command line (see :func:`effective_inputs`).
+
+    Returns
+    -------
+    PipelineInputs
+        The effective inputs, recorded as ``<runs_dir>/pipeline.json`` with the plan's substitutions (datasets
+        standing in for the study's, see :func:`diagnostics.pipeline._inputs.load_substitutions`).
+    """
+    from ._plan import build_mixtures, make_plan
+
+    inputs = effective_inputs(scale, runs_dir, inputs)
+    plan = make_plan(scale, runs_dir, inputs)
+    if plan.problems:
+        raise PlanError(plan.problems)
+    problems = build_mixtures(experiment_configs(scale, runs_dir, ("presence",), inputs))
+    if problems:
+        raise PlanError(problems)
+    inputs.save(runs_dir, plan.substitutions)  # only inputs that passed every check are recorded for the notebooks
+    for notice in plan.notices:
+        print(f"notice: {notice}", file=sys.stderr)
+    return inputs
+
+
+def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_dir: str | Path | None = None,
+                 notebooks: list[str] | None = None, lanes: int | None = None,
+                 inputs: PipelineInputs | None = None) -> Path:
+    """The main job: sweeps, then every analysis notebook, then ``index.html``.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` (default) or ``paper``.
+    out_dir : str or Path, optional
+        Report folder; default ``<project root>/reports/<scale>`` (:func:`~diagnostics.resources.default_reports_dir`).
+    runs_dir : str or Path, optional
+        Run store; default ``<project root>/runs/<scale>`` (:func:`~diagnostics.resources.default_runs_dir`), where
+        the notebooks look. Finished runs and cached vectors there are reused.
+    notebooks : list of str, optional
+        Notebook stems to execute (all by default).
+    lanes : int, optional
+        Notebooks executed at once; the scale's ``notebook_lanes`` by default.
+    inputs : PipelineInputs, optional
+        Data files and overrides (see :func:`effective_inputs`).
+
+    Returns
+    -------
+    Path
+        The written ``index.html``.
+
+    Raises
+    ------
+    PlanError
+        Before anything trains, when the plan cannot run (one line per problem).
+    """
+    from diagnostics.report import render_report
+
+    out_dir = Path(out_dir) if out_dir is not None else default_reports_dir(scale)
+    runs_dir = Path(runs_dir) if runs_dir is not None else default_runs_dir(scale)
+    started = time.perf_counter()
+    inputs = prepare(scale, runs_dir, inputs)
+    spec = scale_spec(scale, runs_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    predictions = ensure_runs(scale, runs_dir)
+    sweep_s = time.perf_counter() - t0
+    notebook_s = execute_notebooks(scale, out_dir, runs_dir, notebooks, lanes=lanes or spec.notebook_lanes)
+    found_versions = versions()
+    manifest = {
+        "scale": scale,
+        "scale_spec": {k: v for k, v in spec.__dict__.items()},
+        "inputs": inputs.to_dict(),
+        "substitutions": load_substitutions(runs_dir),
+        "configs": {name: cfg.to_dict() for name, cfg in experiment_configs(scale, runs_dir).items()},
+        "runs": int(predictions.groupby(["experiment", "language", "model", "seed"]).ngroups),
+        "seeds": sorted(int(s) for s in predictions["seed"].unique()),
+        "versions": found_versions,
+        "code": found_versions["code"],
+        "timings_s": {"sweeps": round(sweep_s, 1), "notebooks": notebook_s,
+                      "total": round(time.perf_counter() - started, 1)},
+    }
+    write_json_atomic(out_dir / "manifest.json", manifest, sort_keys=False)
+    return render_report(out_dir, title=f"NLI diagnostics — {scale} scale")

@@ -1,0 +1,186 @@
+"""``diagnostics probe run``: layer-wise probing of a pretrained model and its fine-tuned seeds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+probe_app = typer.Typer(help="Layer-wise linear probing of pretrained and fine-tuned models.", no_args_is_help=True)
+
+
+@probe_app.command("run")
+def run(model: list[str] = typer.Option(..., "--model", "-m",
+                                        help="Model name ('embedded'), model folder, run folder (seed=<k>) or a "
+                                             "run-store folder whose seed=<k> runs are all probed. Repeatable."),
+        lang: str = typer.Option("en", help="Language: en (RTE -> AX-b), ru (TERRa -> LiDiRus)."),
+        tasks: str = typer.Option("logic,lexical_semantics,predicate_argument_structure",
+                                  help="Comma-separated coarse or fine categories."),
+        out: Path = typer.Option(Path("reports/probe"), help="Output folder (tables + figures)."),
+        cache_dir: Path = typer.Option(None, help="Vector cache folder (default: <out>/cache)."),
+        max_train: int = typer.Option(None, help="Seeded subset of training pairs (default: all)."),
+        max_test: int = typer.Option(None, help="Seeded subset of diagnostic pairs (default: all)."),
+        max_selection: int = typer.Option(None, help="Seeded subset of the selection set (default: --max-train)."),
+        selection: str = typer.Option("test", help="Where each probe's L2 strength is chosen: 'test' (the study's "
+                                                   "protocol: the language's RTE-style test split labelled by the "
+                                                   "rule annotator; languages without one fall back to 'holdout' "
+                                                   "with a warning) or 'holdout' (20% held out of train + "
+                                                   "validation)."),
+        class_weight: str = typer.Option("none", help="'none' (the study's protocol) or 'balanced' (classes "
+                                                      "weighted inversely to their training frequency)."),
+        probe_labels: str = typer.Option("presence", help="How the rule annotator labels the training and "
+                                                          "selection pairs: 'presence' (the study's: a task's "
+                                                          "feature in either sentence, over its 15 features) or "
+                                                          "'differs' (the rules' pair reading: the evidence differs "
+                                                          "between the sentences, every feature they detect)."),
+        gold_cv: bool = typer.Option(False, help="Also cross-validate the probes on the diagnostic set's gold "
+                                                 "tags (5 stratified folds): probe_<lang>_gold_cv.csv."),
+        seed: int = typer.Option(0, help="Seed of subsets, held-out split and control permutations."),
+        max_length: int = typer.Option(128, help="Tokens per sentence."),
+        dtype: str = typer.Option("float16", help="Cache storage dtype: float16 or float32."),
+        threads: int = typer.Option(None, help="torch CPU threads (default: torch's choice)."),
+        precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast where the CPU has native bf16)."),
+        progress: bool = typer.Option(True, help="Progress bars.")) -> None:
+    """Probe every layer for each task; write probe.csv, probe_summary.csv and one figure per metric.
+
+    Options are checked before any model is loaded; a bad one is refused with one line naming it. Files of an
+    earlier call in `--out` that this call does not write (`probe_<lang>_gold_cv.csv` without `--gold-cv`)
+    are removed.
+    """
+    import warnings
+
+    from diagnostics.errors import UserInputError
+
+    from ._discover import resolve_models
+    from ._gold import probe_gold_cv
+    from ._runner import probe_models
+
+    weight = _class_weight(class_weight)
+    _check_options(lang=lang, tasks=tasks, selection=selection, dtype=dtype, precision=precision,
+                   probe_labels=probe_labels,
+                   sizes={"--max-train": max_train, "--max-test": max_test, "--max-selection": max_selection,
+                          "--max-length": max_length, "--threads": threads})
+    _check_folder(out, "--out")
+    if cache_dir is not None:
+        _check_folder(cache_dir, "--cache-dir")
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+    common = dict(seed=seed, max_test=max_test, max_length=max_length, dtype=dtype, progress=progress,
+                  precision=precision)
+    try:
+        models = resolve_models(model)
+    except ValueError as err:
+        raise UserInputError(f"--model: {err}") from None
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            table = probe_models(models, lang, tasks, cache_dir or out / "cache", selection=selection,
+                                 class_weight=weight, max_train=max_train, max_selection=max_selection,
+                                 probe_labels=probe_labels, **common)
+        for warning in caught:
+            typer.echo(f"warning: {warning.message}", err=True)
+        gold = (probe_gold_cv(models, lang, tasks, cache_dir or out / "cache", class_weight=weight, **common)
+                if gold_cv else None)
+    except ImportError as err:  # an optional dependency (the rule annotator's spaCy model ...) is missing
+        raise UserInputError(str(err)) from None
+    written = _write_outputs(table, gold, lang, out)
+    best = table.loc[table.groupby(["model", "task"])["balanced_accuracy"].idxmax(),
+                     ["model", "task", "layer", "accuracy", "majority", "balanced_accuracy", "selectivity"]]
+    where = {"test": "the annotated RTE-style test split", "holdout": "20% held out of the training pairs"}
+    typer.echo(f"protocol: L2 strength chosen on {where[table['selection'].iloc[0]]}; class weighting: {weight}; "
+               f"training labels: {probe_labels}")
+    typer.echo(best.to_string(index=False))
+    typer.echo(f"wrote {out}/" + ", ".join(written))
+
+
+def _class_weight(value: str) -> str | None:
+    from diagnostics.errors import UserInputError
+
+    if value.lower() in ("none", ""):
+        return None
+    if value.lower() == "balanced":
+        return "balanced"
+    raise UserInputError(f"--class-weight: expected 'none' or 'balanced', found {value!r}")
+
+
+def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precision: str, probe_labels: str,
+                   sizes: dict[str, int | None]) -> None:
+    """Refuse a bad option with one line naming it, before any model or data is loaded."""
+    from diagnostics.errors import UserInputError
+    from diagnostics.models._precision import PRECISIONS
+
+    from ._cache import _DTYPES
+    from ._runner import SELECTIONS
+    from ._tasks import DIAGNOSTIC_SETS, PROBE_LABELS, TRAIN_SETS, parse_tasks
+
+    languages = sorted(set(TRAIN_SETS) & set(DIAGNOSTIC_SETS))
+    if lang not in languages:
+        raise UserInputError(f"--lang: expected one of {', '.join(languages)} (bundled training and diagnostic "
+                             f"data), found {lang!r}")
+    try:
+        parse_tasks(tasks)
+    except (ValueError, KeyError) as err:
+        raise UserInputError(f"--tasks: {err.args[0] if err.args else err}") from None
+    if selection not in SELECTIONS:
+        raise UserInputError(f"--selection: expected {' or '.join(SELECTIONS)}, found {selection!r}")
+    if dtype not in _DTYPES:
+        raise UserInputError(f"--dtype: expected {' or '.join(_DTYPES)}, found {dtype!r}")
+    if precision not in PRECISIONS:
+        raise UserInputError(f"--precision: expected {' or '.join(PRECISIONS)}, found {precision!r}")
+    if probe_labels not in PROBE_LABELS:
+        raise UserInputError(f"--probe-labels: expected {' or '.join(PROBE_LABELS)}, found {probe_labels!r}")
+    for option, value in sizes.items():
+        if value is not None and value < 1:
+            raise UserInputError(f"{option}: expected a number >= 1, found {value}")
+
+
+def _check_folder(folder: Path, option: str) -> None:
+    """Refuse an output folder that is a file or lies under one."""
+    from diagnostics.errors import UserInputError
+
+    for part in (folder, *folder.parents):
+        if part.exists():
+            if not part.is_dir():
+                where = "is a file" if part == folder else f"lies under {part}, which is a file"
+                raise UserInputError(f"{option} {folder}: expected a folder, but it {where}")
+            return
+
+
+def _write_outputs(table, gold, lang: str, out: Path) -> list[str]:
+    """Tables and one figure per metric under ``out``; the written file names."""
+    from diagnostics.plots._probe import accuracy_by_layer
+
+    from ._runner import layer_summary
+
+    from diagnostics.io_utils import atomic_path
+    from diagnostics.tables import write_table
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = [f"probe_{lang}.csv", f"probe_{lang}_summary.csv"]
+    write_table(table, out / written[0])
+    write_table(layer_summary(table), out / written[1])
+    for metric in ("accuracy", "balanced_accuracy", "selectivity"):
+        fig = accuracy_by_layer(table, metric=metric)
+        with atomic_path(out / f"probe_{lang}_{metric}.png") as tmp:
+            fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png")
+        written.append(f"probe_{lang}_{metric}.png")
+    gold_path = out / f"probe_{lang}_gold_cv.csv"
+    if gold is not None:
+        write_table(gold, gold_path)
+        written.append(gold_path.name)
+    else:  # an earlier call's gold table would read as this call's
+        gold_path.unlink(missing_ok=True)
+    return written
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``probe`` command group to the main app.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
+    app.add_typer(probe_app, name="probe")

@@ -1,0 +1,549 @@
+"""Probe every layer of several models (pretrained + fine-tuned seeds) on one language: the tidy result table."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from diagnostics.io_utils import write_json_atomic
+
+from ._linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split, majority_accuracy,
+                     standardise)
+from ._tasks import (DEFAULT_TASKS, PROBE_LABELS, TRAIN_SETS, ProbingTask, annotate_frame, annotated_selection_frame,
+                    annotated_training_frame, diagnostic_frame, parse_tasks, task_labels)
+
+RESULT_COLUMNS = ["model", "seed", "language", "task", "layer", "accuracy", "balanced_accuracy", "macro_f1",
+                  "control", "control_balanced_accuracy", "selectivity", "majority", "alpha", "control_alpha",
+                  "selection", "selection_accuracy", "n_train", "n_selection", "n_test", "train_positive_rate",
+                  "test_positive_rate"]
+RESULTS_VERSION = 2
+#: Where a probe's L2 strength is chosen: the study's annotated RTE-style test split, or pairs held out of training.
+SELECTIONS = ("test", "holdout")
+
+
+def seed_of(label: str, path: str | Path | None = None) -> int | None:
+    """Find the fine-tuning seed of a model.
+
+    Parameters
+    ----------
+    label : str
+        The model's label; a ``seed=<k>`` label (or one ending in a ``seed=<k>`` component) names a seed.
+    path : str or Path, optional
+        The model's folder; when it is in a run folder (see :func:`diagnostics.finetune.run_folder`), that
+        run's seed wins.
+
+    Returns
+    -------
+    int or None
+        The seed; None for a pretrained model.
+    """
+    from diagnostics.finetune._store import run_coordinates, run_folder
+
+    for where in ([path] if path is not None else []) + [label]:
+        if run_folder(where) is not None:
+            return run_coordinates(where)["seed"]
+    return None
+
+
+def pair_index(frame: pd.DataFrame, texts: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Look up the rows of each pair's premise and hypothesis in a text -> row mapping (adds unseen texts to it).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Pairs with ``premise`` and ``hypothesis`` columns (a missing text counts as ``""``).
+    texts : dict of str to int
+        Text -> row of its sentence vector; updated in place with new rows for unseen texts.
+
+    Returns
+    -------
+    premise_rows, hypothesis_rows : numpy.ndarray of int64
+        One row per pair.
+    """
+    def rows(column: str) -> np.ndarray:
+        return np.array([texts.setdefault(str(t), len(texts)) for t in frame[column].fillna("")], dtype=np.int64)
+
+    return rows("premise"), rows("hypothesis")
+
+
+def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray], test_vectors: np.ndarray,
+                 test_labels: dict[str, np.ndarray], *, select_vectors: np.ndarray | None = None,
+                 select_labels: dict[str, np.ndarray] | None = None, alphas: tuple[float, ...] = ALPHAS,
+                 held_out: float = 0.2, seed: int = 0, max_iter: int = 300, control: bool = True,
+                 class_weight: str | None = None, memo: dict | None = None) -> pd.DataFrame:
+    """Fit one probe (and its control) per task and layer.
+
+    Parameters
+    ----------
+    train_vectors : numpy.ndarray
+        ``[layers, n, d]`` pair vectors of the training set.
+    train_labels : dict
+        Task name -> 0/1 training labels.
+    test_vectors : numpy.ndarray
+        ``[layers, m, d]`` pair vectors of the test set.
+    test_labels : dict
+        Task name -> 0/1 test labels (the keys of ``train_labels``).
+    select_vectors, select_labels : numpy.ndarray and dict, optional
+        Selection set choosing each probe's L2 strength (``selection = "test"`` in the table); without it a
+        seeded ``held_out`` fraction of the training pairs is held out (``selection = "holdout"``). Features are
+        standardised with the training set's statistics.
+    alphas : tuple of float
+        L2 strengths tried (see :func:`diagnostics.probe.fit_probe`).
+    held_out : float
+        Fraction of the training pairs held out to choose alpha (without a selection set).
+    seed : int
+        Seeds the held-out split and the control permutations.
+    max_iter : int
+        Solver iterations per fit.
+    control : bool
+        Also fit the control task (train, selection and test labels each shuffled across pairs); ``control``,
+        ``control_balanced_accuracy`` and ``selectivity`` are NaN otherwise.
+    class_weight : {None, "balanced"}
+        See :func:`diagnostics.probe.fit_probe`.
+    memo : dict, optional
+        Shared across calls with the same labels and settings: a layer whose train, selection and test vectors
+        are bit-identical to one fitted before reuses its rows (the frozen lower layers of a top-k fine-tuned
+        model equal the pretrained model's).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, layer): the columns of :data:`RESULT_COLUMNS` from ``task`` on. ``accuracy``,
+        ``balanced_accuracy`` and ``macro_f1`` are on the test set (``majority`` is its majority-class share);
+        ``selection`` names the protocol (``test`` or ``holdout``), ``n_train`` / ``n_selection`` count the pairs
+        the probe is fit on / that chose its L2 strength (``selection_accuracy``).
+    """
+    if train_vectors.shape[0] != test_vectors.shape[0]:
+        raise ValueError(f"train has {train_vectors.shape[0]} layers, test {test_vectors.shape[0]}")
+    if set(train_labels) != set(test_labels):
+        raise ValueError("train and test labels name different tasks")
+    if (select_vectors is None) != (select_labels is None):
+        raise ValueError("give both select_vectors and select_labels, or neither")
+    if select_vectors is not None and (select_vectors.shape[0] != train_vectors.shape[0]
+                                       or set(select_labels) != set(train_labels)):
+        raise ValueError("the selection set differs from the training set in layers or tasks")
+    split = None if select_vectors is not None else held_out_split(train_vectors.shape[1], held_out, seed)
+    labels = {task: _task_labels(task, train_labels, select_labels, test_labels, seed) for task in train_labels}
+    rows = []
+    for layer in range(train_vectors.shape[0]):
+        layers = [v[layer] for v in (train_vectors, select_vectors, test_vectors) if v is not None]
+        key = _layer_digest(layers) if memo is not None else None
+        if key is not None and key in memo:
+            rows += [{**row, "layer": layer} for row in memo[key]]
+            continue
+        scaled = standardise(*layers)
+        x_train, x_test = scaled[0], scaled[-1]
+        x_select = scaled[1] if select_vectors is not None else None
+        fitted = [_probe_row(task, layer, x_train, x_select, x_test, labels[task], split=split, alphas=alphas,
+                             max_iter=max_iter, control=control, class_weight=class_weight)
+                  for task in train_labels]
+        if key is not None:
+            memo[key] = fitted
+        rows += fitted
+    return pd.DataFrame(rows)
+
+
+def _task_labels(task, train_labels, select_labels, test_labels, seed) -> dict:
+    """One task's labels and their control permutations (seeded per set)."""
+    select = select_labels[task] if select_labels is not None else None
+    return {"train": train_labels[task], "select": select, "test": test_labels[task],
+            "control": (control_labels(train_labels[task], seed + 1),
+                        control_labels(select, seed + 3) if select is not None else None,
+                        control_labels(test_labels[task], seed + 2))}
+
+
+def _layer_digest(layers: list[np.ndarray]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for vectors in layers:
+        digest.update(str(vectors.shape).encode())
+        digest.update(np.ascontiguousarray(vectors).tobytes())
+    return digest.hexdigest()
+
+
+def _probe_row(task, layer, x_train, x_select, x_test, labels, *, split, control, **settings) -> dict:
+    """Fit one task's probe (and control) on one layer: its row of the result table."""
+    y_train, y_select, y_test = labels["train"], labels["select"], labels["test"]
+    fit = fit_probe(x_train, y_train, x_test, y_test, x_select=x_select, y_select=y_select, split=split,
+                    **settings)
+    ctrl = None
+    if control:
+        c_train, c_select, c_test = labels["control"]
+        ctrl = fit_probe(x_train, c_train, x_test, c_test, x_select=x_select, y_select=c_select, split=split,
+                         **settings)
+    nan = float("nan")
+    return {"task": task, "layer": layer, "accuracy": fit.accuracy, "balanced_accuracy": fit.balanced_accuracy,
+            "macro_f1": fit.macro_f1, "control": ctrl.accuracy if ctrl else nan,
+            "control_balanced_accuracy": ctrl.balanced_accuracy if ctrl else nan,
+            "selectivity": fit.accuracy - ctrl.accuracy if ctrl else nan, "majority": majority_accuracy(y_test),
+            "alpha": fit.alpha, "control_alpha": ctrl.alpha if ctrl else nan,
+            "selection": "holdout" if x_select is None else "test", "selection_accuracy": fit.selection_accuracy,
+            "n_train": len(y_train) if x_select is not None else len(split[0]),
+            "n_selection": len(y_select) if x_select is not None else len(split[1]), "n_test": len(y_test),
+            "train_positive_rate": float(np.mean(y_train)), "test_positive_rate": float(np.mean(y_test))}
+
+
+def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cache_dir: str | Path | None = None,
+                 *, selection: str = "test", class_weight: str | None = None, max_train: int | None = None,
+                 max_selection: int | None = None, max_test: int | None = None, seed: int = 0,
+                 train: pd.DataFrame | None = None, test: pd.DataFrame | None = None,
+                 selection_frame: pd.DataFrame | None = None, train_column: str | None = None,
+                 selection_column: str | None = None, test_column: str | None = None,
+                 alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
+                 control: bool = True, pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
+                 batch_size: int = 64, progress: bool = False, encoder=None, reuse_results: bool = True,
+                 precision: str = "fp32", probe_labels: str = "presence", features=None) -> pd.DataFrame:
+    """Probe every layer of each model for each task on one language (the one-call API).
+
+    By default this is the study's protocol (Tikhonova et al. 2022, Appendix 8.4): probes are trained on the
+    language's RTE-style train + validation labelled by the rule annotator, their L2 strength is chosen on the
+    language's RTE-style *test* split labelled the same way (its missing entailment labels do not matter), no
+    class weighting, and they are scored on the diagnostic set's gold tags. The annotator labels a pair with a
+    category when either sentence shows one of its features among the study's 15 (``probe_labels="presence"``).
+    Vectors are cached per model and text list in ``cache_dir``, so a second call (or another task list) runs no
+    model.
+
+    Parameters
+    ----------
+    models : dict
+        Label -> model folder or fine-tuned run folder (``.../seed=<k>/``). Labels (or paths) with ``seed=<k>``
+        give the ``seed`` column; others are the pretrained reference (seed None).
+    lang : str
+        ``en``, ``ru`` (or any language when ``train`` and ``test`` are given).
+    tasks : str or sequence of str
+        Coarse or fine category names/slugs; default the three coarse tasks of the study.
+    cache_dir : str or Path, optional
+        Where vectors (and annotations) are cached; no caching when None.
+    selection : {"test", "holdout"}
+        Where each probe's L2 strength is chosen. ``"test"`` (the study's): on ``selection_frame`` when given,
+        else on the language's bundled RTE-style test split (RTE for en, TERRa for ru), annotated by the rule
+        annotator. A language without such a split (sv, fr, de) and no ``selection_frame`` falls back to
+        ``"holdout"`` with a :class:`UserWarning`; the table's ``selection`` column records what ran.
+        ``"holdout"``: on a seeded ``held_out`` fraction of the training pairs, the probe fit on the rest.
+    class_weight : {None, "balanced"}
+        ``None`` (the study's) or ``"balanced"`` (classes weighted inversely to their training frequency).
+    max_train : int, optional
+        Seeded subset size of the training set (a scale knob, with ``max_test``: e.g. 600 / 400 run in a few
+        minutes per model on 2 CPU cores).
+    max_selection : int, optional
+        Seeded subset size of the selection set; default ``max_train`` (all pairs when both are None). Pass a
+        number at least the split's size to use it whole with a capped training set.
+    max_test : int, optional
+        Seeded subset size of the test (diagnostic) set.
+    seed : int
+        Seeds subsets, the held-out split and the control permutations.
+    train, test : pandas.DataFrame, optional
+        Frames to use instead of the defaults (need ``premise``, ``hypothesis`` and a list column).
+    selection_frame : pandas.DataFrame, optional
+        Selection set for ``selection="test"`` instead of the bundled test split (``premise``, ``hypothesis``);
+        annotated with the rule annotator of ``lang`` unless it already holds the label column(s).
+    train_column, selection_column, test_column : str, optional
+        List columns holding categories; default ``auto_coarse``/``auto_features`` for training and selection
+        and ``coarse``/``features`` for the test (by task level).
+    alphas : tuple of float
+        L2 strengths tried (see :func:`probe_layers`).
+    held_out : float
+        Fraction of the training pairs held out with ``selection="holdout"``.
+    max_iter : int
+        Solver iterations per fit.
+    control : bool
+        Also fit the control tasks (see :func:`probe_layers`).
+    pooling : {"mean", "cls"}
+        Pooling of the sentence vectors (see :func:`diagnostics.probe.cached_sentence_vectors`).
+    max_length : int
+        Maximum tokens per sentence.
+    dtype : {"float16", "float32"}
+        Storage dtype of the cached vectors.
+    batch_size : int
+        Sentences per forward pass.
+    progress : bool
+        Show progress bars.
+    encoder : callable, optional
+        ``encoder(folder) -> (model, tokenizer)``, called only on a cache miss (default
+        :func:`diagnostics.probe.load_encoder`).
+    reuse_results : bool
+        With a ``cache_dir``, also store each model's probe table, keyed by its vector keys, the labels and
+        every probe setting (the protocol included), and return it on an identical call (no vector read, no
+        probe fit). False refits the probes on the cached vectors.
+    precision : {"fp32", "bf16"}
+        Compute precision of the encoders (see :func:`diagnostics.probe.cached_sentence_vectors`).
+    probe_labels : {"presence", "differs"}
+        How the rule annotator labels the training and selection pairs it annotates (frames already holding the
+        label columns are used as they are): ``"presence"`` (the study's) counts a feature when either sentence
+        shows it, over ``features``; ``"differs"`` is the rules' pair reading (the evidence differs between the
+        sentences) over all the features they detect. See :func:`diagnostics.probe.annotate_frame`.
+    features : sequence of str, optional
+        The features of ``"presence"``; default :data:`diagnostics.probe.STUDY_FEATURES`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`RESULT_COLUMNS`: one row per (model, task, layer); layer 0 is the embedding output.
+    """
+    if not models:
+        raise ValueError("no model to probe")
+    task_list: list[ProbingTask] = parse_tasks(tasks)
+    if class_weight not in (None, "balanced"):
+        raise ValueError(f"class_weight must be None or 'balanced', found {class_weight!r}")
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, found {selection!r}")
+    if probe_labels not in PROBE_LABELS:
+        raise ValueError(f"probe_labels must be one of {', '.join(PROBE_LABELS)}, found {probe_labels!r}")
+    reading = dict(labels=probe_labels, features=features)
+    if train is None:
+        train = annotated_training_frame(lang, max_train=max_train, seed=seed, cache_dir=cache_dir, progress=progress,
+                                         **reading)
+    test = diagnostic_frame(lang, max_test=max_test, seed=seed) if test is None else test
+    sets = {"train": _labelled(_subsample(train, max_train, seed), task_list, train_column, gold=False),
+            "test": _labelled(_subsample(test, max_test, seed), task_list, test_column, gold=True)}
+    max_selection = max_train if max_selection is None else max_selection
+    selection, select = choose_selection_set(lang, selection, selection_frame, task_list, max_selection=max_selection,
+                                             seed=seed, cache_dir=cache_dir, progress=progress, column=selection_column,
+                                             **reading)
+    if select is not None:
+        sets["select"] = _labelled(select, task_list, selection_column, gold=False)
+    settings = {"alphas": [float(a) for a in alphas], "held_out": held_out, "seed": seed, "max_iter": max_iter,
+                "control": control, "class_weight": class_weight, "selection": selection}
+    extraction = dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision)
+
+    def fit(vectors: dict, memo: dict) -> pd.DataFrame:
+        return probe_layers(vectors["train"], sets["train"][1], vectors["test"], sets["test"][1],
+                            select_vectors=vectors.get("select"), select_labels=sets.get("select", (None, None))[1],
+                            alphas=alphas, held_out=held_out, seed=seed, max_iter=max_iter, control=control,
+                            class_weight=class_weight, memo=memo)
+
+    tables = run_cached(models, sets, settings, fit, cache_dir=cache_dir, reuse_results=reuse_results,
+                        extraction=extraction, batch_size=batch_size, progress=progress, encoder=encoder,
+                        prefix="probe")
+    return label_tables(models, tables, lang)[RESULT_COLUMNS]
+
+
+def _labelled(frame: pd.DataFrame, tasks: list[ProbingTask], column: str | None,
+              gold: bool) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """A frame and its task labels, from ``column`` or each task's gold / annotator column."""
+    return frame, {t.name: task_labels(frame, t, column or t.columns(gold=gold)) for t in tasks}
+
+
+def choose_selection_set(lang: str, selection: str, frame: pd.DataFrame | None, tasks: list[ProbingTask], *,
+                         max_selection: int | None = None, seed: int = 0, cache_dir: str | Path | None = None,
+                         progress: bool = False, column: str | None = None, labels: str = "presence",
+                         features=None) -> tuple[str, pd.DataFrame | None]:
+    """The protocol that will run and its selection frame (see ``selection`` in :func:`probe_models`).
+
+    Parameters
+    ----------
+    lang : str
+        The language.
+    selection : {"test", "holdout"}
+        The protocol asked for.
+    frame : pandas.DataFrame, optional
+        A user selection set (``premise``, ``hypothesis``); annotated by ``lang``'s rule annotator unless it
+        holds ``column`` (or every task's annotator column) already.
+    tasks : list of ProbingTask
+        The tasks whose annotator columns the frame needs.
+    max_selection : int, optional
+        Seeded subset size.
+    seed : int
+        Seed of the subset.
+    cache_dir : str or Path, optional
+        Annotation cache.
+    progress : bool
+        Show progress bars while annotating.
+    column : str, optional
+        The frame's label column.
+    labels : {"presence", "differs"}
+        The annotator's reading (see :func:`diagnostics.probe.annotate_frame`).
+    features : sequence of str, optional
+        The features of ``"presence"``.
+
+    Returns
+    -------
+    (str, pandas.DataFrame or None)
+        ``("test", frame)``, or ``("holdout", None)`` when asked for or when ``lang`` has no bundled RTE-style
+        test split and no frame is given (then with a :class:`UserWarning`).
+    """
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, found {selection!r}")
+    if selection == "holdout":
+        return "holdout", None
+    if frame is not None:
+        frame = _subsample(frame, max_selection, seed)
+        needed = {column} if column else {t.columns(gold=False) for t in tasks}
+        if not needed <= set(frame.columns):
+            frame = annotate_frame(frame, lang, cache_dir=cache_dir, progress=progress, labels=labels,
+                                   features=features)
+        return "test", frame
+    if lang not in TRAIN_SETS:
+        warnings.warn(f"no bundled RTE-style test split for language {lang!r} (have {', '.join(TRAIN_SETS)}): the "
+                      f"probes' L2 strength is chosen on pairs held out of the training set (selection='holdout') "
+                      f"instead of the study's protocol; pass selection_frame= to choose it on a test split",
+                      UserWarning, stacklevel=3)
+        return "holdout", None
+    return "test", annotated_selection_frame(lang, max_selection=max_selection, seed=seed, cache_dir=cache_dir,
+                                             progress=progress, labels=labels, features=features)
+
+
+def run_cached(models: dict, sets: dict[str, tuple[pd.DataFrame, dict]], settings: dict, fit, *, cache_dir,
+               reuse_results: bool, extraction: dict, batch_size: int, progress: bool, encoder,
+               prefix: str) -> dict[str, pd.DataFrame]:
+    """Each model's table, read from the result cache or fitted on its (cached) pair vectors.
+
+    Parameters
+    ----------
+    models : dict
+        Label -> model or run folder; the first is the reference of the shared-layer encoding.
+    sets : dict
+        Name -> (frame, task labels) of every pair set the probes use; their texts, labels and ``settings`` key
+        the result cache.
+    settings : dict
+        Every setting of ``fit`` (JSON-serialisable).
+    fit : callable
+        ``fit(vectors, memo) -> DataFrame`` with ``vectors`` set name -> ``[layers, pairs, 2 * hidden]``; ``memo``
+        is shared across the models.
+    cache_dir : str or Path or None
+        Vector and result cache; None caches nothing.
+    reuse_results : bool
+        Return a stored result table on an identical call (see :func:`probe_models`).
+    extraction : dict
+        ``pooling``, ``max_length``, ``dtype``, ``precision``.
+    batch_size : int
+        Sentences per forward pass.
+    progress : bool
+        Show progress bars.
+    encoder : callable or None
+        ``encoder(folder) -> (model, tokenizer)``; default :func:`diagnostics.probe.load_encoder`.
+    prefix : str
+        File-name prefix of the result entries (``<prefix>-<key>.json``).
+
+    Returns
+    -------
+    dict
+        Label -> table, in the order of ``models``.
+    """
+    from ._cache import cached_model_vectors, vector_key
+    from ._extract import load_encoder, pair_vectors
+
+    texts = {name: {} for name in sets}
+    index = {name: pair_index(frame, texts[name]) for name, (frame, _) in sets.items()}
+    digest = _digest_arrays([a for name in sets for a in index[name]]
+                            + [labels[t] for _, labels in sets.values() for t in labels],
+                            [[name, list(labels)] for name, (_, labels) in sets.items()])
+    tables, paths = {}, {}
+    for label, path in models.items():
+        if cache_dir is None:
+            continue
+        keys = {name: vector_key(path, list(texts[name]), **extraction) for name in sets}
+        paths[label] = Path(cache_dir) / f"{prefix}-{_result_key(keys, digest, settings)}.json"
+        if reuse_results and paths[label].is_file():
+            tables[label] = pd.DataFrame(json.loads(paths[label].read_text(encoding="utf-8")))
+    pending = [label for label in models if label not in tables]
+    if not pending:
+        return {label: tables[label] for label in models}
+    # the first model (the pretrained reference) leads, so top-k seeds run only their own top layers;
+    # each model is loaded once for all text lists
+    loaded: dict = {}
+
+    def load(folder):
+        if folder not in loaded:
+            loaded[folder] = (encoder or load_encoder)(folder)
+        return loaded[folder]
+
+    wanted = {label: models[label] for label in dict.fromkeys([next(iter(models)), *pending])}
+    sentences = {name: cached_model_vectors(wanted, list(texts[name]), cache_dir, batch_size=batch_size,
+                                            progress=progress, encoder=load, **extraction) for name in sets}
+    memo: dict = {}  # layers identical across models (frozen lower layers) are fitted once
+    for label in pending:
+        vectors = {name: pair_vectors(sentences[name][label], *index[name]) for name in sets}
+        tables[label] = fit(vectors, memo)
+        if label in paths:
+            _write_json(paths[label], tables[label].to_dict(orient="list"))
+    return {label: tables[label] for label in models}
+
+
+def label_tables(models: dict, tables: dict[str, pd.DataFrame], lang: str) -> pd.DataFrame:
+    """Concatenate per-model tables with ``model``, ``seed`` and ``language`` columns in front.
+
+    Parameters
+    ----------
+    models : dict
+        Label -> model or run folder (the seed comes from :func:`seed_of`), in output order.
+    tables : dict of str to pandas.DataFrame
+        Label -> that model's table.
+    lang : str
+        Value of the ``language`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The tables stacked, ``seed`` as nullable integers.
+    """
+    frames = []
+    for label, path in models.items():
+        table = tables[label].copy()
+        table.insert(0, "language", lang)
+        table.insert(0, "seed", pd.array([seed_of(label, path)] * len(table), dtype="Int64"))
+        table.insert(0, "model", str(label))
+        frames.append(table)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _digest_arrays(arrays: list[np.ndarray], names: list) -> str:
+    h = hashlib.sha256(json.dumps(names).encode())
+    for array in arrays:
+        array = np.ascontiguousarray(array, dtype=np.int64)
+        h.update(len(array).to_bytes(8, "little"))
+        h.update(array.tobytes())
+    return h.hexdigest()
+
+
+def _result_key(vector_keys: dict[str, str], labels: str, settings: dict) -> str:
+    raw = json.dumps({"v": RESULTS_VERSION, "vectors": vector_keys, "labels": labels, **settings}, sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+def _write_json(path: Path, payload) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, payload, indent=None, sort_keys=False, default=None)
+
+
+def _subsample(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
+    from ._tasks import subsample
+
+    return subsample(frame, n, seed)
+
+
+def layer_summary(table: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
+    """Per (language, task, layer): mean and standard deviation of ``metric`` across fine-tuned seeds, the
+    pretrained model's value, the majority baseline and the metric's chance level.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`probe_models` (or :func:`diagnostics.probe.probe_gold_cv`).
+    metric : str
+        Any metric column: ``accuracy``, ``balanced_accuracy``, ``macro_f1``, ``control``,
+        ``control_balanced_accuracy`` or ``selectivity``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``language, task, layer, mean, std, n_seeds, pretrained, majority, chance`` (``std`` is the sample
+        standard deviation, NaN with one seed; ``pretrained`` the mean over rows without a seed, NaN if none;
+        ``chance`` what always predicting the majority class scores on ``metric``, see
+        :func:`diagnostics.probe.chance_level`: the majority share for accuracy, 0.5 for balanced accuracy).
+    """
+    if metric not in table.columns:
+        raise KeyError(f"no column {metric!r} in the probing table")
+    keys = ["language", "task", "layer"]
+    tuned = table[table["seed"].notna()]
+    base = table[table["seed"].isna()]
+    stats = tuned.groupby(keys)[metric].agg(mean="mean", std="std", n_seeds="count")
+    out = table.groupby(keys)["majority"].first().to_frame().join(stats)
+    out["pretrained"] = base.groupby(keys)[metric].mean()
+    out["n_seeds"] = out["n_seeds"].fillna(0).astype(int)
+    out["chance"] = [chance_level(metric, m) for m in out["majority"]]
+    return out.reset_index()[keys + ["mean", "std", "n_seeds", "pretrained", "majority", "chance"]]

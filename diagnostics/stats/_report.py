@@ -1,0 +1,133 @@
+"""Write the stats of a predictions table as CSV files and one markdown summary."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..io_utils import output_folder
+from ..tables import write_table_to
+
+from ._agreement import agreement
+from ._categories import dataset_for
+from ._inference import setting_ci
+from ._scores import category_scores
+from ._stability import rs_corr, stability
+from ._table import SETTING_KEYS, example_set_differences
+
+#: Every file :func:`write_report` may write: the set replaces the previous one as a whole (other files are kept).
+OUTPUTS = ("scores.csv", "stability.csv", "rs_corr.csv", "agreement.csv", "bootstrap_ci.csv", "summary.md")
+
+
+def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
+    """Render ``frame`` as a GitHub-flavoured markdown table (the index is left out).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table; its columns become the header.
+    digits : int
+        Decimals of float cells (NaN is written as an empty cell).
+
+    Returns
+    -------
+    str
+        The table, one line per row, without a trailing newline; ``|`` in cells is escaped.
+    """
+    def cell(value) -> str:
+        if isinstance(value, (float, np.floating)):
+            return "" if np.isnan(value) else f"{value:.{digits}f}"
+        return str(value).replace("|", "\\|")
+
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category", n_boot: int = 0,
+                 seed: int = 0, level: float = 0.95, *, source: str | Path | None = None, resample: str = "both",
+                 stratify: bool = True, datasets: Mapping[str, Any] | None = None) -> dict[str, Path]:
+    """Compute scores, stability, RS corr, agreement (and Multi-Bootstrap CIs) and write them to ``out``.
+
+    Everything is computed before the first file is written; the files are written as one set
+    (:func:`~diagnostics.io_utils.output_folder`): they replace the previous set of :data:`OUTPUTS` at once, an
+    output this call did not write (e.g. the ``bootstrap_ci.csv`` of an earlier call with ``n_boot > 0``) is gone
+    afterwards, and a call killed midway, or two calls writing ``out`` at once, leave the old set or one whole new
+    one. The folder never mixes results of two calls. Other files in ``out`` are kept.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        A validated predictions table.
+    out : str or Path
+        Output folder (created).
+    by : {"category", "coarse"}
+        Category level of the stability, agreement and CI tables.
+    n_boot : int
+        Multi-Bootstrap samples per setting; 0 skips the CIs.
+    seed : int
+        Bootstrap seed.
+    level : float
+        Confidence level.
+    source : str or Path, optional
+        The table's file, named in the summary.
+    resample : {"both", "seeds", "examples"}
+        What the Multi-Bootstrap resamples (see :func:`~diagnostics.stats.setting_ci`).
+    stratify : bool
+        Resample each category within itself (fixed size) rather than the whole set.
+    datasets : mapping, optional
+        Dataset name -> its source (a ``DataRef`` carrying a user file, or a table) for the names that are not
+        bundled sets (see :func:`~diagnostics.stats.dataset_for`).
+
+    Returns
+    -------
+    dict
+        Name -> written path: ``scores, stability, rs_corr, agreement[, bootstrap_ci], summary`` (markdown).
+    """
+    if by not in ("category", "coarse"):
+        raise ValueError(f"by must be 'category' or 'coarse', found {by!r}")
+    out = Path(out)
+    level_name = "fine" if by == "category" else "coarse"
+    scores = category_scores(predictions, datasets, validate=False)
+    stab = stability(scores)
+    tables = {"scores": scores, "stability": stab, "rs_corr": rs_corr(scores, level_name),
+              "agreement": agreement(predictions, datasets, by=by)}
+    if n_boot > 0:
+        settings = predictions[list(SETTING_KEYS)].drop_duplicates().to_dict("records")
+        tables["bootstrap_ci"] = pd.concat([setting_ci(predictions, s, "mcc", by, n_boot, seed, level,
+                                                       dataset=dataset_for(datasets, s["dataset"]),
+                                                       resample=resample, stratify=stratify)
+                                            for s in settings], ignore_index=True)
+    summary = ["# Stability statistics", ""]
+    if source is not None:
+        summary += [f"Predictions: `{source}`", ""]
+    differences = example_set_differences(predictions)
+    if not differences.empty:
+        summary += ["## Warning: runs cover different examples", "",
+                    "Each run is scored on its own examples; the spread over these seeds mixes example sets.", "",
+                    markdown_table(differences), ""]
+    head = stab[stab["level"].isin([level_name, "overall", "all"])]
+    summary += [f"## MCC over seeds per {by} (mean, std with ddof=1)", "",
+                markdown_table(head[[*SETTING_KEYS, "category", "n", "n_seeds", "mean", "std",
+                                     "degenerate_share"]]), ""]
+    summary += ["## RS corr (mean pairwise Pearson between seeds' per-category MCC vectors)", "",
+                markdown_table(tables["rs_corr"]), ""]
+    if "bootstrap_ci" in tables:
+        ci = tables["bootstrap_ci"]
+        summary += [f"## Multi-Bootstrap {level:.0%} CI of seed-mean MCC ({n_boot} samples, seed {seed})", "",
+                    markdown_table(ci[[*SETTING_KEYS, "category", "estimate", "ci_low", "ci_high"]]), ""]
+    paths = {}
+    with output_folder(out, OUTPUTS) as files:
+        for name, table in tables.items():
+            with files.file(f"{name}.csv") as tmp:
+                write_table_to(table, tmp, "csv")
+            paths[name] = files.path(f"{name}.csv")
+        with files.file("summary.md") as tmp:
+            tmp.write_text("\n".join(summary), encoding="utf-8")
+        paths["summary"] = files.path("summary.md")
+    return paths
