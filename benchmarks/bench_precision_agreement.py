@@ -1,17 +1,17 @@
 """Do other precisions predict what fp32 predicts? Two fixed runs per precision, their diagnostic predictions compared.
 
 The same pair of runs (seeds 0 and 1 of a small random BERT with the embedded tokenizer, or of the embedded
-multilingual-e5-small itself with ``--model embedded``; the paper config's jiant recipe at a higher learning rate on
-a small RTE subset, dropout off so that only the arithmetic differs, trained as one fused group) is trained once per
-precision through ``diagnostics sweep run``; each precision's AX-b predictions
-are compared with fp32's, example by example. A precision is eligible as the paper config's default when it agrees
-with fp32 on at least 99 % of the diagnostic examples and fp32's predictions are not one class
+multilingual-e5-small itself with ``--model embedded``; the paper config's jiant recipe, or another config's with
+``--config``, at a higher learning rate on a small RTE subset, dropout off so that only the arithmetic differs,
+trained as one fused group) is trained once per precision through ``diagnostics sweep run``; each precision's AX-b
+predictions are compared with fp32's, example by example. A precision is eligible as the paper config's default
+when it agrees with fp32 on at least 99 % of the diagnostic examples and fp32's predictions are not one class
 (``entailment_share``); the speed of the eligible ones is a GPU question (``bench_fused_sweep.py --device cuda``).
 On a CPU, ``bf16`` is bf16 autocast only where the CPU has native bf16 (AVX512-BF16 / AMX), else it runs fp32; the
 report records which.
 
 Run: ``python benchmarks/bench_precision_agreement.py [--device cpu] [--precisions fp32,bf16] [--size tiny]
-[--model embedded --top-k 2]``;
+[--model embedded --top-k 2] [--config configs/demo.yaml]``;
 writes ``benchmarks/results/bench_precision_agreement_<device>.json``.
 """
 
@@ -34,12 +34,12 @@ SIZES = {"tiny": {}, "small": {"hidden_size": 128, "num_hidden_layers": 4, "num_
 
 
 def train(work: Path, precision: str, device: str, train_size: int, epochs: int, lr: float,
-          model: Path, top_k: int | None) -> tuple[dict, float]:
+          model: Path, top_k: int | None, config: Path) -> tuple[dict, float]:
     """Train the pair at ``precision``; its AX-b P(entailment) per (seed, example) and the training seconds."""
     import pandas as pd
 
     name = f"precision-{precision}"
-    command = [sys.executable, "-m", "diagnostics", "sweep", "run", str(ROOT / "configs" / "paper.yaml")]
+    command = [sys.executable, "-m", "diagnostics", "sweep", "run", str(config.resolve())]
     for item in (f"experiment={name}", f"output_dir={work / 'runs'}", "seeds=[0,1]", "fuse=2", "dropout=0.0",
                  f"lr={lr}",
                  f"precision={precision}", f"device={device}", f"train_size={train_size}", f"max_epochs={epochs}",
@@ -68,6 +68,8 @@ def main() -> dict:
     parser.add_argument("--model", choices=["random", "embedded"], default="random",
                         help="a random BERT of --size, or the embedded multilingual-e5-small (pretrained weights)")
     parser.add_argument("--top-k", type=int, help="train only the top K encoder layers and the head")
+    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "paper.yaml",
+                        help="the sweep config whose recipe the pair trains (configs/demo.yaml: the demo's)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     import torch
@@ -90,7 +92,7 @@ def main() -> dict:
         for precision in precisions:
             started = time.perf_counter()
             out, train_s = train(work, precision, args.device, args.train_size, args.epochs, args.lr, model,
-                                 args.top_k)
+                                 args.top_k, args.config)
             proba = out["proba"]
             reference = proba if reference is None else reference
             agree = ((proba >= 0.5) == (reference.loc[proba.index] >= 0.5)).mean()
@@ -100,7 +102,7 @@ def main() -> dict:
                                   "train_s": round(train_s, 2), "wall_s": round(time.perf_counter() - started, 1),
                                   "examples": int(len(proba))}
     report = {"device": torch.cuda.get_device_name() if args.device.startswith("cuda")
-              else platform.processor() or platform.machine(), "torch": torch.__version__, "model": args.model, "top_k": args.top_k,
+              else platform.processor() or platform.machine(), "torch": torch.__version__, "model": args.model, "top_k": args.top_k, "config": args.config.name,
               "size": args.size if args.model == "random" else None,
               "train_size": args.train_size, "epochs": args.epochs, "lr": args.lr, "results": results,
               "eligible": [p for p, r in results.items() if r["agreement_with_fp32"] >= 0.99],

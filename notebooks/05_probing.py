@@ -56,10 +56,11 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics.finetune import list_runs
-from diagnostics.pipeline import (ensure_runs, experiment_configs, notebook_paths, pretrained_models, probe_frames,
-                                  scale_spec)
+from diagnostics.pipeline import (PROBE_RESULTS, ensure_runs, experiment_configs, notebook_paths, pretrained_models,
+                                  probe_frames, scale_spec)
 from diagnostics.plots import accuracy_by_layer, compare_by_layer, save
 from diagnostics.probe import layer_summary, probe_gold_cv, probe_models
+from diagnostics.tables import write_table
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 spec = scale_spec(scale, runs_dir)
@@ -84,6 +85,7 @@ for language in languages:
                                max_test=spec.probe_max_train, precision=spec.inference_precision,
                                **frames[language]))
 probes = pd.concat(tables, ignore_index=True)
+write_table(probes.assign(run_model=model_name), output_dir / PROBE_RESULTS)  # for notebook 11's probing rows
 where = {"test": "the annotated RTE-style test split (the study's protocol)",
          "holdout": "20 % held out of the annotated training pairs"}
 for language, chosen in probes.groupby("language")["selection"].first().items():

@@ -28,7 +28,8 @@
 #   trainer, batch 4, lr 1e-5, every layer) on the study's data, scored on AX-b / LiDiRus (or a set you name as
 #   the study's translation), can be compared; anything else says why not;
 # * `status`: `not run` where the store lacks the experiment, language or seed; `not computed` for numbers that
-#   are not about predictions (probing, annotation, hardware).
+#   are not about predictions (annotation, hardware), and for the probing rows (§5.4) until notebook 05 has left
+#   its probing results beside the figures.
 #
 # The tiny and demo scales train other models with a cheap recipe: their table shows that the machinery runs, and
 # the verdict says plainly that the comparison means nothing there.
@@ -45,16 +46,19 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from diagnostics.finetune import list_runs
-from diagnostics.pipeline import ensure_runs, notebook_paths, plan_datasets
+from diagnostics.pipeline import PROBE_RESULTS, ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import paper_comparison, save
 from diagnostics.stats import against_paper, paper_verdict
+from diagnostics.tables import read_table
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
                                       train_missing=train_missing)
 predictions = ensure_runs(scale, runs_dir)
 datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
 configs = [run.config() for run in list_runs(runs_dir, state="done")]
-table = against_paper(predictions, configs, dataset=datasets)
+probe_results = output_dir / PROBE_RESULTS  # written by notebook 05
+probes = read_table(probe_results) if probe_results.is_file() else None
+table = against_paper(predictions, configs, dataset=datasets, probes=probes)
 verdict = paper_verdict(table)
 display(Markdown(f"**Verdict: {verdict}.**"))
 if not verdict.startswith("comparable"):

@@ -11,7 +11,8 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from diagnostics.pipeline import ensure_runs, notebook_paths, run_pipeline
+from diagnostics.pipeline import PROBE_RESULTS, ensure_runs, notebook_paths, run_pipeline
+from diagnostics.tables import read_table
 
 pytestmark = pytest.mark.runs_first
 
@@ -60,6 +61,10 @@ def test_tiny_pipeline_writes_report_manifest_and_reuses_runs(tiny_pipeline, tmp
     assert sorted(manifest["timings_s"]["notebooks"]) == stems
     assert manifest["runs"] == 2 * 2 + 1 * 2 + 2 * 2  # base en+ru, extra-32 en, presence 0.25 / 0.75 en; 2 seeds
     assert manifest["code"]["version"] and manifest["versions"]["code"] == manifest["code"]  # which code made it
+    probes = read_table(out / "figures" / PROBE_RESULTS)  # notebook 05's results, for notebook 11's probing rows
+    models = {json.loads(p.read_text())["run"]["model"] for p in runs.rglob("config.json")
+              if p.parent.name.startswith("seed=")}
+    assert set(probes["run_model"]) == models and probes["seed"].isna().any() and probes["seed"].notna().any()
     commits = {json.loads(p.read_text())["code"]["commit"] for p in runs.rglob("versions.json")}
     assert commits == {manifest["code"]["commit"]}
     done = sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE"))

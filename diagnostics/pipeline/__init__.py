@@ -3,7 +3,7 @@
 from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
-    "notebook_paths": "_locate",
+    "notebook_paths": "_locate", "PROBE_RESULTS": "_locate",
     **dict.fromkeys(["SCALES", "ScaleSpec", "experiment_configs", "extra_size", "plan_datasets", "pretrained_models",
                      "scale_spec"], "_scales"),
     # the runner imports the training and notebook machinery

@@ -6,6 +6,10 @@ from pathlib import Path
 
 from diagnostics.resources import default_reports_dir, default_runs_dir, work_root
 
+#: The probing results notebook 05 leaves in the figures folder, with a ``run_model`` column (the run store's model
+#: name), for the probing rows of notebook 11 (``stats.against_paper(probes=...)``).
+PROBE_RESULTS = "05_probes.parquet"
+
 
 def _under_root(path: str | Path) -> Path:
     """An absolute path: a relative one is taken from :func:`~diagnostics.resources.work_root`."""
