@@ -48,7 +48,7 @@ def write_config(folder: Path, model: Path, name: str = "sweep.yaml", **changes:
     ("max_epochs", "ten", "an integer", "'ten'"),
     ("lr", "fast", "a number", "'fast'"),
     ("freeze_embeddings", "maybe", "true or false", "'maybe'"),
-    ("precision", "fp8", "one of auto, fp32, bf16, fp16", "'fp8'"),
+    ("precision", "fp8", "one of auto, fp32, tf32, bf16, fp16", "'fp8'"),
     ("device", "gpu", "one of auto, cpu, cuda", "'gpu' (did you mean 'cuda'?)"),
     ("optimizer", "AdamW", "one of adamw, adam, sgd", "'AdamW' (did you mean 'adamw'?)"),
     ("executor", "ray", "one of inprocess, pool, submitit", "'ray'"),
