@@ -1,7 +1,6 @@
 """The main job end to end at the tiny scale, run once for this module: sweeps, every notebook in two lanes, the
 manifest and the report; a rerun reuses every finished run. Every notebook executes top to bottom, and its .ipynb
-pair matches the .py source. Last, JupyterLab itself opens, runs and saves notebooks on that run store in headless
-Chromium (``tests/_lab_browser.py``).
+pair matches the .py source.
 
 The module is collected first (``runs_first``): under ``--dist loadfile`` the whole module goes to one worker, and
 its few minutes of main job start at once instead of last."""
@@ -9,7 +8,6 @@ its few minutes of main job start at once instead of last."""
 import json
 from pathlib import Path
 
-import _lab_browser
 import jupytext
 import pytest
 
@@ -17,9 +15,6 @@ from diagnostics.pipeline import PROBE_RESULTS, ensure_runs, notebook_paths, run
 from diagnostics.tables import read_table
 
 pytestmark = pytest.mark.runs_first
-
-# JupyterLab in a real browser on this module's run store (its fixtures, used by the last test)
-browser, lab = _lab_browser.browser, _lab_browser.lab
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
@@ -32,7 +27,7 @@ def tiny_pipeline(tmp_path_factory):
     Returns ``(report folder, run store, index.html)``; tests read its outputs and must not change them.
     """
     root = tmp_path_factory.mktemp("tiny-pipeline")
-    out, runs = root / "report", root / "runs" / "tiny"
+    out, runs = root / "report", root / "runs"
     index = run_pipeline("tiny", out_dir=out, runs_dir=runs, lanes=2)
     return out, runs, index
 
@@ -78,13 +73,3 @@ def test_tiny_pipeline_writes_report_manifest_and_reuses_runs(tiny_pipeline, tmp
     assert sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE")) == done  # nothing retrained
     assert len(ensure_runs("tiny", runs, train=False))  # a finished store reads without training
     assert notebook_paths("tiny", runs, tmp_path / "figures", needs=("base", "extra", "presence"))[0] == runs.resolve()
-
-
-@pytest.fixture(scope="module")
-def run_store(tiny_pipeline):
-    """The folder holding the tiny run store as ``tiny/``, as ``diagnostics notebooks copy`` expects."""
-    return tiny_pipeline[1].parent
-
-
-def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab, browser, run_store):
-    _lab_browser.check_lab_session(lab, browser, run_store)

@@ -1,8 +1,7 @@
 """JupyterLab itself in a real headless browser: ``bash scripts/lab.sh`` started on a free localhost port with a
 token, Chromium (Debian's, ``bash scripts/setup_browser.sh``) driven by selenium.
 
-The check runs in ``tests/test_notebooks.py`` on the tiny main job's run store that module builds once (the
-notebooks 02 and 10 read caches that job left), so it costs the default suite only the Lab session:
+One test, marked slow (the tiny main job, a Lab server and two notebooks run in the browser take minutes):
 
 1. the notebooks, copied by ``diagnostics notebooks copy`` for the tiny run store, open through Lab's file browser;
 2. notebook 10 runs all its cells; a click on a heat-map cell of the explorer widget lists exactly that category's
@@ -36,6 +35,8 @@ ARTIFACTS = ROOT / "tests" / "artifacts" / "lab_browser"
 SETUP = "bash scripts/setup_browser.sh (installs the Debian packages chromium and chromium-driver; needs apt-get)"
 SAVED = "10_instability_explorer"  # the committed notebook opened and saved
 
+pytestmark = pytest.mark.slow
+
 
 def _free_port() -> int:
     with socket.socket() as probe:
@@ -57,6 +58,21 @@ def _set_writable(root: Path, writable: bool) -> None:
 def _porcelain() -> str:
     return subprocess.run(["git", "status", "--porcelain", "--", "notebooks"], cwd=ROOT, capture_output=True,
                           text=True, check=True).stdout
+
+
+@pytest.fixture(scope="module")
+def run_store(tmp_path_factory):
+    """The tiny main job's run store, with the caches notebooks 02 and 10 read (they ran once in the pipeline).
+
+    ``$LAB_TEST_RUNS`` may name a folder whose ``tiny/`` holds a finished tiny run store, to reuse it."""
+    from diagnostics.pipeline import run_pipeline
+
+    if os.environ.get("LAB_TEST_RUNS"):
+        return Path(os.environ["LAB_TEST_RUNS"]).resolve()
+    root = tmp_path_factory.mktemp("lab-store")
+    run_pipeline("tiny", out_dir=root / "report", runs_dir=root / "runs" / "tiny",
+                 notebooks=["02_seed_stability", SAVED])
+    return root / "runs"
 
 
 @pytest.fixture(scope="module")
@@ -238,8 +254,7 @@ def _listing(driver) -> tuple[dict[str, dict[str, str]], str]:
     return {example_id: dict(cells) for example_id, cells in rows}, title
 
 
-def check_lab_session(lab, browser, run_store: Path) -> None:
-    """The whole session of the module docstring; ``run_store`` holds the tiny run store in ``tiny/``."""
+def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab, browser, run_store):
     from selenium.webdriver.common.by import By
 
     from diagnostics import explorer as ex
