@@ -29,8 +29,9 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
         class_weight: str = typer.Option("none", help="'none' (the study's protocol) or 'balanced' (classes "
                                                       "weighted inversely to their training frequency)."),
         probe_labels: str = typer.Option("presence", help="How the rule annotator labels the training and "
-                                                          "selection pairs: 'presence' (the study's: a task's "
-                                                          "feature in either sentence, over its 15 features) or "
+                                                          "selection pairs: 'presence' (the study's, §5.4: a "
+                                                          "task's feature in either sentence, over its 15 features "
+                                                          "of Table 7 as we reconstruct them) or "
                                                           "'differs' (the rules' pair reading: the evidence differs "
                                                           "between the sentences, every feature they detect)."),
         gold_cv: bool = typer.Option(False, help="Also cross-validate the probes on the diagnostic set's gold "
