@@ -526,14 +526,14 @@ def _not_computed(reason: str) -> Callable:
 NEAR_CHANCE = 0.02
 
 
-def _probes(view: StoreView, row, task: bool = True) -> pd.DataFrame:
+def _probes(view: StoreView, row) -> pd.DataFrame:
     """The probing rows of the paper row's language and task (all languages for ``all``)."""
     if view.probes is None or view.probes.empty:
         raise NotComputed("no probing results given (notebook 05 writes them; against_paper(probes=...))")
     table = view.probes
     if row.language != "all":
         table = table[table["language"] == row.language]
-    if task and row.category != "overall":
+    if row.category != "overall":
         table = table[table["task"] == feature_slug(row.category)]
     if table.empty:
         raise NotRun(f"no probe of {row.category} in {row.language}")
