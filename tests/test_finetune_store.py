@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from diagnostics.cli import app
 from diagnostics.finetune import RunLockedError, SweepConfig, collect_predictions, run_dir, run_sweep, sweep_status
-from diagnostics.finetune._store import (PREDICTION_COLUMNS, Run, RunLock, list_runs, mark_done, run_coordinates,
-                                        run_state, verify_run)
+from diagnostics.finetune._run_lock import RunLock
+from diagnostics.finetune._store import PREDICTION_COLUMNS, Run, list_runs, mark_done, run_coordinates, run_state
+from diagnostics.finetune._store_checks import verify_run
 
 
 def _write_lock(folder, pid):

@@ -218,7 +218,7 @@ def _kernel_ready(driver, timeout: float) -> None:
 def _run_all(driver, name: str, timeout: float) -> None:
     from selenium.webdriver.common.by import By
 
-    _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f".jp-NotebookPanel:not(.lm-mod-hidden) "
+    _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) "
                                                             ".jp-Cell"), 60, f"{name} open")
     _kernel_ready(driver, 120)
     _menu(driver, "Run", "Run All Cells")

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import nbformat
-import numpy as np
 import pandas as pd
 import pytest
 

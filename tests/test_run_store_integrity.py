@@ -27,7 +27,9 @@ import pytest
 import yaml
 
 from diagnostics.finetune import SweepConfig, collect_predictions, run_sweep
-from diagnostics.finetune._store import RUN_FILES, RunLock, RunLockedError, file_checksums, run_dir, verify_run
+from diagnostics.finetune._run_lock import RunLock, RunLockedError
+from diagnostics.finetune._store import RUN_FILES, file_checksums, run_dir
+from diagnostics.finetune._store_checks import verify_run
 
 PROCESSES = 3
 TRIALS = 100
@@ -105,7 +107,8 @@ def test_takeover_of_a_dead_owners_lock_has_one_winner(tmp_path):
 
 
 def test_an_empty_lock_file_of_a_new_owner_is_not_stale(tmp_path):
-    from diagnostics.finetune._store import lock_held, run_state
+    from diagnostics.finetune._run_lock import lock_held
+    from diagnostics.finetune._store import run_state
 
     folder = tmp_path / "e" / "en" / "m" / "seed=0"
     folder.mkdir(parents=True)

@@ -11,7 +11,8 @@ from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
     **dict.fromkeys(["DataRef", "ExtraData", "ModelSpec", "Presence", "SweepConfig", "load_config"], "_config"),
-    **dict.fromkeys(["RunLockedError", "collect_predictions", "run_dir", "sweep_status"], "_store"),
+    "RunLockedError": "_run_lock", "run_dir": "_store",
+    **dict.fromkeys(["collect_predictions", "sweep_status", "verify_run"], "_store_checks"),
     # the training entry points import torch
     "run_sweep": "_sweep", "run_sweeps": "_sweep", "train_run": "_train",
     # used by the other stages, the notebooks and the docs
@@ -21,8 +22,7 @@ _EXPORTS = {
     "total_steps": "_loop",
     **dict.fromkeys(["extra_ref", "labelled", "subset", "training_mixture"], "_mixtures"),
     **dict.fromkeys(["input_problems", "locate_model", "model_problems"], "_preflight"),
-    **dict.fromkeys(["Run", "is_done", "list_runs", "run_coordinates", "run_folder", "seed_of_folder",
-                     "verify_run"], "_store"),
+    **dict.fromkeys(["Run", "is_done", "list_runs", "run_coordinates", "run_folder", "seed_of_folder"], "_store"),
     **dict.fromkeys(["check_compatible", "group_size", "plan", "run_states", "settings_conflict"], "_sweep"),
     "resolve_model_path": "_train",
 }

@@ -68,7 +68,7 @@ def status_command(
     """
     from diagnostics.version import mixed_commits_notice
 
-    from ._store import sweep_status
+    from ._store_checks import sweep_status
 
     if not directory.exists():
         raise FileNotFoundError(2, "does not exist (expected a run store, experiment or run folder)", str(directory))

@@ -108,7 +108,7 @@ def failure(spec: RunSpec, err: BaseException) -> dict[str, Any]:
     dict
         ``path`` (the run folder), ``state`` (``locked`` or ``failed``) and ``error`` (type and message).
     """
-    from ._store import RunLockedError
+    from ._run_lock import RunLockedError
 
     state = "locked" if isinstance(err, RunLockedError) or "RunLockedError" in f"{type(err).__name__}{err}" \
         else "failed"

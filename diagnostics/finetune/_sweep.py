@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from . import _store as store
+from ._store_checks import reopen_corrupt, verify_run
 from diagnostics.errors import UserInputError
 
 from ._config import EXECUTOR_NAMES, NOT_IN_RUN_HASH, ConfigError, SweepConfig
@@ -116,7 +117,7 @@ def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
         state = store.run_state(spec.path)
         if state == "done" and settings_conflict(config, spec) is not None:
             state = "conflict"
-        elif state == "done" and store.verify_run(spec.path):
+        elif state == "done" and verify_run(spec.path):
             state = "corrupt"
         out.append((spec, state))
     return out
@@ -252,7 +253,7 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
         store.write_json_atomic(root / "sweep.json", config.to_dict())
         order.update({str(s.path): len(order) + i for i, s in enumerate(specs)})
         for spec in specs:
-            problems = store.reopen_corrupt(spec.path)
+            problems = reopen_corrupt(spec.path)
             if problems:
                 warnings.warn(f"{spec.path}: finished run is corrupt ({'; '.join(problems)}); training it again",
                               stacklevel=2)

@@ -26,6 +26,7 @@ from diagnostics.schema import CLASS_LABELS
 from diagnostics.stats._mcc import mcc
 
 from . import _store as store
+from ._run_lock import RunLock
 from ._config import ModelSpec, SweepConfig
 from ._inputs import RunInputs, prepare_inputs
 from ._loop import FitResult, fit
@@ -175,7 +176,7 @@ def train_run(spec: RunSpec, *, progress: bool | None = None) -> dict[str, Any]:
     path = spec.path
     if store.is_done(path):
         return {"path": str(path), "state": "skipped", "metrics": store._read_json(path / "metrics.json")}
-    with store.RunLock(path):
+    with RunLock(path):
         if store.is_done(path):  # finished by another process between the check and the lock
             return {"path": str(path), "state": "skipped", "metrics": store._read_json(path / "metrics.json")}
         store.clear_partial(path)

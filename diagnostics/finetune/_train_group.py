@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from . import _store as store
+from ._run_lock import RunLock, RunLockedError
 from ._fused import StackedClassifiers, batched_validator, fit_fused, predict_proba_stacked
 from ._inputs import prepare_inputs
 from ._modeling import load_classifier
@@ -59,8 +60,8 @@ def train_group(specs: list[RunSpec], *, progress: bool | None = None) -> list[d
                 outcomes[str(spec.path)] = _skipped(spec)
                 continue
             try:
-                locks.enter_context(store.RunLock(spec.path))
-            except store.RunLockedError as err:
+                locks.enter_context(RunLock(spec.path))
+            except RunLockedError as err:
                 outcomes[str(spec.path)] = {"path": str(spec.path), "state": "locked",
                                             "error": f"{type(err).__name__}: {err}"}
                 continue

@@ -146,8 +146,7 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
     pandas.DataFrame
         The predictions table of every finished run of those experiments.
     """
-    from diagnostics.finetune import collect_predictions, run_sweeps
-    from diagnostics.finetune._store import is_done, verify_run
+    from diagnostics.finetune import collect_predictions, is_done, run_sweeps, verify_run
     from diagnostics.finetune._sweep import check_compatible, plan
 
     if not train:

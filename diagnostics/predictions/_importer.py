@@ -16,7 +16,6 @@ refused unless ``allow_partial=True``, so that a wrong mapping or a file of anot
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,25 +24,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data._errors import shorten
 from ..errors import UserInputError
 from ..io_utils import output_folder
 from ..schema import PREDICTION_OPTIONAL, PREDICTION_REQUIRED
 from ..tables import write_table_to
 from ._labels import parse_label_map
 from ._readers import Source, cell_text, read_source
-from ._text import loose_key, match_key
+from ._matching import RUN_KEYS, SHOWN, fail, match_rows
 
 #: How rows are matched to dataset examples.
 MATCHES = ("auto", "id", "text", "position")
 #: Files the report folder holds (:meth:`ImportResult.write`).
 REPORT_FILES = ("import_report.md", "runs.csv", "unmatched.csv", "missing.csv", "label_disagreements.csv",
                 "punctuation_matches.csv")
-#: How a row matched when only :func:`~diagnostics.predictions._text.loose_key` (punctuation ignored) found it.
-LOOSE = "text (punctuation ignored)"
-LOOSE_ID = "id (texts equal with punctuation ignored)"
-_RUN = ["experiment", "language", "model", "pretrain_seed", "seed"]
-_SHOWN = 3
 
 
 class ImportRefusedError(UserInputError):
@@ -94,9 +87,9 @@ class ImportResult:
     notes : list of str
         How each file was read (columns, separator, label of each score index, seed names ...).
     punctuation_matches : pandas.DataFrame
-        One row per file row matched only with punctuation ignored (:data:`LOOSE`, :data:`LOOSE_ID`): ``file,
-        line, pretrain_seed, seed, example_id, matched_by, premise, hypothesis, dataset_premise,
-        dataset_hypothesis``.
+        One row per file row matched only with punctuation ignored (``matched_by`` "text (punctuation ignored)"
+        or "id (texts equal with punctuation ignored)"): ``file, line, pretrain_seed, seed, example_id,
+        matched_by, premise, hypothesis, dataset_premise, dataset_hypothesis``.
     """
 
     table: pd.DataFrame
@@ -137,9 +130,9 @@ class ImportResult:
                          f"{len(self.punctuation_matches)}, each listed in punctuation_matches.csv")
         if len(self.label_disagreements):
             shown = ", ".join(f"(id {r.example_id!r}, file {r.file_label!r}, dataset {r.dataset_label!r})"
-                              for r in self.label_disagreements.head(_SHOWN).itertuples(index=False))
+                              for r in self.label_disagreements.head(SHOWN).itertuples(index=False))
             lines.append(f"gold labels of the files that differ from the dataset's: {len(self.label_disagreements)}"
-                         f" row(s): {shown}" + (" ..." if len(self.label_disagreements) > _SHOWN else ""))
+                         f" row(s): {shown}" + (" ..." if len(self.label_disagreements) > SHOWN else ""))
         else:
             lines.append("gold labels of the files that differ from the dataset's: none")
         lines += [f"note: {note}" for note in self.notes]
@@ -303,16 +296,7 @@ def import_with_report(files: str | Path | Sequence[str | Path], dataset: str, *
             rows[column] = None
     ids = known["id"].astype(str).to_numpy()
     order_ids = _order(order, ids)
-    rows["example_id"], rows["reason"], rows["detail"], rows["matched_by"] = None, None, None, None
-    _check_values(rows, dataset)
-    method = _method(match, rows)
-    if method == "id":
-        _match_ids(rows, known)
-    elif method == "text":
-        _match_texts(rows, known)
-    else:
-        _match_positions(rows, order_ids)
-    _mark_duplicates(rows)
+    method = match_rows(rows, known, dataset, match, order_ids)
     gold = pd.Series(known["label"].to_numpy(dtype=object), index=ids)
     gold = gold[~gold.index.duplicated()]
     return _finish(rows, known, gold, dataset, method, notes, allow_partial, trust_labels, validate_predictions)
@@ -424,202 +408,17 @@ def _order(order, ids: np.ndarray) -> np.ndarray:
     return np.asarray(values, dtype=object)
 
 
-# --- matching -----------------------------------------------------------------------------------------------------
-
-
-def _fail(rows: pd.DataFrame, mask, reason: str, detail=None) -> None:
-    """Give ``reason`` (and ``detail``) to the rows of ``mask`` that have no reason yet."""
-    mask = np.asarray(mask, dtype=bool) & rows["reason"].isna().to_numpy()
-    rows.loc[mask, "reason"] = reason
-    if detail is not None:
-        details = detail if np.ndim(detail) == 0 else np.asarray(detail, dtype=object)[mask]
-        rows.loc[mask, "detail"] = details
-
-
-def _check_values(rows: pd.DataFrame, dataset: str) -> None:
-    if "dataset" in rows.columns:
-        other = rows["dataset"].notna() & (rows["dataset"].astype(str) != dataset)
-        _fail(rows, other, "row of another dataset", "dataset " + rows["dataset"].astype(str))
-    no_value = rows["prediction_raw"].isna() if "prediction_raw" in rows.columns else rows["prediction"].isna()
-    _fail(rows, no_value & rows["prediction"].isna(), "no prediction")
-    raw = rows["prediction_raw"] if "prediction_raw" in rows.columns else rows["prediction"]
-    _fail(rows, rows["prediction"].isna(), "prediction is no label",
-          "value " + raw.map(lambda v: shorten(v)) + " (map it with --label-map)")
-
-
-def _method(match: str, rows: pd.DataFrame) -> str:
-    has = {key: key in rows.columns and rows[key].notna().any() for key in ("id", "premise", "hypothesis", "position")}
-    if match == "auto":
-        if has["id"]:
-            return "id"
-        if has["premise"] and has["hypothesis"]:
-            return "text"
-        if has["position"]:
-            return "position"
-        raise UserInputError("the files have no example id, no premise and hypothesis and no position: name the id "
-                             "column with --map id=COLUMN (or the texts with --map premise=... --map hypothesis=...)")
-    needed = {"id": ["id"], "text": ["premise", "hypothesis"], "position": ["position"]}[match]
-    if not all(has[k] for k in needed):
-        raise UserInputError(f"match by {match}: the files have no {' / '.join(needed)} column; name it with "
-                             f"--map {needed[0]}=COLUMN")
-    return match
-
-
-def _match_ids(rows: pd.DataFrame, known: pd.DataFrame) -> None:
-    ids = known["id"].astype(str)
-    if not ids.is_unique:
-        raise UserInputError("the dataset repeats example ids (several splits): match by text or position")
-    todo = rows["reason"].isna().to_numpy()
-    no_id = todo & rows["id"].isna().to_numpy()
-    _fail(rows, no_id, "no id")
-    present = rows["reason"].isna().to_numpy()
-    unknown = present & ~rows["id"].isin(set(ids)).to_numpy()
-    _fail(rows, unknown, "unknown id", "id " + rows["id"].astype(str))
-    good = rows["reason"].isna().to_numpy()
-    rows.loc[good, "example_id"] = rows.loc[good, "id"]
-    rows.loc[good, "matched_by"] = "id"
-    if "premise" in rows.columns and "hypothesis" in rows.columns:
-        keys = pd.Series([match_key(p, h) for p, h in zip(known["premise"], known["hypothesis"])],
-                         index=ids.to_numpy())
-        texts = good & rows["premise"].notna().to_numpy() & rows["hypothesis"].notna().to_numpy()
-        if texts.any():
-            mine = [match_key(p, h) for p, h in zip(rows.loc[texts, "premise"], rows.loc[texts, "hypothesis"])]
-            expected = keys.reindex(rows.loc[texts, "example_id"]).to_numpy()
-            differ = np.zeros(len(rows), dtype=bool)
-            differ[np.flatnonzero(texts)] = np.asarray(mine, dtype=object) != expected
-            if differ.any():  # the second tier: equal once punctuation lost in export is ignored
-                loose = pd.Series([loose_key(p, h) for p, h in zip(known["premise"], known["hypothesis"])],
-                                  index=ids.to_numpy())
-                where = np.flatnonzero(differ)
-                same = np.asarray([loose_key(p, h) for p, h in zip(rows["premise"].to_numpy()[where],
-                                                                    rows["hypothesis"].to_numpy()[where])],
-                                  dtype=object) == loose.reindex(rows["example_id"].to_numpy()[where]).to_numpy()
-                rows.loc[rows.index[where[same]], "matched_by"] = LOOSE_ID
-                differ[where[same]] = False
-            _fail(rows, differ, "text differs from the dataset's",
-                  "the example with id " + rows["id"].astype(str) + " has other texts (are the ids of this dataset?)")
-            rows.loc[differ, ["example_id", "matched_by"]] = None
-
-
-def _match_texts(rows: pd.DataFrame, known: pd.DataFrame) -> None:
-    keys: dict[str, list[str]] = {}
-    loose: dict[str, list[str]] = {}
-    premises: dict[str, list[str]] = {}
-    hypotheses: dict[str, list[str]] = {}
-    for ident, premise, hypothesis in zip(known["id"].astype(str), known["premise"], known["hypothesis"]):
-        key = match_key(premise, hypothesis)
-        keys.setdefault(key, []).append(ident)
-        loose.setdefault(loose_key(premise, hypothesis), []).append(ident)
-        first, second = key.split("\t")
-        premises.setdefault(first, []).append(ident)
-        hypotheses.setdefault(second, []).append(ident)
-    no_text = rows["premise"].isna() | rows["hypothesis"].isna()
-    _fail(rows, no_text.to_numpy(), "no premise or hypothesis")
-    used: dict[tuple, int] = {}
-    run = [k for k in _RUN if k in rows.columns]
-    key_of = {i: k for k, ids in keys.items() for i in ids}
-    todo = np.flatnonzero(rows["reason"].isna().to_numpy())
-    reason, detail, example, by = (rows[c].to_numpy(dtype=object).copy()
-                                   for c in ("reason", "detail", "example_id", "matched_by"))
-    runs = list(zip(*(rows[k].to_numpy()[todo] for k in run)))
-    for pos, slot_run, premise, hypothesis in zip(todo, runs, rows["premise"].to_numpy()[todo],
-                                                  rows["hypothesis"].to_numpy()[todo]):
-        key = match_key(premise, hypothesis)
-        candidates, tier = keys.get(key), "text"
-        if candidates is None and (near := loose.get(loose_key(premise, hypothesis))):
-            exact = list(dict.fromkeys(key_of[i] for i in near))
-            if len(exact) > 1:  # two different examples once punctuation is ignored: never guess
-                reason[pos] = "ambiguous with punctuation ignored"
-                detail[pos] = (f"matches {len(near)} examples when punctuation is ignored (ids "
-                               + ", ".join(near[:_SHOWN]) + (" ..." if len(near) > _SHOWN else "") + ")")
-                continue
-            key, candidates, tier = exact[0], keys[exact[0]], LOOSE
-        if candidates is None:
-            first, second = key.split("\t")
-            reason[pos] = "no example with these texts"
-            detail[pos] = ("premise found, hypothesis differs" if first in premises else
-                           "hypothesis found, premise differs" if second in hypotheses else "neither text found")
-            continue
-        k = used.get((slot_run, key), 0)
-        used[(slot_run, key)] = k + 1
-        if k >= len(candidates):
-            reason[pos] = "duplicate"
-            detail[pos] = f"the run has more rows with these texts than the dataset has examples ({len(candidates)})"
-            continue
-        example[pos] = candidates[k]
-        by[pos] = tier if len(candidates) == 1 else f"{tier} (in order)"
-    rows["reason"], rows["detail"], rows["example_id"], rows["matched_by"] = reason, detail, example, by
-    _closest(rows, key_of, premises, hypotheses)
-
-
-def _closest(rows: pd.DataFrame, key_of: dict[str, str], premises: dict[str, list[str]],
-             hypotheses: dict[str, list[str]], limit: int = 10) -> None:
-    """For the first ``limit`` rows whose texts were not found: the example with the nearest texts, if one is close.
-
-    Candidates are the examples that share the row's premise or hypothesis, else those whose premise or hypothesis is
-    close (``difflib``, ratio >= 0.8); the nearest is the candidate whose two texts together are most similar to the
-    row's.
-    """
-    rows["closest_id"] = None
-    missing = np.flatnonzero((rows["reason"] == "no example with these texts").to_numpy())[:limit]
-    order = {ident: i for i, ident in enumerate(key_of)}
-    for pos in missing:
-        key = match_key(rows["premise"].iat[pos], rows["hypothesis"].iat[pos])
-        first, second = key.split("\t")
-        found = set(premises.get(first, [])) | set(hypotheses.get(second, []))
-        for text, index in ((first, premises), (second, hypotheses)) if not found else ():
-            for near in difflib.get_close_matches(text, list(index), n=3, cutoff=0.8):
-                found.update(index[near])
-        if found:
-            best = max(sorted(found, key=order.get),
-                       key=lambda ident: difflib.SequenceMatcher(None, key, key_of[ident]).ratio())
-            rows.iat[pos, rows.columns.get_loc("closest_id")] = best
-
-
-def _match_positions(rows: pd.DataFrame, order_ids: np.ndarray) -> None:
-    position = pd.to_numeric(rows["position"], errors="coerce")
-    bad = (position.isna() | (position != np.round(position)) | (position < 0)).to_numpy()
-    _fail(rows, bad, "no position", "position " + rows["position"].astype(str))
-    beyond = ~bad & (position.fillna(-1) >= len(order_ids)).to_numpy()
-    _fail(rows, beyond, "position beyond the dataset",
-          "position " + rows["position"].astype(str) + f" of {len(order_ids)} examples")
-    implicit = rows["_implicit_position"].to_numpy(dtype=bool)
-    for file, part in rows[implicit].groupby("file", sort=False):
-        if len(part) != len(order_ids):
-            raise UserInputError(f"{file}: {len(part)} rows of scores, the dataset has {len(order_ids)} examples; a "
-                                 "Trainer output is matched by position and must hold every example in the dataset's "
-                                 "order (or give the ids in its order with --order)")
-    good = rows["reason"].isna().to_numpy()
-    rows.loc[good, "example_id"] = order_ids[position[good].astype(int).to_numpy()]
-    rows.loc[good, "matched_by"] = "position"
-
-
-def _mark_duplicates(rows: pd.DataFrame) -> None:
-    run = [k for k in _RUN if k in rows.columns]
-    good = rows["reason"].isna()
-    dup = good & rows.duplicated(run + ["example_id"], keep="first") & rows["example_id"].notna()
-    if not dup.any():
-        return
-    first = rows[good & ~dup].drop_duplicates(run + ["example_id"]).set_index(run + ["example_id"])
-    where = first.reindex(pd.MultiIndex.from_frame(rows.loc[dup, run + ["example_id"]]))
-    details = [f"another row of the run has example {e} ({Path(f).name}:{line})" for e, f, line in
-               zip(rows.loc[dup, "example_id"], where["file"], where["_line"])]
-    rows.loc[dup, "reason"] = "duplicate"
-    rows.loc[dup, "detail"] = details
-    rows.loc[dup, ["example_id", "matched_by"]] = None
-
-
 # --- the table and the report ---------------------------------------------------------------------------------------
 
 
 def _finish(rows: pd.DataFrame, known: pd.DataFrame, gold: pd.Series, dataset: str, method: str, notes: list[str],
             allow_partial: bool, trust_labels: bool, validate) -> ImportResult:
-    run = [k for k in _RUN if k in rows.columns]
+    run = [k for k in RUN_KEYS if k in rows.columns]
     nested = "pretrain_seed" in rows.columns
     good = rows["reason"].isna().to_numpy()
     dataset_label = gold.reindex(rows["example_id"].where(good, None)).to_numpy(dtype=object)
     no_gold = good & pd.isna(dataset_label) & (rows["gold"].isna().to_numpy() if "gold" in rows.columns else True)
-    _fail(rows, no_gold, "no gold label", "the dataset has no label for this example and the file gives none")
+    fail(rows, no_gold, "no gold label", "the dataset has no label for this example and the file gives none")
     good = rows["reason"].isna().to_numpy()
     disagree = np.zeros(len(rows), dtype=bool)
     if "gold" in rows.columns:
@@ -719,9 +518,9 @@ def _refuse(result: ImportResult, allow_partial: bool, trust_labels: bool) -> No
     if not trust_labels and len(result.label_disagreements):
         bad = result.label_disagreements
         shown = ", ".join(f"(id {r.example_id!r}, file {r.file_label!r}, dataset {r.dataset_label!r})"
-                          for r in bad.drop_duplicates("example_id").head(_SHOWN).itertuples(index=False))
+                          for r in bad.drop_duplicates("example_id").head(SHOWN).itertuples(index=False))
         raise ImportRefusedError(f"the files' gold labels differ from dataset {result.dataset!r} in {len(bad)} of "
                                  f"{result.matched} row(s) ({bad['example_id'].nunique()} example(s)): {shown}"
-                                 + (" ..." if bad["example_id"].nunique() > _SHOWN else "")
+                                 + (" ..." if bad["example_id"].nunique() > SHOWN else "")
                                  + "; check the label map (a swapped 0/1 swaps the predictions too); "
                                  "trust_labels=True (--trust-labels) keeps the files' labels", result)
