@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the browser test of the report's explorer page (tests/test_report_browser.py) needs: Chromium and
+# Install what the browser test of the report's explorer page (tests/report/test_explorer_page.py) needs: Chromium and
 # its WebDriver from the Debian packages `chromium` and `chromium-driver`.
 # Idempotent: installs nothing when both are already on PATH. Needs apt-get and root (or passwordless sudo); where
 # apt-get cannot be used it installs nothing, says why and exits 0, and the test skips with the same reason. A

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-# both targets run browser tests of the report's explorer page (tests/test_report_browser.py: the page's behaviour
+# both targets run browser tests of the report's explorer page (tests/report/test_explorer_page.py: the page's behaviour
 # in the default suite, its paper-scale size and speed in the slow one): Chromium + driver, installed once via apt
 bash scripts/setup_browser.sh
 if [ "${1:-}" = "--slow" ]; then

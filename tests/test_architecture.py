@@ -31,7 +31,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from _paths import ROOT
+
 PACKAGE = ROOT / "diagnostics"
 
 STAGES = ("foundation", "data", "annotate", "models", "stats", "finetune", "probe", "behave", "predictions", "plots",
@@ -417,3 +418,38 @@ def test_model_file_names_are_spelled_only_in_the_models_package():
                        for node in _strings(module) if node.value in MODEL_FILE_NAMES
                        and not (module in RUN_RECORD_MODULES and node.value == "config.json"))
     assert not offenders, f"model file names outside diagnostics/models: {offenders}"
+
+
+# --- the tests mirror the package ---------------------------------------------------------------------------------
+
+TESTS = ROOT / "tests"
+
+
+def _imported(path: Path) -> set[str]:
+    """Modules ``path`` imports, ``from diagnostics import x`` counted as ``diagnostics.x``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _tests_its_stage(path: Path, stage: str) -> bool:
+    """A module of ``tests/<stage>/`` imports that stage; its ``test_cli.py`` may drive it through the command line."""
+    imported = _imported(path)
+    return (any(m == f"diagnostics.{stage}" or m.startswith(f"diagnostics.{stage}.") for m in imported)
+            or (path.name == "test_cli.py" and "diagnostics.cli" in imported))
+
+
+def test_the_tests_of_a_stage_package_live_in_its_folder():
+    """``tests/<stage>/test_*.py`` test ``diagnostics.<stage>``; the top level holds the foundation's and the whole
+    package's tests, none named for a stage."""
+    folders = sorted(p.name for p in TESTS.iterdir() if p.is_dir() and p.name not in {"artifacts", "__pycache__"})
+    assert set(folders) <= set(STAGE_PACKAGES), f"test folders that are no stage package: {folders}"
+    strays = [f"{folder}/{path.name}" for folder in folders for path in sorted((TESTS / folder).glob("*.py"))
+              if not path.name.startswith("test_") or not _tests_its_stage(path, folder)]
+    assert not strays, f"test modules that do not import the stage of their folder: {strays}"
+    stage_named = [path.name for path in TESTS.glob("test_*.py") if path.stem.split("_")[1] in STAGE_PACKAGES]
+    assert not stage_named, f"move them to tests/<stage>/: {stage_named}"

@@ -64,7 +64,8 @@ from pathlib import Path
 
 from numpydoc.validate import validate
 
-ROOT = Path(__file__).resolve().parents[1]
+from _paths import ROOT
+
 PACKAGE = "diagnostics"
 IGNORE_FILE = Path(__file__).with_name("docstring_ignore.txt")
 

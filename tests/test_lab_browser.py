@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts" / "lab_browser"
+from _paths import ARTIFACTS, ROOT
+
+SCREENSHOTS = ARTIFACTS / "lab_browser"
 SETUP = "bash scripts/setup_browser.sh (installs the Debian packages chromium and chromium-driver; needs apt-get)"
 SAVED = "10_instability_explorer"  # the committed notebook opened and saved
 
@@ -144,9 +145,9 @@ def lab(tmp_path_factory, run_store):
 
 
 def _shot(driver, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS.parent / ".gitignore").write_text("*\n")
-    path = ARTIFACTS / f"{name}.png"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / ".gitignore").write_text("*\n")
+    path = SCREENSHOTS / f"{name}.png"
     driver.save_screenshot(str(path))
     print(f"screenshot: {path}")
     return path

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from _paths import ROOT
+
 
 
 def test_pins_agree():

@@ -14,7 +14,7 @@ extension values are read only for those words. The caller may cache its own per
 Patterns it does not support (operator ``!``, fuzzy matching, unusual attributes) are refused by
 :meth:`TokenMatcher.add`, which returns ``False``; the caller keeps those in a spaCy ``Matcher``. Matches are
 the same set of ``(key, start, end)`` spaCy returns: every span some path through the pattern covers
-(``tests/test_annotate_token_matcher.py`` compares both matchers on the bundled diagnostic sets).
+(``tests/annotate/test_token_matcher.py`` compares both matchers on the bundled diagnostic sets).
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ What the pilot cannot tell (the limits)
     only as good as its pilot. The normal seed distribution is an assumption; ``seed_shape="pilot"`` keeps the
     pilot's shape (skew, a seed that collapsed to one class) but can only reuse the ``k`` values it saw.
 
-    ``tests/test_stats_planner.py`` checks the planner against a direct Monte-Carlo of a known generating process
+    ``tests/stats/test_planner.py`` checks the planner against a direct Monte-Carlo of a known generating process
     (per-category seed skills, example difficulties, Bernoulli luck): half-widths, sampling SDs with resampled
     examples, and the power of the Welch test.
 """

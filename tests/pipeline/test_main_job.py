@@ -6,7 +6,6 @@ The module is collected first (``runs_first``): under ``--dist loadfile`` the wh
 its few minutes of main job start at once instead of last."""
 
 import json
-from pathlib import Path
 
 import jupytext
 import pytest
@@ -14,9 +13,10 @@ import pytest
 from diagnostics.pipeline import PROBE_RESULTS, ensure_runs, notebook_paths, run_pipeline
 from diagnostics.tables import read_table
 
+from _paths import ROOT
+
 pytestmark = pytest.mark.runs_first
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 
 

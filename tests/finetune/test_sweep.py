@@ -7,11 +7,9 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from diagnostics import data
@@ -19,28 +17,14 @@ from diagnostics.cli import app
 from diagnostics.finetune import SweepConfig, collect_predictions, load_config, run_sweep, sweep_status
 from diagnostics.models import tiny_random_model
 
-KEYS = ["language", "seed", "dataset", "example_id"]
+from _sweeps import KEYS, sorted_table, write_config
+
 RUN_FILES = {"config.json", "versions.json", "metrics.json", "predictions.parquet", "DONE"}
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     return tiny_random_model(tmp_path_factory.mktemp("tiny") / "model", seed=1)
-
-
-def write_config(folder: Path, tiny: Path, **overrides) -> Path:
-    values = dict(experiment="s", output_dir=str(folder / "runs"), models=[{"name": "tiny", "path": str(tiny)}],
-                  languages=["en", "ru"], seeds=[0, 1], train_size=64, max_seq_length=40, batch_size=16, lr=1e-3,
-                  max_epochs=2, warmup_ratio=0.0, num_threads=1, progress=False)
-    values.update(overrides)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "sweep.yaml"
-    path.write_text(yaml.safe_dump(values))
-    return path
-
-
-def sorted_table(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.sort_values(KEYS).reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")

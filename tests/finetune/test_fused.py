@@ -182,7 +182,7 @@ def test_a_sweep_with_fuse_trains_one_job_per_group_and_equals_the_sweep_of_sing
 
     from diagnostics.finetune import collect_predictions, load_config, run_sweep
 
-    from test_finetune_sweep import sorted_table, write_config
+    from _sweeps import sorted_table, write_config
 
     common = dict(languages=["en"], seeds=[0, 1, 2], dropout=0.0, train_size=32, max_epochs=2)
     single = run_sweep(load_config(write_config(tmp_path / "single", tiny_model_dir, **common)))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,7 +21,8 @@ from diagnostics.taxonomy import COARSE, canonical_coarse, canonical_fine
 
 from _stats_fixtures import synthetic_table
 
-ROOT = Path(__file__).resolve().parents[1]
+from _paths import ROOT
+
 #: Rows per section, counted by hand in the study's text (reference/paper-numbers.md): one row per printed number,
 #: per seed of a value printed for several seeds, per category of a claim, and per end of a σ range.
 SECTION_COUNTS = {"§4": 7, "§5.1": 28, "§5.2": 64, "§5.3": 39, "§5.4": 20, "§5.4 probing": 8, "data": 10}

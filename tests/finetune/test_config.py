@@ -1,13 +1,14 @@
 """SweepConfig: paper defaults, YAML/TOML files, CLI-style overrides, validation messages."""
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
 from diagnostics.finetune import ExtraData, ModelSpec, Presence, SweepConfig, load_config
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+from _paths import ROOT
+
+CONFIGS = ROOT / "configs"
 
 
 def test_defaults_are_the_studys():
@@ -131,7 +132,7 @@ def test_settings_command_lists_every_key_and_docs_settings_md_is_its_output():
     assert result.exit_code == 0 and "| `score_missing` | `problem` | problem \\| skip \\| train |" in result.output
     result = CliRunner().invoke(app, ["settings", "sweeps"])
     assert result.exit_code == 2 and "error: settings: expected sweep or scale, found 'sweeps'" in result.output
-    docs = Path(__file__).resolve().parents[1] / "docs" / "settings.md"
+    docs = ROOT / "docs" / "settings.md"
     assert docs.read_text(encoding="utf-8") == settings_markdown() + "\n", \
         "docs/settings.md is stale: python -c 'from diagnostics.settings_cli import settings_markdown; " \
         "print(settings_markdown())' > docs/settings.md"

@@ -19,7 +19,9 @@ from diagnostics.finetune._batching import bucket_batches
 from diagnostics.finetune._jiant import BertAdam, PlateauController, step_budget, warmup_linear
 from diagnostics.finetune._loop import _Updater, fit, total_steps
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+from _paths import ROOT
+
+CONFIGS = ROOT / "configs"
 
 
 def controller(**changes) -> PlateauController:

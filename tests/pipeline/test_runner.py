@@ -1,14 +1,14 @@
 """The main job's plumbing: which notebooks run first, what a notebook opened by hand reads, and that nothing trains
 without being asked (the tiny main job itself is run and checked in ``test_notebooks.py``)."""
 
-from pathlib import Path
 
 import pytest
 
 from diagnostics.pipeline import ensure_runs, notebook_paths
 from diagnostics.pipeline._runner import SLOWEST_FIRST, RunsNotFinishedError
 
-ROOT = Path(__file__).resolve().parents[1]
+from _paths import ROOT
+
 
 
 def test_slowest_notebooks_exist():

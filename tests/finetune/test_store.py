@@ -17,6 +17,8 @@ from diagnostics.finetune._run_lock import RunLock
 from diagnostics.finetune._store import PREDICTION_COLUMNS, Run, list_runs, mark_done, run_coordinates, run_state
 from diagnostics.finetune._store_checks import verify_run
 
+from _paths import ROOT
+
 
 def _write_lock(folder, pid):
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,7 +98,6 @@ def test_versions_record_the_code_and_status_shows_its_commit(tmp_path, tiny_mod
     import importlib.metadata
     import re
     import shutil
-    from pathlib import Path
 
     from diagnostics.finetune import SweepConfig
     from diagnostics.finetune._train import RunSpec, spec_dict, train_run
@@ -109,7 +110,7 @@ def test_versions_record_the_code_and_status_shows_its_commit(tmp_path, tiny_mod
     assert train_run(spec)["state"] == "done"
     code = json.loads((spec.path / "versions.json").read_text())["code"]
     assert code["version"] == importlib.metadata.version("nli-diagnostics")
-    in_checkout = (Path(__file__).resolve().parents[1] / ".git").exists()
+    in_checkout = (ROOT / ".git").exists()
     if in_checkout:
         assert re.fullmatch(r"[0-9a-f]{40}", code["commit"]) and isinstance(code["dirty"], bool)
         short = code["commit"][:7]

@@ -27,7 +27,9 @@ from diagnostics.schema import ENTAILMENT
 
 from _explorer_data import fake_annotations, synthetic_dataset, synthetic_predictions
 
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "report_browser"
+from _paths import ARTIFACTS
+
+SCREENSHOTS = ARTIFACTS / "report_browser"
 SETUP = "bash scripts/setup_browser.sh (installs the Debian packages chromium and chromium-driver; needs apt-get)"
 
 
@@ -63,9 +65,9 @@ def browser():
 
 @pytest.fixture(scope="module")
 def artifacts():
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS.parent / ".gitignore").write_text("*\n")  # artefacts of a test run, never committed
-    return ARTIFACTS
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS.parent / ".gitignore").write_text("*\n")  # artefacts of a test run, never committed
+    return SCREENSHOTS
 
 
 @pytest.fixture(scope="module")
