@@ -43,18 +43,7 @@ LOCK_GRACE_S = 30.0
 
 
 def lock_owner(path: Path) -> dict[str, Any] | None:
-    """Read the ``LOCK`` content of a run.
-
-    Parameters
-    ----------
-    path : Path
-        A run folder.
-
-    Returns
-    -------
-    dict or None
-        ``{"pid": int, "host": str}``, or ``None`` when unlocked, unreadable or not a JSON object.
-    """
+    """A run's ``LOCK`` content ``{"pid": int, "host": str}``; ``None`` when unlocked, unreadable or no JSON object."""
     try:
         owner = json.loads((Path(path) / "LOCK").read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
@@ -63,17 +52,8 @@ def lock_owner(path: Path) -> dict[str, Any] | None:
 
 
 def lock_is_live(owner: dict[str, Any] | None) -> bool:
-    """Tell whether a lock's owner still runs (a lock from another host counts as live: we cannot check it).
-
-    Parameters
-    ----------
-    owner : dict or None
-        The lock's content, as :func:`lock_owner` returns it.
-
-    Returns
-    -------
-    bool
-        False for no owner, an unreadable pid or a dead pid on this host.
+    """Whether a lock's owner (as :func:`lock_owner` reads it) still runs: False for none, an unreadable pid or a dead
+    pid on this host; a lock from another host counts as live (we cannot check it).
     """
     if not owner:
         return False
@@ -86,18 +66,9 @@ def lock_is_live(owner: dict[str, Any] | None) -> bool:
 
 
 def lock_held(path: str | Path) -> bool:
-    """Whether a live process holds the lock of a run, as far as its ``LOCK`` file tells.
-
-    Parameters
-    ----------
-    path : str or Path
-        A run folder.
-
-    Returns
-    -------
-    bool
-        ``True`` when ``LOCK`` names a live owner (or one on another host), or is empty / partly written and
-        younger than :data:`LOCK_GRACE_S` (an owner between taking the lock and writing its pid).
+    """Whether a live process holds the lock of a run folder, as far as its ``LOCK`` file tells: ``LOCK`` names a live
+    owner (or one on another host), or is empty / partly written and younger than :data:`LOCK_GRACE_S` (an owner
+    between taking the lock and writing its pid).
     """
     owner = lock_owner(path)
     if owner is not None:

@@ -88,61 +88,27 @@ def is_done(path: Path) -> bool:
 
 
 def mark_done(path: Path, summary: dict[str, Any]) -> None:
-    """Write ``DONE`` atomically, the last step of a run, with the sha256 of the run's files.
-
-    Parameters
-    ----------
-    path : Path
-        The run folder, holding the files of :data:`RUN_FILES`.
-    summary : dict
-        What ``DONE`` records (best epoch, finish time ...); ``sha256`` (file name -> hex digest of each file of
-        :data:`RUN_FILES` present) is added and checked by :func:`verify_run` before the run is reused.
+    """Write ``DONE`` atomically, the last step of a run: ``summary`` (best epoch, finish time ...) plus ``sha256``,
+    the digest of each file of :data:`RUN_FILES` present, which :func:`verify_run` checks before the run is reused.
     """
     path = Path(path)
     write_json_atomic(path / "DONE", {**summary, "sha256": file_checksums(path)})
 
 
 def mark_failed(path: Path, report: str) -> None:
-    """Write ``FAILED`` (the traceback of a failed attempt) atomically; a disk error here is ignored.
-
-    Parameters
-    ----------
-    path : Path
-        The run folder.
-    report : str
-        What failed (``traceback.format_exc()``).
-    """
+    """Write ``FAILED`` (the traceback ``report`` of a failed attempt) atomically; a disk error here is ignored."""
     # Called while the training error propagates: that error is the one to report, not a full disk's.
     with suppress(OSError):
         write_text_atomic(Path(path) / "FAILED", report)
 
 
 def write_predictions(path: Path, predictions: pd.DataFrame) -> None:
-    """Write a run's ``predictions.parquet`` atomically.
-
-    Parameters
-    ----------
-    path : Path
-        The run folder.
-    predictions : pandas.DataFrame
-        Its prediction table (columns :data:`PREDICTION_COLUMNS`).
-    """
+    """Write a run's ``predictions.parquet`` (columns :data:`PREDICTION_COLUMNS`) atomically."""
     write_table(predictions, Path(path) / PREDICTIONS_FILE)
 
 
 def file_checksums(path: str | Path) -> dict[str, str]:
-    """The sha256 of each file of :data:`RUN_FILES` in a run folder (missing files are left out).
-
-    Parameters
-    ----------
-    path : str or Path
-        A run folder.
-
-    Returns
-    -------
-    dict
-        File name -> hex digest.
-    """
+    """File name -> sha256 of each file of :data:`RUN_FILES` in a run folder (missing files are left out)."""
     path = Path(path)
     return {name: _sha256(path / name) for name in RUN_FILES if (path / name).is_file()}
 
@@ -156,13 +122,7 @@ def _sha256(path: Path) -> str:
 
 
 def clear_partial(path: Path) -> None:
-    """Remove everything a killed attempt may have left (except the lock we hold), to restart cleanly.
-
-    Parameters
-    ----------
-    path : Path
-        The run folder.
-    """
+    """Remove everything a killed attempt may have left in a run folder (except the lock we hold), to restart cleanly."""
     for child in Path(path).iterdir():
         if child.name == "LOCK":
             continue
@@ -207,18 +167,8 @@ def library_versions() -> dict[str, Any]:
 
 
 def run_state(path: Path) -> str:
-    """Read the state of a run folder.
-
-    Parameters
-    ----------
-    path : Path
-        A run folder.
-
-    Returns
-    -------
-    str
-        ``done``, ``running`` (live lock), ``failed`` (``FAILED`` marker), ``interrupted`` (stale lock or partial
-        files without a live owner) or ``pending`` (empty / missing).
+    """The state of a run folder: ``done``, ``running`` (live lock), ``failed`` (``FAILED`` marker), ``interrupted``
+    (stale lock or partial files without a live owner) or ``pending`` (empty / missing).
     """
     path = Path(path)
     if is_done(path):

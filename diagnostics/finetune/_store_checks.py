@@ -95,16 +95,8 @@ def _checksum_problems(path: Path, found: list[str]) -> list[str]:
 def reopen_corrupt(path: str | Path) -> list[str]:
     """Withdraw the ``DONE`` marker of a finished run that fails :func:`verify_run`, so that a sweep trains it again.
 
-    Parameters
-    ----------
-    path : str or Path
-        A run folder.
-
-    Returns
-    -------
-    list of str
-        The problems found (empty, and nothing changed, for a sound or unfinished run). The run's files stay until
-        the retraining clears them, so the problems can still be inspected.
+    Returns the problems found (empty, and nothing changed, for a sound or unfinished run). The run's files stay until
+    the retraining clears them, so the problems can still be inspected.
     """
     path = Path(path)
     if not is_done(path):
