@@ -9,22 +9,9 @@ from ._rules import Derivation, FeatureRule
 def affixed(rule: Derivation, lower: str, lemma: str, pos: str) -> tuple | None:
     """Find whether a token could be a derived form under ``rule``, and from what.
 
-    Parameters
-    ----------
-    rule : Derivation
-        Affixes, parts of speech and lengths of a feature's derivation.
-    lower : str
-        The token's lower-case form.
-    lemma : str
-        Its lower-cased lemma.
-    pos : str
-        Its part of speech.
-
-    Returns
-    -------
-    tuple or None
-        ``(lower, lemma, prefixed, suffixed)`` with ``prefixed`` = ``(prefix, base)`` pairs and ``suffixed`` =
-        ``(form, stem)`` pairs of the lemma and the lower-case form; ``None`` when it has neither.
+    ``lower`` and ``lemma`` are lower-cased. Returns ``(lower, lemma, prefixed, suffixed)`` with ``prefixed`` =
+    ``(prefix, base)`` pairs and ``suffixed`` = ``(form, stem)`` pairs of the lemma and the lower-case form; ``None``
+    when it has neither.
     """
     if rule.pos and pos not in rule.pos or not (lemma.startswith(rule.prefixes) or lower.startswith(rule.prefixes)
                                                 or lemma.endswith(rule.suffixes) or lower.endswith(rule.suffixes)):
@@ -43,19 +30,7 @@ def affixed(rule: Derivation, lower: str, lemma: str, pos: str) -> tuple | None:
 def derived(rule: FeatureRule, side: Analysis, other: Analysis) -> bool:
     """Check whether a word of ``side`` is affix + a word of ``other`` (and its base is absent from ``side``).
 
-    Parameters
-    ----------
-    rule : FeatureRule
-        A feature with a ``derivation``.
-    side : Analysis
-        The sentence that may hold the derived form.
-    other : Analysis
-        The other sentence of the pair, which may hold its base.
-
-    Returns
-    -------
-    bool
-        Whether ``side`` shows the derivation relative to ``other``.
+    ``rule`` is a feature with a ``derivation``.
     """
     candidates = side.affixed.get(rule.name, ())
     if not candidates or not other.tokens:

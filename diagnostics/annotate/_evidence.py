@@ -81,26 +81,11 @@ _LOWER, _LEMMA = operator.itemgetter(0), operator.itemgetter(1)    # of its toke
 
 
 def resolve_hits(matches: list, info: dict[int, PatternInfo], words: list[Word], doc) -> dict[str, dict]:
-    """Turn the matches of a sentence into evidence per feature.
+    """Turn the matches of a sentence into evidence per feature: feature -> evidence key -> count.
 
-    Of overlapping spans of one feature the longest wins (of equal spans, the pattern listed first in the rules
-    file); tokens of an ``except`` match are not evidence.
-
-    Parameters
-    ----------
-    matches : list of (int, int, int)
-        ``(match id, start, end)`` of every matcher.
-    info : dict of int to PatternInfo
-        What each match id stands for.
-    words : list of Word
-        Word data of the sentence's tokens.
-    doc : spacy.tokens.Doc
-        The analysed sentence.
-
-    Returns
-    -------
-    dict
-        Feature -> evidence key -> count; only features with evidence.
+    ``matches`` holds ``(match id, start, end)`` of every matcher, ``info`` what each match id stands for. Of
+    overlapping spans of one feature the longest wins (of equal spans, the pattern listed first in the rules file);
+    tokens of an ``except`` match are not evidence. Only features with evidence are returned.
     """
     spans: dict[str, list] = {}
     for match_id, start, end in matches:
@@ -131,22 +116,8 @@ def resolve_hits(matches: list, info: dict[int, PatternInfo], words: list[Word],
 def evidence_key(info: PatternInfo, words: list[Word], doc, start: int, end: int) -> str:
     """Give the key by which a hit on ``doc[start:end]`` is compared across the pair (``key`` of the rule).
 
-    Parameters
-    ----------
-    info : PatternInfo
-        The pattern or word list that matched.
-    words : list of Word
-        Word data of the sentence's tokens.
-    doc : spacy.tokens.Doc
-        The analysed sentence.
-    start, end : int
-        The matched token span.
-
-    Returns
-    -------
-    str
-        The pattern's name (``key: pattern``), the span's lower-case text (``key: form``) or its lemmas
-        (``key: lemma``).
+    That is the pattern's name (``key: pattern``), the span's lower-case text (``key: form``) or its lemmas
+    (``key: lemma``).
     """
     key = info.rule.key
     if key == "pattern" and info.name != "#words":
@@ -160,17 +131,7 @@ def evidence_key(info: PatternInfo, words: list[Word], doc, start: int, end: int
 def with_token_data(hits: dict, words: list[Word]) -> Analysis:
     """Build the analysis of a sentence with its token data (for derivations and lemma overlap).
 
-    Parameters
-    ----------
-    hits : dict
-        The sentence's evidence per feature.
-    words : list of Word
-        Word data of its tokens.
-
-    Returns
-    -------
-    Analysis
-        ``hits`` with the alphabetic tokens, their lemmas, lemmas and forms, and the affixed tokens per feature.
+    It holds ``hits`` with the alphabetic tokens, their lemmas, lemmas and forms, and the affixed tokens per feature.
     """
     # (map/filter with item getters: no Python step per token)
     tokens = tuple(filter(None, map(_TOKEN, words)))

@@ -16,33 +16,16 @@ WRITERS = (".jsonl", ".parquet", ".csv")
 
 
 def read_input(source: str | Path, lang: str, kind: str = "auto") -> pd.DataFrame:
-    """Load pairs to annotate.
+    """Load pairs to annotate, as a table with at least ``premise`` and ``hypothesis`` columns.
 
-    Parameters
-    ----------
-    source : str or Path
-        A registered dataset name (``rte``, ``lidirus``), or a file: ``.csv`` / ``.parquet`` with ``premise`` and
-        ``hypothesis`` columns, or any format :func:`diagnostics.data.load` reads (``.jsonl``, ``.tsv``, ``.txt``).
-    lang : str
-        Language recorded for rows read from files.
-    kind : str
-        ``auto`` (by extension, trying the readers in turn) or one of :data:`KINDS`.
+    ``source`` is a registered dataset name (``rte``, ``lidirus``), or a file: ``.csv`` / ``.parquet`` with ``premise``
+    and ``hypothesis`` columns, or any format :func:`diagnostics.data.load` reads (``.jsonl``, ``.tsv``, ``.txt``);
+    ``FileNotFoundError`` when it is neither. ``lang`` is recorded for rows read from files. ``kind`` is ``auto`` (by
+    extension, trying the readers in turn) or one of :data:`KINDS` (``UserInputError`` otherwise).
 
-    Returns
-    -------
-    pandas.DataFrame
-        The pairs, with at least ``premise`` and ``hypothesis`` columns.
-
-    Raises
-    ------
-    diagnostics.data.DataFormatError
-        The file matches none of the candidate formats: the problem of the reader that read furthest into the
-        file (a problem every reader meets, such as invalid JSON on line 2, rather than the last reader's
-        complaint about line 1).
-    FileNotFoundError
-        ``source`` is neither a registered dataset nor an existing file.
-    UserInputError
-        An unknown ``kind``.
+    A file that matches none of the candidate formats raises ``diagnostics.data.DataFormatError`` with the problem of
+    the reader that read furthest into the file (a problem every reader meets, such as invalid JSON on line 2, rather
+    than the last reader's complaint about line 1).
     """
     from .. import data
 
@@ -95,17 +78,8 @@ def _likely_first(path: Path, candidates: tuple[str, ...]) -> list[str]:
 def check_output(path: str | Path, writers: tuple[str, ...] = WRITERS) -> None:
     """Refuse an output file whose extension names no writer, before any work is done.
 
-    Parameters
-    ----------
-    path : str or Path
-        The output file.
-    writers : tuple of str
-        Accepted extensions (default :data:`WRITERS`).
-
-    Raises
-    ------
-    UserInputError
-        The extension is not one of ``writers``, or the path is a folder.
+    Raises ``UserInputError`` when the extension is not one of ``writers`` (default :data:`WRITERS`) or the path is a
+    folder.
     """
     path = Path(path)
     if path.suffix.lower() not in writers:
@@ -118,26 +92,10 @@ def check_output(path: str | Path, writers: tuple[str, ...] = WRITERS) -> None:
 def write_output(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write a table as ``.jsonl``, ``.parquet`` or ``.csv`` with :func:`diagnostics.tables.write_table`.
 
-    Lists and dicts are JSON-encoded in CSV, dicts (``feature_sides``) in parquet. The table goes to a temporary
-    file beside ``path`` that then replaces it, so a run killed while writing leaves the previous file (or none),
-    never a truncated one.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        The table.
-    path : str or Path
-        Output file; its suffix chooses the format (its folder is created).
-
-    Returns
-    -------
-    Path
-        The written file.
-
-    Raises
-    ------
-    UserInputError
-        The extension is not one of :data:`WRITERS`.
+    The suffix of ``path`` chooses the format (``UserInputError`` for one not in :data:`WRITERS`); its folder is created
+    and the written file returned. Lists and dicts are JSON-encoded in CSV, dicts (``feature_sides``) in parquet. The
+    table goes to a temporary file beside ``path`` that then replaces it, so a run killed while writing leaves the
+    previous file (or none), never a truncated one.
     """
     path = Path(path)
     check_output(path)

@@ -13,24 +13,9 @@ def combine_pair(rules: RuleSet, rank: dict[str, int], premise: Analysis, hypoth
                  presence: bool = False, modes: dict | None = None) -> dict[str, str]:
     """Find the features of a pair and their side (``premise``/``hypothesis``/``both``), in taxonomy order.
 
-    Parameters
-    ----------
-    rules : RuleSet
-        The rules the two analyses were made with.
-    rank : dict of str to int
-        Position of every feature of ``rules`` in taxonomy order.
-    premise, hypothesis : Analysis
-        The analysed sentences.
-    presence : bool
-        Count a feature when either sentence shows it, ignoring ``differ`` / ``swap``, ``min_overlap`` and
-        ``unless_swapped``.
-    modes : dict, optional
-        Feature -> ``either``/``differ``/``swap``, overriding the rules' ``pair`` setting.
-
-    Returns
-    -------
-    dict of str to str
-        Feature -> side, taxonomy order.
+    ``rank`` gives the position of every feature of ``rules`` in taxonomy order. ``presence`` counts a feature when
+    either sentence shows it, ignoring ``differ`` / ``swap``, ``min_overlap`` and ``unless_swapped``. ``modes`` maps
+    feature -> ``either``/``differ``/``swap``, overriding the rules' ``pair`` setting. Returns feature -> side.
     """
     out = {}
     overlap = None

@@ -200,22 +200,8 @@ def available_languages() -> list[str]:
 def rules_path(lang: str | Path) -> Path:
     """Resolve a language code (``"en"``) or a path to a rules file.
 
-    Parameters
-    ----------
-    lang : str or Path
-        A language code, or a rules file (a ``.yaml`` / ``.yml`` suffix or an existing file).
-
-    Returns
-    -------
-    Path
-        The rules file.
-
-    Raises
-    ------
-    FileNotFoundError
-        For a rules-file path that does not exist.
-    KeyError
-        For a language code without ``<code>.yaml`` in :func:`annotators_root`.
+    A ``.yaml`` / ``.yml`` suffix or an existing file makes ``lang`` a path (``FileNotFoundError`` when it does not
+    exist); a language code needs ``<code>.yaml`` in :func:`annotators_root` (``KeyError`` otherwise).
     """
     candidate = Path(lang)
     if candidate.suffix in (".yaml", ".yml") or candidate.is_file():

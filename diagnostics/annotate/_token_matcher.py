@@ -85,17 +85,8 @@ class TokenMatcher:
     def add(self, key: int, pattern: list[dict]) -> bool:
         """Compile one spaCy token pattern under ``key`` (a string id); ``False`` when it is not supported.
 
-        Parameters
-        ----------
-        key : int
-            The match id (the vocabulary's hash of the pattern's name), reported with each match.
-        pattern : list of dict
-            A spaCy ``Matcher`` token pattern.
-
-        Returns
-        -------
-        bool
-            True when compiled; False (nothing added) for a pattern this matcher does not support.
+        ``key`` is the match id (the vocabulary's hash of the pattern's name), reported with each match; ``pattern`` is
+        a spaCy ``Matcher`` token pattern. A refused pattern adds nothing.
         """
         sizes = len(self._specs), len(self._attrs), len(self._extensions)
         try:
@@ -124,36 +115,17 @@ class TokenMatcher:
         return self.match(doc)[0]
 
     def match(self, doc) -> tuple[list[tuple[int, int, int]], list | None]:
-        """Match one doc.
+        """Match one doc: ``(matches, word_data)``.
 
-        Parameters
-        ----------
-        doc : spacy.tokens.Doc
-            The analysed text.
-
-        Returns
-        -------
-        matches : list of tuple of (int, int, int)
-            ``(key, start, end)`` of every matched span, as :meth:`__call__` returns them.
-        word_data : list or None
-            The ``word_data`` of every token (``None`` without a ``word_data`` function).
+        ``matches`` holds ``(key, start, end)`` of every matched span, as :meth:`__call__` returns them; ``word_data``
+        the ``word_data`` of every token (``None`` without a ``word_data`` function).
         """
         return self.pipe([doc])[0]
 
     def pipe(self, docs: list) -> list[tuple[list[tuple[int, int, int]], list | None]]:
-        """Apply :meth:`match` to every doc of ``docs``.
+        """Apply :meth:`match` to every doc of ``docs``: one ``(matches, word_data)`` per doc.
 
         The words new to the cache are tested together, one attribute at a time (cheaper than word by word).
-
-        Parameters
-        ----------
-        docs : list of spacy.tokens.Doc
-            The analysed texts.
-
-        Returns
-        -------
-        list of tuple
-            One ``(matches, word_data)`` per doc, as :meth:`match` returns it.
         """
         if not self._patterns and self.word_data is None:
             return [([], None) for _ in docs]

@@ -10,18 +10,8 @@ from ._specs import Filler
 def agreement_key(filler: Filler, language: str) -> str | None:
     """Give the key other words agree with: the gender of a lexicon filler, or the CLDR plural category of a number.
 
-    Parameters
-    ----------
-    filler : Filler
-        A lexicon entry or a number bound to a slot.
-    language : str
-        Language code (selects the plural rules).
-
-    Returns
-    -------
-    str or None
-        ``m`` / ``f`` / ``n``, a plural category (``one``, ``few``, ``many``, ``other`` ...), or ``None`` for an
-        entry without gender.
+    That is ``m`` / ``f`` / ``n``, a plural category of ``language`` (``one``, ``few``, ``many``, ``other`` ...), or
+    ``None`` for an entry without gender.
     """
     if filler.value is not None:
         return plural_category(language, filler.value)
@@ -31,20 +21,8 @@ def agreement_key(filler: Filler, language: str) -> str | None:
 def form_of(filler: Filler, form: str, language: str) -> str | None:
     """Find a named form of a filler: listed in the lexicon, else (Russian) inflected by pymorphy3.
 
-    Parameters
-    ----------
-    filler : Filler
-        A lexicon entry bound to a slot.
-    form : str
-        The form's name (``@`` references already resolved); for Russian, grammemes joined by ``+`` (``gent``,
-        ``plur+datv``).
-    language : str
-        Language code.
-
-    Returns
-    -------
-    str or None
-        The form, or ``None`` when the entry neither lists nor can inflect it.
+    ``form`` has its ``@`` references already resolved; for Russian it may be grammemes joined by ``+`` (``gent``,
+    ``plur+datv``). ``None`` when the entry neither lists nor can inflect it.
     """
     if form in filler.forms:
         return filler.forms[form]

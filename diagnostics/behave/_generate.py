@@ -215,24 +215,9 @@ def generate_suites(languages=None, seed: int = 0, max_per_test: int = 50) -> li
 def bind(templates: TemplateSet, test_id: str, fillers: dict) -> dict:
     """Bind slots to lexicon entries by their recorded surface (a case's ``fillers``; numbers as ints).
 
-    Parameters
-    ----------
-    templates : TemplateSet
-        The parsed template set.
-    test_id : str
-        A test of the set.
-    fillers : dict
-        Slot -> recorded surface (or number), as in a case's ``fillers``.
-
-    Returns
-    -------
-    dict
-        Slot -> :class:`Filler` (the first lexicon entry with that surface; numbers as ``Filler(value=...)``).
-
-    Raises
-    ------
-    KeyError
-        For a slot without a filler, or a surface that is not an entry of the slot's lexicon.
+    ``fillers`` maps slot -> recorded surface (or number). Each slot gets the first entry of its lexicon with that
+    surface (a number gets ``Filler(value=...)``); ``KeyError`` for a slot without a filler, or a surface that is not an
+    entry of the slot's lexicon.
     """
     test = templates.tests[test_id]
     assignment = {}

@@ -28,20 +28,10 @@ def _restore_case(original: str, inflected: str) -> str:
 def inflect_ru(word: str, grammemes: tuple[str, ...], gender: str | None = None) -> str | None:
     """Inflect one Russian word (a name, city, noun) to the requested grammemes.
 
-    Parameters
-    ----------
-    word : str
-        Nominative singular form as written in the lexicon (``"Санкт-Петербург"``).
-    grammemes : tuple of str
-        pymorphy3 grammemes from :data:`RU_GRAMMEMES`, e.g. ``("ablt",)``.
-    gender : {"m", "f", "n"}, optional
-        The lexicon's gender of the entry; used to choose among ambiguous analyses.
-
-    Returns
-    -------
-    str or None
-        The inflected form with the original capitalisation, or ``None`` if pymorphy3 cannot inflect it
-        (multi-word phrases, unknown words without a matching analysis).
+    ``word`` is the nominative singular as written in the lexicon (``"Санкт-Петербург"``); ``grammemes`` are pymorphy3
+    grammemes from :data:`RU_GRAMMEMES`, e.g. ``("ablt",)``; ``gender`` (``m`` / ``f`` / ``n``, the lexicon's) chooses
+    among ambiguous analyses. The form keeps the original capitalisation; ``None`` when pymorphy3 cannot inflect the
+    word (multi-word phrases, unknown words without a matching analysis).
     """
     if " " in word.strip():
         return None

@@ -13,24 +13,10 @@ _BOUND = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:([+-])\s*(\d+))?\s*$")
 
 
 def parse_lexicons(path, raw) -> dict[str, list[Filler]]:
-    """Parse the ``lexicon`` mapping of a template file.
+    """Parse the ``lexicon`` mapping of a template file: lexicon name -> its entries, in file order.
 
-    Parameters
-    ----------
-    path : str or Path
-        The template file (for error messages).
-    raw : LineDict
-        Lexicon name -> list of entries, as read by :func:`diagnostics.behave._yamllines.load_yaml`.
-
-    Returns
-    -------
-    dict of str to list of Filler
-        The entries of every lexicon, in file order.
-
-    Raises
-    ------
-    TemplateError
-        On a malformed lexicon or entry, with ``file:line``.
+    ``raw`` is as read by :func:`diagnostics.behave._yamllines.load_yaml`; ``path`` is for error messages. A malformed
+    lexicon or entry raises ``TemplateError`` with ``file:line``.
     """
     if not isinstance(raw, dict) or not raw:
         raise TemplateError(path, getattr(raw, "line", None), "'lexicon' as a mapping of name -> list of entries",
@@ -81,26 +67,10 @@ def _parse_entry(path, raw, line) -> Filler:
 def parse_slots(path, raw, line: int | None, lexicons: dict[str, list[Filler]]) -> dict[str, SlotSpec]:
     """Parse the ``slots`` of an MFT test: lexicon slots (optionally filtered) and integer ranges.
 
-    Parameters
-    ----------
-    path : str or Path
-        The template file (for error messages).
-    raw : LineDict
-        Slot name -> lexicon name, ``{from: lexicon, where: {...}}`` or ``{int: [lo, hi]}``.
-    line : int or None
-        Line of the ``slots`` key.
-    lexicons : dict of str to list of Filler
-        The file's lexicons (see :func:`parse_lexicons`).
-
-    Returns
-    -------
-    dict of str to SlotSpec
-        The slots in file order; an integer bound may refer to an earlier integer slot (``n-1``).
-
-    Raises
-    ------
-    TemplateError
-        On an unknown lexicon, a filter no entry matches, a bad bound ..., with ``file:line``.
+    ``raw`` maps slot name -> lexicon name, ``{from: lexicon, where: {...}}`` or ``{int: [lo, hi]}``; ``path`` and
+    ``line`` (of the ``slots`` key) are for error messages; ``lexicons`` are the file's (:func:`parse_lexicons`). The
+    slots come in file order; an integer bound may refer to an earlier integer slot (``n-1``). An unknown lexicon, a
+    filter no entry matches, a bad bound ... raise ``TemplateError`` with ``file:line``.
     """
     if not isinstance(raw, dict) or not raw:
         raise TemplateError(path, line, "'slots' as a mapping of slot -> lexicon name or {int: [lo, hi]}", repr(raw))

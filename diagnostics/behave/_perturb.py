@@ -12,19 +12,8 @@ _FINAL_PUNCT = re.compile(r"\s*[.!?…]+\s*$")
 def add_typo(text: str, rng: random.Random) -> str | None:
     """Swap two adjacent letters inside one word of at least four letters (CheckList's ``add_typos``).
 
-    The first letter of the word is never moved, so capitalised names stay recognisable.
-
-    Parameters
-    ----------
-    text : str
-        A sentence.
-    rng : random.Random
-        Source of the choice of word and position.
-
-    Returns
-    -------
-    str or None
-        The sentence with one typo, or ``None`` when no word allows a visible swap.
+    The first letter of the word is never moved, so capitalised names stay recognisable. ``None`` when no word allows a
+    visible swap.
     """
     options = []
     for match in _WORD.finditer(text):
@@ -39,15 +28,7 @@ def add_typo(text: str, rng: random.Random) -> str | None:
 def strip_punctuation(text: str) -> str | None:
     """Remove sentence-final punctuation (``.``, ``!``, ``?``, ``…``).
 
-    Parameters
-    ----------
-    text : str
-        A sentence.
-
-    Returns
-    -------
-    str or None
-        The sentence without its final punctuation (and the spaces around it); ``None`` when there is none.
+    The spaces around it go too; ``None`` when there is none.
     """
     stripped = _FINAL_PUNCT.sub("", text)
     return stripped if stripped != text else None

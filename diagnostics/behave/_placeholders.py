@@ -13,18 +13,10 @@ AGREEMENT_REF = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def split_placeholder(inner: str) -> tuple[str, str | None, list | None]:
-    """Split the inside of a placeholder into slot, form and choices.
+    """Split the inside of a placeholder (the text between the braces) into slot, form and choices.
 
-    Parameters
-    ----------
-    inner : str
-        The text between the braces.
-
-    Returns
-    -------
-    tuple
-        ``(slot, form, choices)``: ``"a.gent"`` -> ``("a", "gent", None)``; ``"a|m:x|f:y"`` ->
-        ``("a", None, [("m", "x"), ("f", "y")])``. A choice without ``key:`` has key ``None``.
+    ``"a.gent"`` -> ``("a", "gent", None)``; ``"a|m:x|f:y"`` -> ``("a", None, [("m", "x"), ("f", "y")])``. A choice
+    without ``key:`` has key ``None``.
     """
     head, *options = inner.split("|")
     slot, _, form = head.strip().partition(".")
@@ -40,23 +32,8 @@ def split_placeholder(inner: str) -> tuple[str, str | None, list | None]:
 def check_text(path, line: int | None, text, slots: dict, what: str) -> None:
     """Validate a template sentence: non-empty, balanced braces, placeholders naming slots of the test.
 
-    Parameters
-    ----------
-    path : str or Path
-        The template file (for the error message).
-    line : int or None
-        Line of the sentence in the file.
-    text : object
-        The sentence as read from the file.
-    slots : dict
-        The test's slots by name.
-    what : str
-        What the sentence is (``premise``, ``perturb.hypothesis`` ...), for the error message.
-
-    Raises
-    ------
-    TemplateError
-        On any malformed part, with ``file:line``.
+    ``slots`` holds the test's slots by name. ``path``, ``line`` and ``what`` (``premise``, ``perturb.hypothesis`` ...)
+    are for the message of the ``TemplateError`` (with ``file:line``) raised on any malformed part.
     """
     if not isinstance(text, str) or not text.strip():
         raise TemplateError(path, line, f"{what} as a non-empty string", repr(text))

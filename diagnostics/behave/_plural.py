@@ -12,17 +12,8 @@ SUPPORTED = ("en", "ru", "fr", "de", "sv")
 def plural_category(language: str, n: int) -> str:
     """CLDR plural category of the integer ``n`` in ``language``.
 
-    Parameters
-    ----------
-    language : str
-        One of ``en, ru, fr, de, sv``.
-    n : int
-        A non-negative integer.
-
-    Returns
-    -------
-    str
-        ``"one"``, ``"few"``, ``"many"`` (Russian) or ``"other"``.
+    ``language`` is one of ``en, ru, fr, de, sv``; the category is ``"one"``, ``"few"``, ``"many"`` (Russian) or
+    ``"other"``.
 
     Examples
     --------

@@ -19,22 +19,8 @@ def resolve_model_dir(path: str | Path) -> Path:
 
     Accepts the model folder itself, a run directory ``runs/<exp>/<lang>/<model>/seed=<k>/`` (its ``checkpoint/``:
     :meth:`diagnostics.finetune.Run.model_folder`), or any folder with exactly one model folder one level
-    down.
-
-    Parameters
-    ----------
-    path : str or Path
-        A model folder, a run directory or a folder holding one model folder.
-
-    Returns
-    -------
-    Path
-        The model folder.
-
-    Raises
-    ------
-    FileNotFoundError
-        If no folder with ``config.json`` and weights is found (the message lists what was looked at).
+    down. Raises ``FileNotFoundError`` if no folder with ``config.json`` and weights is found (the message lists what
+    was looked at).
     """
     from diagnostics.finetune._store import Run, seed_of_folder
     from diagnostics.models._folders import is_model_folder, model_folders_below
@@ -55,28 +41,12 @@ def resolve_model_dir(path: str | Path) -> Path:
 
 
 def label_order(id2label: dict | None, num_labels: int) -> list[str]:
-    """Map class ids to ``entailment`` / ``not_entailment``.
+    """Map class ids to ``entailment`` / ``not_entailment``: the label of each class id, in id order.
 
-    ``config.id2label`` is used when it names the classes (``entailment``, ``not_entailment``; 3-way ``neutral``
-    and ``contradiction`` collapse to ``not_entailment``); generic names (``LABEL_0``) fall back to the
-    toolkit's convention, id 0 = entailment, 1 = not_entailment.
-
-    Parameters
-    ----------
-    id2label : dict or None
-        The model config's ``id2label`` (int or str keys).
-    num_labels : int
-        Number of classes of the head.
-
-    Returns
-    -------
-    list of str
-        The label of each class id, in id order.
-
-    Raises
-    ------
-    UserInputError
-        For label names that are neither generic nor NLI labels, or a generic head with other than 2 classes.
+    ``id2label`` (the model config's, int or str keys) is used when it names the classes (``entailment``,
+    ``not_entailment``; 3-way ``neutral`` and ``contradiction`` collapse to ``not_entailment``); generic names
+    (``LABEL_0``) fall back to the toolkit's convention, id 0 = entailment, 1 = not_entailment. ``UserInputError`` for
+    label names that are neither generic nor NLI labels, or a generic head with other than 2 classes.
     """
     names = [str((id2label or {}).get(i, (id2label or {}).get(str(i), f"LABEL_{i}"))) for i in range(num_labels)]
     if all(re.fullmatch(r"LABEL_\d+", n) for n in names):
@@ -106,15 +76,8 @@ SAFE_WEIGHTS = SAFETENSORS_WEIGHTS
 def check_safe_weights(model_dir: str | Path) -> None:
     """Refuse a model folder whose weights are not in safetensors format.
 
-    Parameters
-    ----------
-    model_dir : str or Path
-        A Hugging Face model folder.
-
-    Raises
-    ------
-    UserInputError
-        When the folder holds pickled weights (``pytorch_model.bin``) or none: the message says how to convert.
+    Raises ``UserInputError`` when the folder holds pickled weights (``pytorch_model.bin``) or none: the message says
+    how to convert.
     """
     model_dir = Path(model_dir)
     if any((model_dir / name).is_file() for name in SAFE_WEIGHTS):
@@ -129,15 +92,8 @@ def check_safe_weights(model_dir: str | Path) -> None:
 def untrained_weights(loading_info: dict) -> list[str]:
     """The weights ``from_pretrained`` initialised at random (missing from the folder or of another shape).
 
-    Parameters
-    ----------
-    loading_info : dict
-        What ``from_pretrained(..., output_loading_info=True)`` returns besides the model.
-
-    Returns
-    -------
-    list of str
-        Sorted parameter names; empty for a fully trained classifier.
+    ``loading_info`` is what ``from_pretrained(..., output_loading_info=True)`` returns besides the model. Returns
+    sorted parameter names; empty for a fully trained classifier.
     """
     names = set(loading_info.get("missing_keys") or ())
     names |= {item[0] if isinstance(item, tuple) else item for item in loading_info.get("mismatched_keys") or ()}
@@ -228,17 +184,7 @@ def predict_many(predictors: Sequence[TransformersPredictor], premises: Sequence
     top-k fine-tuned seeds of one model) runs only its own layers above them, from the first one's hidden states,
     and its head; the others run in full. Each classifier's labels equal those of its own predictor.
 
-    Parameters
-    ----------
-    predictors : sequence of TransformersPredictor
-        The first one's batch size, length and precision apply to all.
-    premises, hypotheses : sequence of str
-        The pairs.
-
-    Returns
-    -------
-    list of list of str
-        Per predictor, one label per pair.
+    The first predictor's batch size, length and precision apply to all. Returns, per predictor, one label per pair.
     """
     import copy
 
@@ -281,16 +227,9 @@ def predict_many(predictors: Sequence[TransformersPredictor], premises: Sequence
 def run_coordinates(path: str | Path) -> dict:
     """Read the coordinates of a run directory ``.../<exp>/<lang>/<model>/seed=<k>[/checkpoint]``.
 
-    Parameters
-    ----------
-    path : str or Path
-        A run directory (or a path inside one), or a plain model folder.
-
-    Returns
-    -------
-    dict
-        ``experiment, language, model, seed`` (:func:`diagnostics.finetune.run_coordinates`); a plain model
-        folder gives ``model`` = its name and ``None`` for the rest.
+    ``path`` may also be a path inside one, or a plain model folder. Returns ``experiment, language, model, seed``
+    (:func:`diagnostics.finetune.run_coordinates`); a plain model folder gives ``model`` = its name and ``None`` for the
+    rest.
     """
     from diagnostics.finetune._store import run_coordinates as store_coordinates
     from diagnostics.finetune._store import run_folder

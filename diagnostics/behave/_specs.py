@@ -159,17 +159,7 @@ class TemplateSet:
 def entry_matches(entry: Filler, where) -> bool:
     """Check a lexicon entry against a slot's ``where`` filter (``gender``, ``tag`` or a form's value).
 
-    Parameters
-    ----------
-    entry : Filler
-        The lexicon entry.
-    where : iterable of (str, str)
-        ``(attribute, value)`` pairs, all of which must hold.
-
-    Returns
-    -------
-    bool
-        Whether the entry may fill the slot.
+    ``where`` holds ``(attribute, value)`` pairs, all of which must hold.
     """
     for key, value in where:
         if key == "gender":

@@ -54,13 +54,7 @@ _PERTURB_KEYS = ("premise", "hypothesis", "resample", "typo", "punctuation")
 
 
 def templates_root() -> Path:
-    """Locate the folder holding the shipped template files (``annotators/behave`` under the project root).
-
-    Returns
-    -------
-    Path
-        The folder of the ``<lang>.yaml`` files.
-    """
+    """Locate the folder of the shipped ``<lang>.yaml`` templates (``annotators/behave`` under the project root)."""
     return annotators_dir() / "behave"
 
 
@@ -78,20 +72,8 @@ def available_languages() -> list[str]:
 def template_path(language_or_path: str | Path) -> Path:
     """Resolve a language code (``"ru"``) or a file path to a template file.
 
-    Parameters
-    ----------
-    language_or_path : str or Path
-        A language code with a shipped file, or the path of a template file.
-
-    Returns
-    -------
-    Path
-        The template file.
-
-    Raises
-    ------
-    FileNotFoundError
-        No shipped file for that language.
+    A ``.yaml`` / ``.yml`` suffix or an existing file makes ``language_or_path`` a path; ``FileNotFoundError`` when no
+    file is shipped for a language code.
     """
     candidate = Path(language_or_path)
     if candidate.suffix in (".yaml", ".yml") or candidate.is_file():
@@ -104,13 +86,7 @@ def template_path(language_or_path: str | Path) -> Path:
 
 
 def known_capabilities() -> tuple[str, ...]:
-    """List every capability a test may name: the 33 fine categories plus :data:`EXTRA_CAPABILITIES`.
-
-    Returns
-    -------
-    tuple of str
-        Canonical capability names.
-    """
+    """List every (canonical) capability a test may name: the 33 fine categories plus :data:`EXTRA_CAPABILITIES`."""
     return FINE + EXTRA_CAPABILITIES
 
 

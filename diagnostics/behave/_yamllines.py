@@ -18,20 +18,8 @@ __all__ = ["LineDict", "LineList", "line_of", "load_yaml"]
 def load_yaml(path: str | Path):
     """Parse a YAML file into :class:`LineDict` / :class:`LineList` containers.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file to read.
-
-    Returns
-    -------
-    object
-        The document; mappings and sequences carry line numbers.
-
-    Raises
-    ------
-    TemplateError
-        On a YAML syntax error (with the line the parser reports).
+    The document's mappings and sequences carry line numbers. A YAML syntax error raises ``TemplateError`` with the line
+    the parser reports.
     """
     try:
         return load_yaml_lines(path)

@@ -172,24 +172,9 @@ def read_rte_jsonl(path: str | Path, language: str) -> pd.DataFrame:
     """Read an RTE-style JSONL file (SuperGLUE RTE, TERRa, or a translation in that format).
 
     Each line: ``{"premise": str, "hypothesis": str, "idx": int|str, "label": "entailment"|"not_entailment"}``;
-    ``label`` is absent in unlabelled test files (then the ``label`` column is missing values).
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    language : str
-        Language code written to the ``language`` column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id, premise, hypothesis, label, language``, one row per line.
-
-    Raises
-    ------
-    DataFormatError
-        On the first malformed record, naming the file and the line.
+    ``label`` is absent in unlabelled test files (then the ``label`` column is missing values). Columns
+    ``id, premise, hypothesis, label, language``, one row per line. Raises ``DataFormatError`` on the first
+    malformed record, naming the file and the line.
     """
     path = Path(path)
     table = _Table(path)
@@ -215,25 +200,10 @@ def read_diagnostic_jsonl(path: str | Path, language: str) -> pd.DataFrame:
 
     Each line: ``{"idx", "label", "sentence1", "sentence2"}`` plus, only when non-empty, the coarse keys
     ``lexical-semantics``, ``predicate-argument-structure``, ``logic``, ``knowledge`` holding
-    ``;``-separated fine categories. Labels are binary (``entailment`` / ``not_entailment``).
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    language : str
-        Language code written to the ``language`` column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id, premise, hypothesis, label, language, features, coarse`` (``features``: the fine
-        categories in taxonomy order; ``coarse``: their coarse categories).
-
-    Raises
-    ------
-    DataFormatError
-        On the first malformed record, naming the file and the line.
+    ``;``-separated fine categories. Labels are binary (``entailment`` / ``not_entailment``). Columns
+    ``id, premise, hypothesis, label, language, features, coarse`` (``features``: the fine categories in taxonomy
+    order; ``coarse``: their coarse categories). Raises ``DataFormatError`` on the first malformed record, naming
+    the file and the line.
     """
     path = Path(path)
     table = _Table(path)
@@ -285,22 +255,8 @@ def _tsv_rows(path: Path, header: list[str] | None) -> Iterator[tuple[int, dict]
 def read_glue_diagnostic_tsv(path: str | Path, language: str = "en") -> pd.DataFrame:
     """Read GLUE's ``diagnostic-full.tsv`` (3-way labels, domain, fine tags); ids are the row index 0..n-1.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    language : str
-        Language code written to the ``language`` column (default English).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id, premise, hypothesis, label, label3, language, features, coarse, domain``.
-
-    Raises
-    ------
-    DataFormatError
-        On the first malformed record, naming the file and the line.
+    Columns ``id, premise, hypothesis, label, label3, language, features, coarse, domain``. Raises
+    ``DataFormatError`` on the first malformed record, naming the file and the line.
     """
     path = Path(path)
     table = _Table(path)
@@ -319,22 +275,8 @@ def read_glue_diagnostic_tsv(path: str | Path, language: str = "en") -> pd.DataF
 def read_swediagnostics_jsonl(path: str | Path, language: str = "sv") -> pd.DataFrame:
     """Read SuperLim 2 SweDiagnostics JSONL (``id, label, premise, hypothesis, meta{...}``, 3-way labels).
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    language : str
-        Language code written to the ``language`` column (default Swedish).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id, premise, hypothesis, label, label3, language, features, coarse, domain``.
-
-    Raises
-    ------
-    DataFormatError
-        On the first malformed record, naming the file and the line.
+    Columns ``id, premise, hypothesis, label, label3, language, features, coarse, domain``. Raises
+    ``DataFormatError`` on the first malformed record, naming the file and the line.
     """
     path = Path(path)
     table = _Table(path)
@@ -363,27 +305,11 @@ SICK_HEADER = ["pair_ID", "sentence_A", "sentence_B", "entailment_label", "relat
 
 
 def read_sick(path: str | Path, language: str = "en") -> pd.DataFrame:
-    """Read ``SICK.txt``; the 3-way label goes to ``label3``, its collapse to ``label``, the SemEval set to ``semeval_set``.
+    """Read ``SICK.txt``: the 3-way label to ``label3``, its collapse to ``label``, the SemEval set to ``semeval_set``.
 
-    The SemEval set name is stripped of surrounding whitespace (one TRAIN cell carries a stray space).
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    language : str
-        Language code written to the ``language`` column (default English).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id, premise, hypothesis, label, language, label3, semeval_set``
-        (``semeval_set``: ``train``, ``trial`` or ``test``).
-
-    Raises
-    ------
-    DataFormatError
-        On the first malformed record, naming the file and the line.
+    Columns ``id, premise, hypothesis, label, language, label3, semeval_set``. The SemEval set (``train``,
+    ``trial`` or ``test``) is stripped of surrounding whitespace (one TRAIN cell carries a stray space). Raises
+    ``DataFormatError`` on the first malformed record, naming the file and the line.
     """
     path = Path(path)
     table = _Table(path)
@@ -403,26 +329,11 @@ def read_sick(path: str | Path, language: str = "en") -> pd.DataFrame:
 def read_mnli(path: str | Path, language: str = "en") -> pd.DataFrame:
     """Read MNLI as GLUE ``.tsv`` (``sentence1``, ``sentence2``, ``gold_label``) or MultiNLI ``.jsonl``.
 
-    3-way labels are kept in ``label3`` and collapsed to ``label`` (neutral, contradiction -> not_entailment).
-    Pairs whose ``gold_label`` is ``-`` (no annotator consensus, only in MultiNLI dev/test) have no gold
-    label: they are dropped with a warning stating how many.
-
-    Parameters
-    ----------
-    path : str or Path
-        A ``.tsv`` file (GLUE) or, for any other suffix, a JSON lines file (MultiNLI).
-    language : str
-        Language code written to the ``language`` column (default English).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``id, premise, hypothesis, label, language, label3, genre``.
-
-    Raises
-    ------
-    DataFormatError
-        On the first malformed record, naming the file and the line.
+    A ``path`` with any suffix other than ``.tsv`` is read as JSON lines (MultiNLI). 3-way labels are kept in
+    ``label3`` and collapsed to ``label`` (neutral, contradiction -> not_entailment). Pairs whose ``gold_label`` is
+    ``-`` (no annotator consensus, only in MultiNLI dev/test) have no gold label: they are dropped with a warning
+    stating how many. Columns ``id, premise, hypothesis, label, language, label3, genre``. Raises
+    ``DataFormatError`` on the first malformed record, naming the file and the line.
     """
     path = Path(path)
     table = _Table(path)

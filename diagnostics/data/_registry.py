@@ -189,22 +189,8 @@ def _sha256(path: Path, size: int, mtime_ns: int) -> str:
 def verify(spec: DatasetSpec, file_name: str) -> Path:
     """Return the path of a bundled file after checking its sha256 against the manifest.
 
-    Parameters
-    ----------
-    spec : DatasetSpec
-        A bundled dataset.
-    file_name : str
-        A file of its folder listed in the manifest.
-
-    Returns
-    -------
-    Path
-        The file under :func:`datasets_root`.
-
-    Raises
-    ------
-    DataFormatError
-        When the file's checksum differs from the manifest's (a corrupted or edited copy).
+    ``file_name`` is a file of the dataset's folder listed in the manifest; the path is under :func:`datasets_root`.
+    Raises ``DataFormatError`` when the file's checksum differs from the manifest's (a corrupted or edited copy).
     """
     path = datasets_root() / spec.folder / file_name
     expected = manifest(spec)["files"][file_name]["sha256"]

@@ -36,17 +36,8 @@ def category_counts(frame: pd.DataFrame) -> pd.DataFrame:
 def summarise(name: str, path=None) -> str:
     """Write a text report: rows and label balance per split, and rows per category for diagnostic sets.
 
-    Parameters
-    ----------
-    name : str
-        Registered dataset name.
-    path : str or Path, optional
-        Read this file in the dataset's format instead of the bundled copy.
-
-    Returns
-    -------
-    str
-        The report (a header line, then tables separated by blank lines).
+    ``name`` is a registered dataset; a ``path`` is read in the dataset's format instead of the bundled copy. The
+    report is a header line, then tables separated by blank lines.
     """
     frame = load(name, path=path)
     parts = [f"{name}: {len(frame)} rows, language {frame['language'].iloc[0]}"]

@@ -24,23 +24,9 @@ def examples_html(model, setting: int | None = None, category: str | None = None
                   flipping_only: bool | None = None, limit: int | None = None) -> str:
     """Render the model's ``examples`` as an HTML table (predictions coloured, the chosen seed highlighted).
 
-    Parameters
-    ----------
-    model : ExplorerModel
-        The explorer's state (:mod:`diagnostics.explorer._model`).
-    setting : int, optional
-        Index into the model's settings (default: the selection's).
-    category : str, optional
-        Category (default: the selection's).
-    flipping_only : bool, optional
-        Only flipping examples (default: the filter).
-    limit : int, optional
-        Show at most this many rows (a line counts the rest).
-
-    Returns
-    -------
-    str
-        An HTML fragment.
+    ``model`` is the explorer's state (:mod:`diagnostics.explorer._model`). ``setting`` (an index into the model's
+    settings) and ``category`` default to the selection's, ``flipping_only`` to the filter; ``limit`` caps the rows
+    shown (a line counts the rest). Returns an HTML fragment.
     """
     if (setting is None or category is None) and model.selection is None:
         return "<p><i>Choose a cell of the heat map.</i></p>"
@@ -98,17 +84,9 @@ def examples_html(model, setting: int | None = None, category: str | None = None
 
 
 def heatmap_html(model) -> str:
-    """Render the model's heat map (the current filters) as a coloured HTML table.
+    """Render the model's heat map (the current filters) as a coloured HTML table (a fragment).
 
-    Parameters
-    ----------
-    model : ExplorerModel
-        The explorer's state (:mod:`diagnostics.explorer._model`).
-
-    Returns
-    -------
-    str
-        An HTML fragment.
+    ``model`` is the explorer's state (:mod:`diagnostics.explorer._model`).
     """
     frame = model.heatmap()
     columns = model.columns()
@@ -127,19 +105,8 @@ def static_html(model, n: int = 5, limit: int = 20) -> str:
     """Render the static explorer: the ``n`` least stable categories per language with their flipping examples,
     then the heat map of the current filters.
 
-    Parameters
-    ----------
-    model : ExplorerModel
-        The explorer's state (:mod:`diagnostics.explorer._model`).
-    n : int
-        Categories per language.
-    limit : int
-        Flipping examples shown per category.
-
-    Returns
-    -------
-    str
-        An HTML fragment (what papermill runs, the HTML report and front ends without widgets show).
+    ``model`` is the explorer's state (:mod:`diagnostics.explorer._model`); ``limit`` caps the flipping examples per
+    category. The HTML fragment is what papermill runs, the HTML report and front ends without widgets show.
     """
     parts = [f"<h3>The {n} least stable categories per language ({html.escape(str(model.lead_experiment))})</h3>"]
     lead = model.least_stable(n)

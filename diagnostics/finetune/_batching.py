@@ -40,35 +40,15 @@ class TokenInputs:
         return len(self.input_ids)
 
     def head(self, n: int) -> TokenInputs:
-        """The first ``n`` examples.
-
-        Parameters
-        ----------
-        n : int
-            Number of examples kept (all of them when there are fewer).
-
-        Returns
-        -------
-        TokenInputs
-        """
+        """The first ``n`` examples (all of them when there are fewer)."""
         types = self.token_type_ids[:n] if self.token_type_ids is not None else None
         return TokenInputs(self.input_ids[:n], types, self.pad_id)
 
     def batch(self, indices, pad_to: int | None = None) -> dict[str, torch.Tensor]:
         """Build the model's keyword arguments for ``indices``, padded to the batch's longest member.
 
-        Parameters
-        ----------
-        indices : sequence of int
-            Examples of the batch, in batch order.
-        pad_to : int, optional
-            Pad to this width instead of the longest member.
-
-        Returns
-        -------
-        dict of str to torch.Tensor
-            ``input_ids``, ``attention_mask`` (and ``token_type_ids`` when the inputs have them), each a long
-            tensor of shape (len(indices), width).
+        ``input_ids``, ``attention_mask`` (and ``token_type_ids`` when the inputs have them), each a long tensor of
+        shape (len(indices), width); ``pad_to`` pads to that width instead of the longest member.
         """
         seqs = [self.input_ids[i] for i in indices]
         width = pad_to or max(len(s) for s in seqs)
@@ -111,35 +91,15 @@ class FeatureInputs:
         return len(self.offsets) - 1
 
     def head(self, n: int) -> FeatureInputs:
-        """The first ``n`` examples.
-
-        Parameters
-        ----------
-        n : int
-            Number of examples kept (all of them when there are fewer).
-
-        Returns
-        -------
-        FeatureInputs
-        """
+        """The first ``n`` examples (all of them when there are fewer)."""
         offsets = self.offsets[:min(n, len(self)) + 1]
         return FeatureInputs(self.flat[:int(offsets[-1])], offsets)
 
     def batch(self, indices, pad_to: int | None = None) -> dict[str, torch.Tensor]:
         """Build ``inputs_embeds`` (float32) and ``attention_mask`` for ``indices``, dynamically padded.
 
-        Parameters
-        ----------
-        indices : sequence of int
-            Examples of the batch, in batch order.
-        pad_to : int, optional
-            Pad to this width instead of the longest member.
-
-        Returns
-        -------
-        dict of str to torch.Tensor
-            ``inputs_embeds`` of shape (len(indices), width, hidden_size) and ``attention_mask`` of shape
-            (len(indices), width).
+        Shapes (len(indices), width, hidden_size) and (len(indices), width); ``pad_to`` pads to that width instead of
+        the longest member.
         """
         lengths = [int(self.offsets[i + 1] - self.offsets[i]) for i in indices]
         width = pad_to or max(lengths)
@@ -154,19 +114,7 @@ class FeatureInputs:
 def encode_pairs(tokenizer, frame: pd.DataFrame, max_length: int) -> TokenInputs:
     """Tokenise ``premise``/``hypothesis`` pairs, truncated to ``max_length`` tokens (longest side first).
 
-    Parameters
-    ----------
-    tokenizer : transformers.PreTrainedTokenizerBase
-        The model's tokenizer.
-    frame : pandas.DataFrame
-        Rows with ``premise`` and ``hypothesis`` columns.
-    max_length : int
-        Maximum tokens per pair, special tokens included.
-
-    Returns
-    -------
-    TokenInputs
-        One unpadded id list per row, in row order.
+    ``max_length`` counts the special tokens. One unpadded id list per row of ``frame``, in row order.
     """
     encoded = tokenizer(frame["premise"].astype(str).tolist(), frame["hypothesis"].astype(str).tolist(),
                         truncation=True, max_length=max_length, padding=False)
@@ -177,28 +125,12 @@ def encode_pairs(tokenizer, frame: pd.DataFrame, max_length: int) -> TokenInputs
 
 def batch_order(lengths: np.ndarray, batch_size: int, generator: torch.Generator, *, shuffle: bool = True,
                 bucketing: bool = False, multiplier: int = 50) -> list[np.ndarray]:
-    """Cut one epoch into batches of indices.
+    """Cut one epoch into index arrays, one per batch, covering every example once (the last batch may be smaller).
 
-    Parameters
-    ----------
-    lengths : array of int
-        Length of each example.
-    batch_size : int
-        Examples per batch (the last batch may be smaller).
-    generator : torch.Generator
-        Source of randomness (seeded per run: the order is a function of the seed).
-    shuffle : bool
-        Random order (training) or input order (evaluation).
-    bucketing : bool
-        Group examples of similar length: shuffle, cut into chunks of ``batch_size * multiplier``, sort each chunk by
-        length, cut into batches and shuffle the batches. Less padding, still random.
-    multiplier : int
-        Chunk size in batches for bucketing.
-
-    Returns
-    -------
-    list of numpy.ndarray
-        Index arrays, one per batch, covering every example once.
+    ``generator`` is seeded per run: the order is a function of the seed. ``shuffle``: random order (training) or input
+    order (evaluation). ``bucketing`` groups examples of similar length: shuffle, cut into chunks of
+    ``batch_size * multiplier``, sort each chunk by length, cut into batches and shuffle the batches. Less padding,
+    still random.
     """
     n = len(lengths)
     order = torch.randperm(n, generator=generator).numpy() if shuffle else np.arange(n)
@@ -221,27 +153,11 @@ def bucket_batches(lengths: np.ndarray, batch_size: int, generator: torch.Genera
     """One epoch of batches as AllenNLP 0.8's ``BucketIterator`` cuts them for jiant v1 (``biggest_batch_first``).
 
     The examples are taken in input order in chunks of ``chunk`` (jiant's ``max_instances_in_memory``). Each chunk
-    is sorted by noisy length (each length moved by a uniform draw within ``padding_noise`` of itself), cut into
-    batches of ``batch_size`` from the shortest, and its batches are shuffled except the last two (the longest
-    examples), which go first: the last (possibly partial) one, then the one before it.
-
-    Parameters
-    ----------
-    lengths : numpy.ndarray of int
-        Length of each example (tokens of the pair).
-    batch_size : int
-        Examples per batch.
-    generator : torch.Generator
-        Source of the noise and the shuffles (seeded per run).
-    padding_noise : float
-        Relative noise of the sorting lengths (AllenNLP's default, 0.1).
-    chunk : int
-        Examples sorted together.
-
-    Returns
-    -------
-    list of numpy.ndarray
-        Index arrays, one per batch, covering every example once.
+    is sorted by noisy length (each length, in tokens of the pair, moved by a uniform draw within the relative
+    ``padding_noise`` of itself; AllenNLP's default is 0.1), cut into batches of ``batch_size`` from the shortest, and
+    its batches are shuffled except the last two (the longest examples), which go first: the last (possibly partial)
+    one, then the one before it. ``generator`` (seeded per run) draws the noise and the shuffles. Every example is in
+    one batch.
     """
     n = len(lengths)
     batches: list[np.ndarray] = []
@@ -262,17 +178,7 @@ def bucket_batches(lengths: np.ndarray, batch_size: int, generator: torch.Genera
 def length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
     """Cut evaluation examples into batches sorted by length (least padding); the caller restores the input order.
 
-    Parameters
-    ----------
-    lengths : numpy.ndarray of int
-        Length of each example.
-    batch_size : int
-        Examples per batch (the last batch may be smaller).
-
-    Returns
-    -------
-    list of numpy.ndarray
-        Index arrays, one per batch, shortest examples first.
+    Shortest examples first; the last batch may be smaller.
     """
     order = np.argsort(lengths, kind="stable")
     return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]

@@ -123,24 +123,7 @@ class Presence:
 
 
 def read_models(value: Any, key: str) -> list[ModelSpec]:
-    """Read ``models``: names or mappings ``{name, path, pretrain_seed}``.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    list of ModelSpec
-
-    Raises
-    ------
-    Bad
-        For a value that does not read.
-    """
+    """Read ``models``: names or mappings ``{name, path, pretrain_seed}``."""
     out = []
     for i, item in enumerate(as_list(value)):
         where = f"{key}[{i}]"
@@ -161,46 +144,12 @@ def read_models(value: Any, key: str) -> list[ModelSpec]:
 
 
 def read_languages(value: Any, key: str) -> list[str]:
-    """Read ``languages``: a list of language codes.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    list of str
-
-    Raises
-    ------
-    Bad
-        For a value that does not read.
-    """
+    """Read ``languages``: a list of language codes."""
     return [read_string(item, f"{key}[{i}]") for i, item in enumerate(as_list(value))]
 
 
 def read_seeds(value: Any, key: str) -> list[int]:
-    """Read ``seeds``: a list of integers or an inclusive range ``"a-b"``; a bare integer is refused.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    list of int
-
-    Raises
-    ------
-    Bad
-        For a value that does not read.
-    """
+    """Read ``seeds``: a list of integers or an inclusive range ``"a-b"``; a bare integer is refused."""
     if isinstance(value, str):
         match = _SEED_RANGE.match(value)
         if match is None:
@@ -225,24 +174,7 @@ def read_seeds(value: Any, key: str) -> list[int]:
 
 
 def read_language_data(value: Any, key: str) -> dict:
-    """Read ``data``: language -> ``{train, validation, diagnostics}`` references.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    Bad
-        For a value that does not read.
-    """
+    """Read ``data``: language -> ``{train, validation, diagnostics}`` references."""
     value = read_mapping(value, key, "of language -> {train, validation, diagnostics}")
     out = {}
     for language, entry in value.items():
@@ -253,68 +185,17 @@ def read_language_data(value: Any, key: str) -> dict:
 
 
 def read_extra_eval(value: Any, key: str) -> dict:
-    """Read ``extra_eval``: language -> further evaluation sets.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    Bad
-        For a value that does not read.
-    """
+    """Read ``extra_eval``: language -> further evaluation sets."""
     return read_mapping(value, key, "of language -> [dataset, ...]")
 
 
 def read_executor_options(value: Any, key: str) -> dict:
-    """Read ``executor_options``: a mapping of the executor's options.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    Bad
-        For a value that is not a mapping.
-    """
+    """Read ``executor_options``: a mapping of the executor's options."""
     return read_mapping(value, key, "of executor options")
 
 
 def read_extra_data(value: Any, key: str) -> ExtraData | None:
-    """Read ``extra_data``: a mapping ``{name, size, split, path}`` or null.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    ExtraData or None
-
-    Raises
-    ------
-    Bad
-        For a value that does not read.
-    """
+    """Read ``extra_data``: a mapping ``{name, size, split, path}`` or null."""
     if value is None or isinstance(value, ExtraData):
         return value
     if not isinstance(value, dict):
@@ -328,24 +209,7 @@ def read_extra_data(value: Any, key: str) -> ExtraData | None:
 
 
 def read_presence(value: Any, key: str) -> Presence | None:
-    """Read ``presence``: a mapping ``{feature, share, within}`` (or a list of them) or null.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    Presence or None
-
-    Raises
-    ------
-    Bad
-        For a value that does not read.
-    """
+    """Read ``presence``: a mapping ``{feature, share, within}`` (or a list of them) or null."""
     if value is None or isinstance(value, Presence):
         return value
     if isinstance(value, (list, tuple)) and len(value) in (2, 3):
@@ -361,24 +225,7 @@ def read_presence(value: Any, key: str) -> Presence | None:
 
 
 def read_fuse(value: Any, key: str) -> int | str:
-    """Read ``fuse``: an integer >= 1 or ``auto``.
-
-    Parameters
-    ----------
-    value : object
-        As written.
-    key : str
-        Its dotted key, for the problem.
-
-    Returns
-    -------
-    int or str
-
-    Raises
-    ------
-    Bad
-        For a value that does not read.
-    """
+    """Read ``fuse``: an integer >= 1 or ``auto``."""
     if isinstance(value, str) and value.strip().lower() == "auto":
         return "auto"
     if isinstance(value, str) and _INTEGER.match(value):

@@ -32,15 +32,9 @@ def exit_with_parent(parent_pid: int | None = None, poll_s: float = 0.5) -> None
 
     A daemon thread waits on :func:`multiprocessing.parent_process`'s sentinel (a pipe the parent holds, closed
     by the kernel when it dies), or, where there is none, polls :func:`os.getppid` every ``poll_s`` seconds for a
-    change from ``parent_pid``; then it ends the process with ``os._exit``. The ``initializer`` of the ``pool``
-    executor's workers, so that a killed sweep does not leave workers training (and holding memory) for minutes.
-
-    Parameters
-    ----------
-    parent_pid : int, optional
-        The parent's pid, for the polling fallback (default: the current parent).
-    poll_s : float
-        Seconds between checks of the fallback.
+    change from ``parent_pid`` (default: the current parent); then it ends the process with ``os._exit``. The
+    ``initializer`` of the ``pool`` executor's workers, so that a killed sweep does not leave workers training (and
+    holding memory) for minutes.
     """
     import multiprocessing
     import threading
@@ -66,17 +60,7 @@ def exit_with_parent(parent_pid: int | None = None, poll_s: float = 0.5) -> None
 def train_job(job: list[RunSpec], progress: bool | None = None) -> list[dict[str, Any]]:
     """Train one job: a single run, or a group of runs trained together.
 
-    Parameters
-    ----------
-    job : list of RunSpec
-        The job's runs.
-    progress : bool, optional
-        Show progress bars (defaults to the config's ``progress``).
-
-    Returns
-    -------
-    list of dict
-        One outcome per run, in the order of ``job``.
+    ``progress`` defaults to the config's ``progress``. One outcome per run, in the order of ``job``.
     """
     if len(job) == 1:
         return [train_run(job[0], progress=progress)]
@@ -96,17 +80,7 @@ def _worker(job: list[RunSpec], threads: int | None) -> list[dict[str, Any]]:
 def failure(spec: RunSpec, err: BaseException) -> dict[str, Any]:
     """Build the outcome record of a run that raised: ``locked`` (another live process holds it) or ``failed``.
 
-    Parameters
-    ----------
-    spec : RunSpec
-        The run.
-    err : BaseException
-        What it raised.
-
-    Returns
-    -------
-    dict
-        ``path`` (the run folder), ``state`` (``locked`` or ``failed``) and ``error`` (type and message).
+    Keys: ``path`` (the run folder), ``state`` and ``error`` (type and message).
     """
     from ._run_lock import RunLockedError
 
@@ -134,19 +108,8 @@ def _capture(fn: Callable, job: list[RunSpec]) -> list[dict[str, Any]]:
 def run_inprocess(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
     """Train one job after another in this process (frozen-layer features stay in memory between seeds).
 
-    Parameters
-    ----------
-    jobs : list of list of RunSpec
-        The jobs (each a run alone or a fused group).
-    options : dict
-        The sweep's ``executor_options`` (unused).
-    workers : int
-        Unused (one run at a time).
-
-    Yields
-    ------
-    dict
-        One outcome per run, in order: the record :func:`train_run` returns, or a :func:`failure` record.
+    Each job is a run alone or a fused group; ``options`` and ``workers`` are unused (one run at a time). Yields one
+    outcome per run, in order: the record :func:`train_run` returns, or a :func:`failure` record.
     """
     for job in jobs:
         yield from _capture(train_job, job)
@@ -155,19 +118,9 @@ def run_inprocess(jobs: list[list[RunSpec]], options: dict[str, Any], workers: i
 def run_pool(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
     """Train the jobs in a local pool of ``workers`` processes; each gets ``cpu_count // workers`` torch threads.
 
-    Parameters
-    ----------
-    jobs : list of list of RunSpec
-        The jobs (each a run alone or a fused group).
-    options : dict
-        The sweep's ``executor_options`` (``threads_per_worker`` overrides the torch threads of each process).
-    workers : int
-        Number of processes.
-
-    Yields
-    ------
-    dict
-        One outcome per run, as jobs finish: the record :func:`train_run` returns, or a :func:`failure` record.
+    ``options`` is the sweep's ``executor_options`` (``threads_per_worker`` overrides the torch threads of each
+    process). Yields one outcome per run, as jobs finish: the record :func:`train_run` returns, or a :func:`failure`
+    record.
     """
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -187,20 +140,10 @@ def run_pool(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -
 def run_submitit(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
     """Submit each job through submitit (SLURM, or its local / debug executors for testing).
 
-    Parameters
-    ----------
-    jobs : list of list of RunSpec
-        The jobs (each a run alone or a fused group: one SLURM job either way).
-    options : dict
-        The sweep's ``executor_options``: ``cluster`` (``slurm``, ``local`` or ``debug``), ``folder`` (of the job
-        logs), ``threads_per_worker``, and submitit parameters (``timeout_min``, ``slurm_partition`` ...).
-    workers : int
-        Unused (the cluster schedules the jobs).
-
-    Yields
-    ------
-    dict
-        One outcome per run, in submission order: the record :func:`train_run` returns, or a :func:`failure` record.
+    A fused group is one SLURM job too. ``options`` is the sweep's ``executor_options``: ``cluster`` (``slurm``,
+    ``local`` or ``debug``), ``folder`` (of the job logs), ``threads_per_worker``, and submitit parameters
+    (``timeout_min``, ``slurm_partition`` ...); ``workers`` is unused (the cluster schedules the jobs). Yields one
+    outcome per run, in submission order: the record :func:`train_run` returns, or a :func:`failure` record.
     """
     import submitit
 
@@ -234,22 +177,10 @@ EXECUTORS: dict[str, Callable[[list[list[RunSpec]], dict[str, Any], int], Iterat
 
 
 def get_executor(name: str):
-    """Look up the executor function registered as ``name``.
+    """Look up the executor function registered as ``name`` (``inprocess``, ``pool`` or ``submitit``).
 
-    Parameters
-    ----------
-    name : str
-        ``inprocess``, ``pool`` or ``submitit``.
-
-    Returns
-    -------
-    callable
-        ``executor(jobs, options, workers)``, yielding one outcome record per run.
-
-    Raises
-    ------
-    ValueError
-        For an unknown name.
+    It is called as ``executor(jobs, options, workers)`` and yields one outcome record per run. ``ValueError`` for an
+    unknown name.
     """
     try:
         return EXECUTORS[name]

@@ -28,18 +28,7 @@ DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch
 
 
 def model_fingerprint(folder: str | Path) -> str:
-    """Fingerprint a model folder (config, weights and tokenizer); see :func:`diagnostics.models.model_fingerprint`.
-
-    Parameters
-    ----------
-    folder : str or Path
-        A model folder.
-
-    Returns
-    -------
-    str
-        The fingerprint.
-    """
+    """Fingerprint a model folder (config, weights and tokenizer); see :func:`diagnostics.models.model_fingerprint`."""
     from diagnostics.models import model_fingerprint as fingerprint
 
     return fingerprint(folder)
@@ -48,15 +37,7 @@ def model_fingerprint(folder: str | Path) -> str:
 def example_keys(inputs: TokenInputs) -> np.ndarray:
     """Key each example by a 64-bit hash of its token ids (and token types).
 
-    Parameters
-    ----------
-    inputs : TokenInputs
-        The tokenised pairs.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n_examples,)
-        One key per example; equal token ids give equal keys.
+    An int64 array of shape (n_examples,); equal token ids give equal keys.
     """
     keys = np.empty(len(inputs), dtype=np.int64)
     for i, ids in enumerate(inputs.input_ids):
@@ -70,15 +51,7 @@ def example_keys(inputs: TokenInputs) -> np.ndarray:
 def inputs_key(inputs: TokenInputs) -> str:
     """Hash the token ids (and types) of a whole set.
 
-    Parameters
-    ----------
-    inputs : TokenInputs
-        The tokenised pairs.
-
-    Returns
-    -------
-    str
-        16 hex digits of the sha256 of the examples' keys, in order.
+    16 hex digits of the sha256 of the examples' keys, in order.
     """
     return hashlib.sha256(example_keys(inputs).tobytes()).hexdigest()[:16]
 
@@ -89,29 +62,10 @@ def compute_features(frozen: torch.nn.Module, inputs: TokenInputs, *, batch_size
                      desc: str = "features") -> FeatureInputs:
     """Run the frozen part over ``inputs`` (length-sorted batches, dynamic padding) and keep real tokens only.
 
-    Parameters
-    ----------
-    frozen : torch.nn.Module
-        The frozen part (embeddings and lower layers), returning ``last_hidden_state``.
-    inputs : TokenInputs
-        The tokenised pairs.
-    batch_size : int
-        Examples per batch.
-    dtype : {"float16", "bfloat16", "float32"}
-        Storage dtype of the features.
-    device : str
-        Torch device the frozen part runs on.
-    autocast : torch.dtype, optional
-        Compute dtype under ``torch.autocast`` (the sweep's, e.g. bf16), ``None`` for float32.
-    progress : bool
-        Show a progress bar.
-    desc : str
-        Label of the progress bar.
-
-    Returns
-    -------
-    FeatureInputs
-        The hidden states of every real token (on CPU), in the order of ``inputs``.
+    ``frozen`` (embeddings and lower layers) returns ``last_hidden_state``. ``dtype`` (``float16``, ``bfloat16`` or
+    ``float32``) is the features' storage dtype; ``autocast`` the compute dtype under ``torch.autocast`` (the sweep's,
+    e.g. bf16), ``None`` for float32. Returns the hidden states of every real token, on CPU, in the order of
+    ``inputs``.
     """
     from tqdm.auto import tqdm
 
@@ -132,16 +86,8 @@ def compute_features(frozen: torch.nn.Module, inputs: TokenInputs, *, batch_size
 def save_features(features: FeatureInputs, path: Path, meta: dict, keys: np.ndarray | None = None) -> None:
     """Write features atomically (safetensors + metadata).
 
-    Parameters
-    ----------
-    features : FeatureInputs
-        The features.
-    path : Path
-        The ``.safetensors`` file (its folder is created).
-    meta : dict
-        JSON-serialisable metadata, stored in the file's header.
-    keys : numpy.ndarray of int64, optional
-        One example key per row (see :func:`example_keys`).
+    ``path`` is the ``.safetensors`` file (its folder is created); ``meta``, JSON-serialisable, is stored in the
+    file's header; ``keys`` holds one example key per row (see :func:`example_keys`).
     """
     from safetensors.torch import save_file
 
@@ -154,18 +100,7 @@ def save_features(features: FeatureInputs, path: Path, meta: dict, keys: np.ndar
 
 
 def load_features(path: Path) -> FeatureInputs:
-    """Read features written by :func:`save_features`.
-
-    Parameters
-    ----------
-    path : Path
-        The ``.safetensors`` file.
-
-    Returns
-    -------
-    FeatureInputs
-        The stored features.
-    """
+    """Read features written by :func:`save_features` (``path``: the ``.safetensors`` file)."""
     from safetensors.torch import load_file
 
     tensors = load_file(str(path))
@@ -272,24 +207,9 @@ class FeatureCache:
     def get(self, name: str, inputs: TokenInputs) -> tuple[FeatureInputs, bool]:
         """Return the features of a set, and whether any example had to be computed now (``False``: all cached).
 
-        Parameters
-        ----------
-        name : str
-            Label of the set (progress bar, shard metadata).
-        inputs : TokenInputs
-            The tokenised pairs.
-
-        Returns
-        -------
-        features : FeatureInputs
-            The features of every example, in the order of ``inputs``.
-        computed : bool
-            Whether some examples were not cached yet (computed and written as a new shard).
-
-        Raises
-        ------
-        RuntimeError
-            When cached features do not match the inputs' lengths (a corrupted store).
+        ``name`` labels the set (progress bar, shard metadata). The features are in the order of ``inputs``; examples
+        not cached yet are computed and written as a new shard. ``RuntimeError`` when cached features do not match the
+        inputs' lengths (a corrupted store).
         """
         pool = self._pool()
         keys = example_keys(inputs)

@@ -86,24 +86,11 @@ class StackedClassifiers:
 
     def logits(self, batch: dict[str, torch.Tensor], *, shared_inputs: bool = False, train: bool = True,
                amp: torch.dtype | None = None) -> torch.Tensor:
-        """Every run's logits for its batch.
+        """Every run's logits for its batch, float32 of shape (K, B, n_classes).
 
-        Parameters
-        ----------
-        batch : dict of str to torch.Tensor
-            Model keyword arguments with a leading run dimension (K, B, T), or (B, T) with ``shared_inputs``
-            (every run reads the same examples, e.g. validation). ``attention_mask`` is the 0/1 mask.
-        shared_inputs : bool
-            The inputs have no run dimension.
-        train : bool
-            Training mode (dropout on where the model has it).
-        amp : torch.dtype, optional
-            Autocast dtype (``None``: full precision).
-
-        Returns
-        -------
-        torch.Tensor
-            Logits of shape (K, B, n_classes), float32.
+        ``batch`` holds model keyword arguments with a leading run dimension (K, B, T), or (B, T) with
+        ``shared_inputs`` (every run reads the same examples, e.g. validation); ``attention_mask`` is the 0/1 mask.
+        ``train`` turns dropout on where the model has it; ``amp`` is the autocast dtype (``None``: full precision).
         """
         self.template.train(train)
         kwargs = dict(batch)
@@ -119,10 +106,7 @@ class StackedClassifiers:
     def keep(self, runs: Sequence[int]) -> None:
         """Keep only the runs at positions ``runs`` (the others leave the group).
 
-        Parameters
-        ----------
-        runs : sequence of int
-            Positions in the current stack, in the order they keep.
+        ``runs`` are positions in the current stack, in the order they keep.
         """
         index = torch.as_tensor(list(runs), dtype=torch.long, device=self.device)
         with torch.no_grad():
@@ -130,17 +114,7 @@ class StackedClassifiers:
             self.buffers = {n: b.index_select(0, index) for n, b in self.buffers.items()}
 
     def state_of(self, position: int) -> dict[str, torch.Tensor]:
-        """A CPU copy of one run's trainable tensors (the format of :func:`~.modeling.trainable_state`).
-
-        Parameters
-        ----------
-        position : int
-            The run's position in the current stack.
-
-        Returns
-        -------
-        dict of str to torch.Tensor
-        """
+        """A CPU copy of one run's trainable tensors (the format of :func:`~.modeling.trainable_state`)."""
         return {name: p[position].detach().cpu().clone() for name, p in self.params.items()}
 
 
@@ -169,25 +143,13 @@ class _StackedMoments:
     exp_avg_sq: dict[str, torch.Tensor]
 
     def keep(self, runs: Sequence[int]) -> None:
-        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's).
-
-        Parameters
-        ----------
-        runs : sequence of int
-            Positions in the current stack.
-        """
+        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's)."""
         index = torch.as_tensor(list(runs), dtype=torch.long, device=self.stack.device)
         self.exp_avg = {n: t.index_select(0, index) for n, t in self.exp_avg.items()}
         self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
 
     def grad_norms(self) -> torch.Tensor:
-        """Each run's gradient norm over all of that run's parameters.
-
-        Returns
-        -------
-        torch.Tensor
-            Shape (K,), float32.
-        """
+        """Each run's gradient norm over all of that run's parameters, float32 of shape (K,)."""
         grads = [p.grad for p in self.stack.params.values() if p.grad is not None]
         return torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]).norm(dim=0)
 
@@ -224,13 +186,7 @@ class StackedAdamW(_StackedMoments):
                       for _ in range(stack.size)]
 
     def keep(self, runs: Sequence[int]) -> None:
-        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's).
-
-        Parameters
-        ----------
-        runs : sequence of int
-            Positions in the current stack.
-        """
+        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's)."""
         super().keep(runs)
         self.steps = [self.steps[i] for i in runs]
 
@@ -238,15 +194,8 @@ class StackedAdamW(_StackedMoments):
     def step(self, factors: Sequence[float]) -> torch.Tensor:
         """Clip each run's gradients to ``max_grad_norm`` (global over its parameters) and update every run.
 
-        Parameters
-        ----------
-        factors : sequence of float
-            Multiplier of the base learning rates per run (the schedule's value at each run's step).
-
-        Returns
-        -------
-        torch.Tensor
-            Each run's gradient norm before clipping, shape (K,).
+        ``factors`` multiply the base learning rates per run (the schedule's value at each run's step). Returns each
+        run's gradient norm before clipping, shape (K,).
         """
         norms = self.grad_norms()
         # clip_grad_norm_'s factor, applied by the kernel as 1 / grad_scale
@@ -290,25 +239,9 @@ def batched_validator(stack_inputs, gold: np.ndarray, batch_size: int, device: s
                       score: Callable[[np.ndarray, np.ndarray], dict[str, float]]):
     """A validation function for :func:`fit_fused`: every run's scores on one shared set, in one pass per batch.
 
-    Parameters
-    ----------
-    stack_inputs : EncodedPairs or cached features
-        The validation inputs (``lengths`` and ``batch(indices)``).
-    gold : numpy.ndarray of int
-        Class ids of the validation examples.
-    batch_size : int
-        Examples per forward pass.
-    device : str
-        Torch device.
-    amp : torch.dtype or None
-        Autocast dtype.
-    score : callable
-        ``score(gold, proba) -> dict`` with the selection metric among its keys.
-
-    Returns
-    -------
-    callable
-        ``validate(stack, members) -> list of dict``: one dict of scores per run of the stack, in stack order.
+    ``stack_inputs`` (encoded pairs or cached features) has ``lengths`` and ``batch(indices)``; ``gold`` holds the
+    class ids; ``score(gold, proba) -> dict`` has the selection metric among its keys. Returns
+    ``validate(stack, members) -> list of dict``: one dict of scores per run of the stack, in stack order.
     """
 
     def validate(stack: StackedClassifiers, members: Sequence[int]) -> list[dict[str, float]]:
@@ -323,22 +256,7 @@ def predict_proba_stacked(stack: StackedClassifiers, inputs, batch_size: int, de
                           amp: torch.dtype | None) -> np.ndarray:
     """P(entailment) of every run of ``stack`` for every example, in input order.
 
-    Parameters
-    ----------
-    stack : StackedClassifiers
-        The runs.
-    inputs : EncodedPairs or cached features
-        What the models read.
-    batch_size : int
-        Examples per forward pass.
-    device : str
-        Torch device.
-    amp : torch.dtype or None
-        Autocast dtype.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (K, len(inputs))
+    ``inputs`` are encoded pairs or cached features. Float64 of shape (K, len(inputs)).
     """
     out = np.empty((stack.size, len(inputs)), dtype=np.float64)
     for batch in length_sorted_batches(inputs.lengths, batch_size):
@@ -384,15 +302,8 @@ class StackedBertAdam(_StackedMoments):
     def step(self, decay: torch.Tensor) -> torch.Tensor:
         """Clip and update every run.
 
-        Parameters
-        ----------
-        decay : torch.Tensor
-            Each run's plateau decay so far (its base learning rate over the configured one), shape (K,).
-
-        Returns
-        -------
-        torch.Tensor
-            Each run's gradient norm before clipping, shape (K,).
+        ``decay`` is each run's plateau decay so far (its base learning rate over the configured one), shape (K,).
+        Returns each run's gradient norm before clipping, shape (K,).
         """
         from ._jiant import warmup_linear
 
@@ -475,40 +386,16 @@ def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: Sw
               amp: torch.dtype | None = None, show: bool = False, desc: str = "fused") -> list[FitResult]:
     """Train ``models`` (one per seed) as one group; end with each model holding its best validation's weights.
 
-    Every run follows the config's recipe as :func:`~.loop.fit` would train it alone: the same batch orders,
-    schedule, clipping, validations, learning-rate decays and stopping rules, applied per run. A run that stops
-    leaves the group.
+    Every run follows the config's recipe (``epoch`` or ``jiant``) as :func:`~.loop.fit` would train it alone: the
+    same batch orders, schedule, clipping, validations, learning-rate decays and stopping rules, applied per run. A
+    run that stops leaves the group. Each model is initialised from its seed (see :func:`~.modeling.load_classifier`)
+    and updated in place at the end; each seed also seeds its run's batch-order generator, as in the solo loop.
+    ``train`` (encoded pairs or cached features, with ``lengths`` and ``batch(indices, pad_to=...)``) is shared by
+    the runs. ``validate(stack, members) -> list of dict`` scores each run of the current stack, in stack order;
+    ``members`` are the positions in ``models`` of the runs still training (see :func:`batched_validator`).
 
-    Parameters
-    ----------
-    models : sequence of torch.nn.Module
-        The runs' classifiers, each initialised from its seed (see :func:`~.modeling.load_classifier`); updated in
-        place at the end.
-    train : EncodedPairs or cached features
-        Training inputs shared by the runs (``lengths``, ``batch(indices, pad_to=...)``).
-    gold : torch.Tensor
-        Class ids of the training examples.
-    config : SweepConfig
-        The recipe, shared by every run (``epoch`` or ``jiant``).
-    seeds : sequence of int
-        Each run's seed (seeds its batch-order generator, as in the solo loop).
-    validate : callable
-        ``validate(stack, members) -> list of dict``: scores per run of the current stack, in stack order;
-        ``members`` are the positions in ``models`` of the runs still training (see :func:`batched_validator`).
-    device : str
-        Torch device of the group.
-    amp : torch.dtype, optional
-        Autocast dtype.
-    show : bool
-        Show a progress bar over the steps.
-    desc : str
-        Label of the progress bar.
-
-    Returns
-    -------
-    list of FitResult
-        One per run, in the order of ``models``; a run's ``counters.train_seconds`` is the group's training time
-        while it trained.
+    Returns one ``FitResult`` per run, in the order of ``models``; a run's ``counters.train_seconds`` is the group's
+    training time while it trained.
     """
     from tqdm.auto import tqdm
 

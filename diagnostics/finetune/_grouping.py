@@ -49,22 +49,12 @@ def group_runs(specs: Sequence, size: int) -> list[list]:
 
 
 def run_memory_bytes(model_path: str | Path, config: SweepConfig, trainable_share: float = 1.0) -> int:
-    """Estimate the device memory one fused run needs: weights, gradients, two moments, activations.
+    """Estimate the device memory one fused run needs, in bytes: weights, gradients, two moments, activations.
 
-    Parameters
-    ----------
-    model_path : str or Path
-        The model folder (its ``config.json`` gives the sizes; no weights are loaded).
-    config : SweepConfig
-        Supplies ``batch_size``, ``max_seq_length`` and ``precision``.
-    trainable_share : float
-        Share of the parameters that train (their gradients and moments are stored per run).
-
-    Returns
-    -------
-    int
-        Bytes per run, fp32 state; activations counted for a full ``max_seq_length`` batch with attention
-        probabilities (eager attention, as the fused step runs it).
+    The sizes come from ``model_path``'s ``config.json`` (no weights are loaded) and from ``config``'s
+    ``batch_size``, ``max_seq_length`` and ``precision``; gradients and moments are stored per run for the
+    ``trainable_share`` of the parameters that train. State counts as fp32; activations for a full
+    ``max_seq_length`` batch with attention probabilities (eager attention, as the fused step runs it).
     """
     from transformers import AutoConfig
 
@@ -83,21 +73,8 @@ def run_memory_bytes(model_path: str | Path, config: SweepConfig, trainable_shar
 def auto_group_size(model_path: str | Path, config: SweepConfig, device: str, runs: int) -> int:
     """``fuse: auto``: as many runs as fit :data:`MEMORY_SHARE` of the device's free memory (at most ``runs``).
 
-    Parameters
-    ----------
-    model_path : str or Path
-        The model folder.
-    config : SweepConfig
-        The recipe.
-    device : str
-        ``cuda``, ``cuda:<n>`` or ``cpu`` (on a CPU fusing is not faster than one run after another: 1).
-    runs : int
-        Runs waiting to train in the largest group.
-
-    Returns
-    -------
-    int
-        The group size, between 1 and ``min(runs, MAX_AUTO_GROUP)``.
+    ``runs`` is the number waiting to train in the largest group. On a CPU ``device`` the size is 1 (fusing is not
+    faster there than one run after another); otherwise between 1 and ``min(runs, MAX_AUTO_GROUP)``.
     """
     if not device.startswith("cuda"):
         return 1

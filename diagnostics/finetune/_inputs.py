@@ -47,27 +47,10 @@ def prepare_inputs(config: SweepConfig, language: str, model_path: Path, feature
                    amp: torch.dtype | None, show: bool) -> RunInputs:
     """Build the training mixture and evaluation sets of a language and encode them for a model.
 
-    Parameters
-    ----------
-    config : SweepConfig
-        Data settings (mixture, sizes, ``max_seq_length``) and ``train_top_k_layers``.
-    language : str
-        Language of the run.
-    model_path : Path
-        Local model folder (its tokenizer, and its lower layers for cached features).
-    feature_folder : Path
-        Store of the frozen-layer features (used only with ``train_top_k_layers``).
-    device : str
-        Torch device that computes missing features.
-    amp : torch.dtype or None
-        Autocast dtype of the feature computation (part of the cache key).
-    show : bool
-        Show a progress bar while features are computed.
-
-    Returns
-    -------
-    RunInputs
-        The frames, the model inputs per set and the seconds spent computing features not yet cached.
+    ``model_path`` supplies the tokenizer (and the lower layers for cached features). ``feature_folder`` stores the
+    frozen-layer features, used only with ``train_top_k_layers``; missing ones are computed on ``device`` under
+    ``amp`` (part of the cache key). The result holds the frames, the model inputs per set and the seconds spent
+    computing features not yet cached.
     """
     tokenizer = load_tokenizer(model_path)
     train_frame = training_mixture(config, language)

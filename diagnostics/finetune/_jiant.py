@@ -29,18 +29,10 @@ _CLIP_EPS = 1e-6
 def warmup_linear(progress: float, warmup: float) -> float:
     """Compute BertAdam's ``warmup_linear`` multiplier: a rise over ``warmup``, then a fall to 0 at ``progress`` 1.
 
-    Parameters
-    ----------
-    progress : float
-        Updates already taken divided by ``t_total`` (BertAdam reads its step count before incrementing it, so the
-        first update has progress 0 and a multiplier of 0).
-    warmup : float
-        Share of ``t_total`` spent warming up, in [0, 1).
-
-    Returns
-    -------
-    float
-        ``progress / warmup`` while ``progress < warmup``, else ``max((progress - 1) / (warmup - 1), 0)``.
+    ``progress`` is the updates already taken over ``t_total`` (BertAdam reads its step count before incrementing it,
+    so the first update has progress 0 and a multiplier of 0); ``warmup`` is the share of ``t_total`` spent warming
+    up, in [0, 1). The value is ``progress / warmup`` while ``progress < warmup``, else
+    ``max((progress - 1) / (warmup - 1), 0)``.
     """
     if progress < warmup:
         return progress / warmup
@@ -50,39 +42,14 @@ def warmup_linear(progress: float, warmup: float) -> float:
 def step_budget(batches_per_epoch: int, max_epochs: int, val_interval: int, max_vals: int) -> int:
     """The ``t_total`` of jiant's trainer: the check at which ``max_epochs`` or ``max_vals`` ends training, in steps.
 
-    Parameters
-    ----------
-    batches_per_epoch : int
-        ``ceil(training pairs / batch_size)``.
-    max_epochs : int
-        Most epochs (checked at validations only, so training runs on to the next check).
-    val_interval : int
-        Steps between validation checks.
-    max_vals : int
-        Most validation checks.
-
-    Returns
-    -------
-    int
-        ``min(ceil(batches_per_epoch * max_epochs / val_interval), max_vals) * val_interval``.
+    ``max_epochs`` is checked at validations only, so training runs on to the next check:
+    ``min(ceil(batches_per_epoch * max_epochs / val_interval), max_vals) * val_interval``.
     """
     return min(math.ceil(batches_per_epoch * max_epochs / val_interval), max_vals) * val_interval
 
 
 def resolve_val_interval(val_interval: int | None, batches_per_epoch: int) -> int:
-    """Return the steps between validation checks: the setting, or one epoch's batches when it is ``None``.
-
-    Parameters
-    ----------
-    val_interval : int or None
-        The ``val_interval`` setting.
-    batches_per_epoch : int
-        ``ceil(training pairs / batch_size)``.
-
-    Returns
-    -------
-    int
-    """
+    """Return the steps between validation checks: the setting, or one epoch's batches when it is ``None``."""
     return int(val_interval) if val_interval else max(1, batches_per_epoch)
 
 
@@ -90,12 +57,7 @@ def resolve_val_interval(val_interval: int | None, batches_per_epoch: int) -> in
 def clip_each_(grads: list[torch.Tensor], max_norm: float) -> None:
     """Scale every gradient tensor whose own L2 norm exceeds ``max_norm`` down to it (BertAdam's per-tensor clip).
 
-    Parameters
-    ----------
-    grads : list of torch.Tensor
-        Gradients, changed in place.
-    max_norm : float
-        Largest norm of each tensor; ``<= 0`` clips nothing.
+    In place; ``max_norm <= 0`` clips nothing.
     """
     if max_norm <= 0 or not grads:
         return
@@ -115,19 +77,8 @@ def bert_adam_update(params: list[torch.Tensor], grads: list[torch.Tensor], exp_
 
     ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2``, ``p -= lr * (m / (sqrt(v) + eps) + weight_decay * p)``:
     no bias correction, and the decay is part of the update (scaled by the scheduled rate, not by the moments).
-
-    Parameters
-    ----------
-    params, grads, exp_avg, exp_avg_sq : list of torch.Tensor
-        Parameters, their gradients and the two moment buffers, in one order.
-    lr : float
-        The scheduled learning rate of this update.
-    weight_decay : float
-        Decay added to the update.
-    betas : tuple of float
-        Moment decay rates.
-    eps : float
-        Added to ``sqrt(v)``.
+    ``params``, ``grads`` and the moment buffers ``exp_avg``, ``exp_avg_sq`` are in one order; ``lr`` is the
+    scheduled rate of this update.
     """
     b1, b2 = betas
     torch._foreach_mul_(exp_avg, b1)
@@ -176,27 +127,14 @@ class BertAdam(torch.optim.Optimizer):
         self.warmup, self.t_total, self.updates = max(float(warmup), 0.0), t_total, 0
 
     def multiplier(self) -> float:
-        """The schedule's multiplier of the next update.
-
-        Returns
-        -------
-        float
-        """
+        """The schedule's multiplier of the next update."""
         return warmup_linear(self.updates / self.t_total, self.warmup) if self.t_total > 0 else 1.0
 
     @torch.no_grad()
     def step(self, closure=None):
         """Clip each gradient tensor, then apply one update to every parameter that has a gradient.
 
-        Parameters
-        ----------
-        closure : callable, optional
-            Re-evaluates the model and returns the loss.
-
-        Returns
-        -------
-        torch.Tensor or None
-            The closure's loss.
+        Returns the loss of ``closure`` (which re-evaluates the model), ``None`` without one.
         """
         loss = None
         if closure is not None:
@@ -294,16 +232,7 @@ class PlateauController:
     def check(self, score: float, step: int) -> CheckResult:
         """Record the score of the check made after ``step`` optimizer steps and decide.
 
-        Parameters
-        ----------
-        score : float
-            The selection metric (higher is better).
-        step : int
-            Optimizer steps taken so far.
-
-        Returns
-        -------
-        CheckResult
+        ``score`` is the selection metric (higher is better).
         """
         self.history.append(float(score))
         best_index = self.history.index(max(self.history))

@@ -97,17 +97,9 @@ def total_steps(config: SweepConfig, train_size: int) -> int:
 def make_optimizer(config: SweepConfig, groups: list[dict]) -> torch.optim.Optimizer:
     """The optimizer a config names, over the given parameter groups.
 
-    Parameters
-    ----------
-    config : SweepConfig
-        Supplies ``optimizer`` (``adamw``, ``adam`` or ``sgd``), ``lr`` and ``adam_eps``.
-    groups : list of dict
-        Parameter groups (see :func:`diagnostics.finetune._modeling.parameter_groups`).
-
-    Returns
-    -------
-    torch.optim.Optimizer
-        Adam-type optimizers use the fused kernel where this torch build has one.
+    ``config`` supplies ``optimizer`` (``adamw``, ``adam`` or ``sgd``), ``lr`` and ``adam_eps``; ``groups`` come from
+    :func:`diagnostics.finetune._modeling.parameter_groups`. Adam-type optimizers use the fused kernel where this
+    torch build has one.
     """
     if config.optimizer == "sgd":
         return torch.optim.SGD(groups, lr=config.lr)
@@ -122,19 +114,8 @@ def make_scheduler(config: SweepConfig, optimizer: torch.optim.Optimizer,
                    steps: int) -> torch.optim.lr_scheduler.LambdaLR:
     """Linear warm-up over ``warmup_ratio`` of the steps, then linear decay to 0 (or a constant rate).
 
-    Parameters
-    ----------
-    config : SweepConfig
-        Supplies ``warmup_ratio`` and ``scheduler`` (``linear`` or ``constant``).
-    optimizer : torch.optim.Optimizer
-        The optimizer whose learning rates are scaled.
-    steps : int
-        Total optimizer steps of the run (see :func:`total_steps`).
-
-    Returns
-    -------
-    torch.optim.lr_scheduler.LambdaLR
-        Stepped once per optimizer step.
+    ``config.scheduler`` is ``linear`` or ``constant``; ``steps`` is the run's total of optimizer steps (see
+    :func:`total_steps`). Step it once per optimizer step.
     """
     warmup = int(round(config.warmup_ratio * steps))
 
@@ -219,34 +200,14 @@ def fit(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: int,
         show: bool) -> FitResult:
     """Train ``model`` in place by the config's recipe; end with the best validation's trainable weights loaded.
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-        A sequence classifier on ``device`` (see :func:`diagnostics.finetune._modeling.load_classifier`).
-    train : EncodedPairs or cached features
-        Training inputs with ``lengths`` and ``batch(indices, pad_to=...)``.
-    gold : torch.Tensor
-        Class ids of the training examples (int64, CPU).
-    config : SweepConfig
-        Optimisation settings: batch size, learning rates, schedule, epochs, patience, selection metric ...
-    seed : int
-        Seeds the generator of the batch orders.
-    validate : callable
-        Scores of the current model on the validation set (keys include ``config.selection_metric``; the
-        ``jiant`` recipe expects it to score the first ``val_data_limit`` pairs only).
-    device : str
-        Torch device of the model.
-    amp : torch.dtype or None
-        Autocast dtype, ``None`` for full precision.
-    desc : str
-        Label of the progress bar.
-    show : bool
-        Show a progress bar over the steps.
+    ``model`` is a sequence classifier on ``device`` (see :func:`diagnostics.finetune._modeling.load_classifier`);
+    ``train`` (encoded pairs or cached features) has ``lengths`` and ``batch(indices, pad_to=...)``; ``gold`` holds
+    the class ids (int64, CPU); ``seed`` seeds the generator of the batch orders. ``validate()`` scores the current
+    model on the validation set (keys include ``config.selection_metric``; the ``jiant`` recipe expects it to score
+    the first ``val_data_limit`` pairs only). ``amp`` is the autocast dtype, ``None`` for full precision.
 
-    Returns
-    -------
-    FitResult
-        Per-validation history (train loss and ``validation_*`` scores), the selected one and the loop's totals.
+    The result holds the per-validation history (train loss and ``validation_*`` scores), the selected one and the
+    loop's totals.
     """
     if config.recipe == "jiant":
         return _fit_jiant(model, train, gold, config, seed=seed, validate=validate, device=device, amp=amp,

@@ -44,30 +44,12 @@ def subset(frame: pd.DataFrame, size: int | None, seed: int) -> pd.DataFrame:
 
 def with_presence(frame: pd.DataFrame, has_feature: np.ndarray, share: float, size: int | None,
                   seed: int) -> pd.DataFrame:
-    """A subset in which a fraction ``share`` of rows carries a feature.
+    """A subset in which a fraction ``share`` (in [0, 1]) of rows carries a feature.
 
-    Parameters
-    ----------
-    frame : DataFrame
-        Candidate training examples.
-    has_feature : array of bool
-        Per row of ``frame``: does the example carry the feature?
-    share : float
-        Wanted fraction of rows with the feature, in [0, 1].
-    size : int, optional
-        Wanted subset size; ``None`` takes the largest subset the available rows allow at that share.
-    seed : int
-        Seed of the draw.
-
-    Returns
-    -------
-    DataFrame
-        The subset (original order kept) with a boolean ``has_feature`` column.
-
-    Raises
-    ------
-    UserInputError
-        When the rows cannot reach ``size`` at ``share`` (too few with or without the feature).
+    ``has_feature`` flags the rows of ``frame`` that carry it; ``seed`` seeds the draw. ``size`` ``None`` takes the
+    largest subset the available rows allow at that share. The subset keeps the original order and gains a boolean
+    ``has_feature`` column. ``UserInputError`` when the rows cannot reach ``size`` at ``share`` (too few with or
+    without the feature).
     """
     has_feature = np.asarray(has_feature, dtype=bool)
     if len(has_feature) != len(frame):
@@ -227,17 +209,7 @@ def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
 def evaluation_sets(config: SweepConfig, language: str) -> dict[str, pd.DataFrame]:
     """Load the validation table and every diagnostic / extra evaluation table of ``language``.
 
-    Parameters
-    ----------
-    config : SweepConfig
-        The sweep.
-    language : str
-        The language.
-
-    Returns
-    -------
-    dict of str to pandas.DataFrame
-        ``{"validation": ..., "<dataset>": ...}``, keyed by each diagnostic's and extra set's dataset name.
+    Keyed ``"validation"`` and by each diagnostic's and extra set's dataset name.
     """
     refs = config.language_data(language)
     sets = {"validation": refs["validation"].load()}

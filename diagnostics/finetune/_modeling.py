@@ -28,20 +28,7 @@ from diagnostics.schema import CLASS_LABELS
 def encoder_layers(model: nn.Module) -> nn.ModuleList:
     """Return the ``ModuleList`` of transformer layers of a BERT-like model (``base_model.encoder.layer``).
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-        A Hugging Face model with a BERT-like base model.
-
-    Returns
-    -------
-    torch.nn.ModuleList
-        The encoder layers, lowest first.
-
-    Raises
-    ------
-    ValueError
-        When the model has no embeddings or ``encoder.layer``.
+    Lowest layer first. ``ValueError`` when the model has no embeddings or ``encoder.layer``.
     """
     base = model.base_model
     try:
@@ -57,22 +44,10 @@ def load_classifier(path: str | Path, *, seed: int, dropout: float, top_k: int |
                     freeze_embeddings: bool = False) -> nn.Module:
     """A sequence classifier (2 classes: not_entailment, entailment) with a fresh head initialised under ``seed``.
 
-    Parameters
-    ----------
-    path : str or Path
-        Local Hugging Face folder.
-    seed : int
-        Seeds torch before loading, so the new head (and pooler, if absent in the checkpoint) is a function of it.
-    dropout : float
-        Hidden, attention and classifier dropout.
-    top_k : int, optional
-        Keep only the top ``k`` layers (inputs are then cached hidden states); ``None`` = full model.
-    freeze_embeddings : bool
-        With full fine-tuning: do not train the embeddings (the biggest matrices of multilingual models).
-
-    Returns
-    -------
-    torch.nn.Module
+    ``seed`` seeds torch before loading, so the new head (and pooler, if absent in the checkpoint) is a function of
+    it. ``dropout`` is the hidden, attention and classifier dropout. ``top_k`` keeps only the top ``k`` layers (inputs
+    are then cached hidden states; ``None``: the full model). ``freeze_embeddings``, with full fine-tuning, does not
+    train the embeddings (the biggest matrices of multilingual models).
     """
     from transformers import AutoModelForSequenceClassification
     from transformers.utils import logging as hf_logging
@@ -107,19 +82,7 @@ def load_classifier(path: str | Path, *, seed: int, dropout: float, top_k: int |
 def load_frozen_part(path: str | Path, top_k: int) -> tuple[nn.Module, int]:
     """Load the base encoder cut to embeddings + its lower ``L - top_k`` layers, in eval mode, without gradients.
 
-    Parameters
-    ----------
-    path : str or Path
-        The pretrained model folder.
-    top_k : int
-        Number of top layers that train (cut off here).
-
-    Returns
-    -------
-    module : torch.nn.Module
-        The frozen part (no pooler).
-    n_frozen_layers : int
-        Number of layers it keeps (``L - top_k``, at least 0).
+    Returns the frozen part (no pooler) and the number of layers it keeps (``L - top_k``, at least 0).
     """
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
@@ -150,24 +113,9 @@ def parameter_groups(model: nn.Module, lr: float, head_lr: float | None, weight_
                      decay_all: bool = False) -> list[dict]:
     """Group the trainable parameters for AdamW: no weight decay on biases/LayerNorm; ``head_lr`` for the head.
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-        The classifier (only parameters with ``requires_grad`` are grouped).
-    lr : float
-        Learning rate of the encoder.
-    head_lr : float or None
-        Learning rate of the pooler and classifier (``None``: ``lr``).
-    weight_decay : float
-        Weight decay of the parameters that are not biases or LayerNorm weights.
-    decay_all : bool
-        Decay biases and LayerNorm weights too (jiant v1 gave its optimizer every trainable parameter in one
-        group).
-
-    Returns
-    -------
-    list of dict
-        Optimiser parameter groups: ``params``, ``lr``, ``weight_decay``.
+    Only parameters with ``requires_grad`` are grouped. ``lr`` is the encoder's rate, ``head_lr`` the pooler's and
+    classifier's (``None``: ``lr``). ``decay_all`` decays biases and LayerNorm weights too (jiant v1 gave its
+    optimizer every trainable parameter in one group). Each group has ``params``, ``lr`` and ``weight_decay``.
     """
     groups: dict[tuple[bool, bool], list] = {}
     for name, param in model.named_parameters():
@@ -186,15 +134,7 @@ def parameter_groups(model: nn.Module, lr: float, head_lr: float | None, weight_
 def trainable_state(model: nn.Module) -> dict[str, torch.Tensor]:
     """Copy the trainable tensors (kept in memory for the best epoch).
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-        The model being trained.
-
-    Returns
-    -------
-    dict of str to torch.Tensor
-        Parameter name -> a detached CPU copy, for the parameters with ``requires_grad``.
+    Parameter name -> a detached CPU copy, for the parameters with ``requires_grad``.
     """
     return {name: p.detach().cpu().clone() for name, p in model.named_parameters() if p.requires_grad}
 
@@ -202,21 +142,9 @@ def trainable_state(model: nn.Module) -> dict[str, torch.Tensor]:
 def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, tokenizer) -> None:
     """Write the best model as a full Hugging Face folder (safetensors), re-attaching frozen lower layers.
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-        The trained classifier (top-k models carry ``top_k_of``, the full number of layers).
-    pretrained : str or Path
-        The pretrained folder the frozen lower layers come from.
-    folder : Path
-        Output folder.
-    tokenizer : transformers.PreTrainedTokenizerBase
-        Saved alongside the model.
-
-    Raises
-    ------
-    RuntimeError
-        When the trained weights do not fit the full model.
+    Top-k models carry ``top_k_of`` (the full number of layers); their frozen lower layers come from
+    ``pretrained``. ``tokenizer`` is saved alongside. ``RuntimeError`` when the trained weights do not fit the full
+    model.
     """
     from transformers import AutoModelForSequenceClassification
 

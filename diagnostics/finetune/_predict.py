@@ -20,23 +20,9 @@ from ._quality import category_summary
 def predict_proba(model, inputs, batch_size: int, device: str, amp: torch.dtype | None) -> np.ndarray:
     """P(entailment) per example, in input order (batches sorted by length internally).
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-        A sequence classifier on ``device``; switched to eval mode.
-    inputs : EncodedPairs or cached features
-        What the model reads, with ``lengths`` and ``batch(indices)``.
-    batch_size : int
-        Examples per forward pass.
-    device : str
-        Torch device of the model.
-    amp : torch.dtype or None
-        Autocast dtype, ``None`` for full precision.
-
-    Returns
-    -------
-    numpy.ndarray of float64, shape (len(inputs),)
-        The softmax probability of class 1 (entailment).
+    ``model`` is switched to eval mode; ``inputs`` (encoded pairs or cached features) have ``lengths`` and
+    ``batch(indices)``; ``amp`` is the autocast dtype, ``None`` for full precision. Returns the softmax probability of
+    class 1 as float64, shape (len(inputs),).
     """
     model.eval()
     out = np.empty(len(inputs), dtype=np.float64)
@@ -52,23 +38,9 @@ def prediction_table(run_columns: dict[str, Any], name: str, frame: pd.DataFrame
                      pretrain_seed: int | None = None) -> pd.DataFrame:
     """The predictions table of one evaluation set (see :data:`diagnostics.schema.TRAINER_COLUMNS`).
 
-    Parameters
-    ----------
-    run_columns : dict
-        Constant columns identifying the run, in table order: ``experiment``, ``language``, ``model``, ``seed``.
-    name : str
-        Name of the evaluation set (the ``dataset`` column).
-    frame : pandas.DataFrame
-        The evaluation set (``id`` and ``label`` columns).
-    proba : numpy.ndarray
-        P(entailment) per row of ``frame``.
-    pretrain_seed : int, optional
-        Pre-training seed of the model, added as a last column when given.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per example of ``frame``.
+    One row per example of ``frame`` (``id`` and ``label`` columns), ``proba`` its P(entailment). ``run_columns`` are
+    the constant columns identifying the run, in table order: ``experiment``, ``language``, ``model``, ``seed``;
+    ``name`` fills the ``dataset`` column; ``pretrain_seed``, when given, is added as a last column.
     """
     table = pd.DataFrame({
         **run_columns, "dataset": name, "example_id": frame["id"].astype(str).to_numpy(),
@@ -107,29 +79,10 @@ def predict_sets(model, eval_frames: dict[str, pd.DataFrame], inputs: dict[str, 
                  pretrain_seed: int | None = None) -> SetPredictions:
     """Predict every evaluation set except ``validation`` and summarise each per diagnostic category.
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-        The trained classifier on ``device``.
-    eval_frames : dict of str to pandas.DataFrame
-        Evaluation sets by name, in the order their tables are produced.
-    inputs : dict
-        Model inputs by set name (see :class:`diagnostics.finetune._inputs.RunInputs`).
-    run_columns : dict
-        Constant columns of the predictions tables (see :func:`prediction_table`).
-    batch_size : int
-        Examples per forward pass.
-    device : str
-        Torch device of the model.
-    amp : torch.dtype or None
-        Autocast dtype, ``None`` for full precision.
-    pretrain_seed : int, optional
-        Pre-training seed of the model (a column of the tables when given).
-
-    Returns
-    -------
-    SetPredictions
-        One table per set, category summaries by set name, the number of rows predicted and the seconds taken.
+    The tables follow the order of ``eval_frames``; ``inputs`` holds the model inputs by set name (see
+    :class:`diagnostics.finetune._inputs.RunInputs`); ``run_columns`` and ``pretrain_seed`` are columns of the
+    tables (see :func:`prediction_table`); ``amp`` is the autocast dtype, ``None`` for full precision. The result
+    holds one table per set, category summaries by set name, the number of rows predicted and the seconds taken.
     """
     started, out = time.perf_counter(), SetPredictions()
     for name, frame in eval_frames.items():

@@ -116,21 +116,10 @@ def _source_name(ref: DataRef) -> str:
 def data_problems(config, cache: dict | None = None) -> list[tuple[str, str]]:
     """Data sources of a config that cannot be read, lack labels or hold fewer labelled pairs than asked.
 
-    Every train, validation, diagnostic, extra evaluation and extra training source is read once (bundled sets
-    take milliseconds; a full MNLI copy a few seconds).
-
-    Parameters
-    ----------
-    config : SweepConfig
-        A validated config.
-    cache : dict, optional
-        Shared between calls (the configs of one study) so each source is read once.
-
-    Returns
-    -------
-    list of (str, str)
-        ``(key, message)``, e.g. ``("train_size", "expected at most 2490 (the labelled pairs of rte:train (en)),
-        found 5000")``.
+    Every train, validation, diagnostic, extra evaluation and extra training source of the (validated) config is read
+    once (bundled sets take milliseconds; a full MNLI copy a few seconds), and once for all calls that share
+    ``cache`` (the configs of one study). Returns ``(key, message)`` pairs, e.g. ``("train_size", "expected at most
+    2490 (the labelled pairs of rte:train (en)), found 5000")``.
     """
     from diagnostics.errors import one_line
 
@@ -207,19 +196,10 @@ def input_problems(config, cache: dict | None = None) -> list[tuple[str, str]]:
 def check_inputs(config, cache: dict | None = None) -> None:
     """Check what this machine must hold before a sweep runs: models, data files and their sizes.
 
-    Parameters
-    ----------
-    config : SweepConfig
-        A validated config.
-    cache : dict, optional
-        Shared between configs so that each data source is read once (see :func:`data_problems`).
-
-    Raises
-    ------
-    ConfigError
-        A model not available locally, a ``train_top_k_layers`` or ``max_seq_length`` the model does not allow, a
-        data source missing, unreadable, unlabelled or smaller than ``train_size`` / ``extra_data.size``; named with
-        the config file's lines.
+    ``config`` must be validated; ``cache`` is shared between configs so that each data source is read once (see
+    :func:`data_problems`). Raises ``ConfigError``, named with the config file's lines, for a model not available
+    locally, a ``train_top_k_layers`` or ``max_seq_length`` the model does not allow, or a data source missing,
+    unreadable, unlabelled or smaller than ``train_size`` / ``extra_data.size``.
     """
     problems = input_problems(config, cache)
     if problems:

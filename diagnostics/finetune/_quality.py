@@ -17,18 +17,9 @@ from diagnostics.stats._mcc import mcc as _mcc
 def category_summary(frame: pd.DataFrame, proba: np.ndarray) -> dict:
     """Per fine category of a diagnostic table: size, MCC, whether predictions are constant.
 
-    Parameters
-    ----------
-    frame : DataFrame
-        A diagnostic set as loaded by :func:`diagnostics.data.load` (``label`` and ``features`` columns).
-    proba : array
-        P(entailment) per row of ``frame``.
-
-    Returns
-    -------
-    dict
-        ``{"categories": n, "constant_categories": n, "constant": [names], "mean_category_mcc": x,
-        "overall_mcc": x}`` (empty dict when the set has no labels or no ``features``).
+    ``frame`` is loaded by :func:`diagnostics.data.load` (``label`` and ``features`` columns); ``proba`` is
+    P(entailment) per row. Returns ``{"categories": n, "constant_categories": n, "constant": [names],
+    "mean_category_mcc": x, "overall_mcc": x}``, an empty dict when the set has no labels or no ``features``.
     """
     if "features" not in frame or frame["label"].isna().any():
         return {}

@@ -32,20 +32,8 @@ def fitness_mib(quality: float, throughput: float, memory_mib: float) -> float |
     """Compute ``Q * Tp / log(M)`` with ``M`` in MiB: the run's earlier, non-protocol figure (``fitness_train_mib``).
 
     Use :func:`fitness` (bytes) for MOROCCO's fitness; this one is kept for comparison with older run stores.
-
-    Parameters
-    ----------
-    quality : float
-        Quality score in [0, 1].
-    throughput : float
-        Inference records per second.
-    memory_mib : float
-        Peak memory in MiB.
-
-    Returns
-    -------
-    float or None
-        The fitness; ``None`` when undefined (memory <= 1 MiB) or an input is ``None``.
+    ``quality`` is in [0, 1], ``throughput`` in inference records per second. ``None`` when undefined (memory <= 1
+    MiB) or an input is ``None``.
     """
     if memory_mib is None or memory_mib <= 1 or throughput is None or quality is None:
         return None
@@ -56,29 +44,15 @@ def protocol_figures(model_path: str | Path, language: str, device: str, store: 
                      quality: float | None) -> dict[str, Any]:
     """Attach the MOROCCO protocol's figures of a run's model: stored in the run store, or measured now on CUDA.
 
-    Parameters
-    ----------
-    model_path : str or Path
-        The run's pretrained model folder (the protocol measures the 2-label classifier built from it; inference
-        cost does not depend on the head's weights).
-    language : str
-        The run's language: the records are its bundled diagnostic set.
-    device : str
-        The run's device.
-    store : str or Path
-        The run store (``output_dir``) where measurements are kept.
-    quality : float or None
-        ``Q``: the run's best validation accuracy.
+    The protocol measures the 2-label classifier built from ``model_path`` (inference cost does not depend on the
+    head's weights) on ``language``'s bundled diagnostic set; measurements are kept in ``store`` (``output_dir``).
+    ``quality`` is ``Q``, the run's best validation accuracy.
 
-    Returns
-    -------
-    dict
-        ``{"morocco": {...} or {"measured": False, "reason": ...}, "fitness": float or None}``; ``morocco``
-        holds the measurement's medians (``init_s, throughput, peak_memory_bytes, memory_kind``), its settings
-        and ``measured_now`` (whether this run measured it). A measurement that fails (a model without
-        ``.safetensors`` weights to fingerprint, CUDA out of memory ...) is reported in ``reason``, never raised:
-        the run is trained already. Two workers of a sweep that find none at the same time both measure (the later
-        write wins).
+    Returns ``{"morocco": {...} or {"measured": False, "reason": ...}, "fitness": float or None}``; ``morocco``
+    holds the measurement's medians (``init_s, throughput, peak_memory_bytes, memory_kind``), its settings and
+    ``measured_now`` (whether this run measured it). A measurement that fails (a model without ``.safetensors``
+    weights to fingerprint, CUDA out of memory ...) is reported in ``reason``, never raised: the run is trained
+    already. Two workers of a sweep that find none at the same time both measure (the later write wins).
     """
     from diagnostics.models._measure import default_dataset, load_measurement, measure_model, save_measurement
 

@@ -107,17 +107,9 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> RunLock:
-        """Take the lock.
+        """Take the lock and return ``self``.
 
-        Returns
-        -------
-        RunLock
-            ``self``.
-
-        Raises
-        ------
-        RunLockedError
-            When another live process, or this one, holds it.
+        ``RunLockedError`` when another live process, or this one, holds it.
         """
         self.path.mkdir(parents=True, exist_ok=True)
         if fcntl is None:

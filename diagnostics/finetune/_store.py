@@ -135,13 +135,9 @@ def clear_partial(path: Path) -> None:
 def library_versions() -> dict[str, Any]:
     """Record the versions of the libraries a run's numbers depend on (+ python, platform, torch threads, device).
 
-    ``code`` is this package's version and git commit (:func:`diagnostics.version.code_version`).
-
-    Returns
-    -------
-    dict
-        ``python``, ``platform``, ``code``, one entry per library (``None`` when not installed) and, with torch,
-        ``torch_threads``, ``cuda`` and ``device_name``.
+    Keys: ``python``, ``platform``, ``code`` (this package's version and git commit,
+    :func:`diagnostics.version.code_version`), one per library (``None`` when not installed) and, with torch,
+    ``torch_threads``, ``cuda`` and ``device_name``.
     """
     import importlib.metadata as md
 

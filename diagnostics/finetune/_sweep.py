@@ -126,17 +126,8 @@ def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
 def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, float]:
     """Compute the frozen-layer features of every (language, model) once, before runs start (top-k only).
 
-    Parameters
-    ----------
-    config : SweepConfig
-        The sweep (nothing to do without ``train_top_k_layers``).
-    specs : list of RunSpec
-        The runs about to train (finished ones are skipped).
-
-    Returns
-    -------
-    dict of str to float
-        Seconds spent per ``language/model``.
+    Nothing to do without ``train_top_k_layers``; finished runs of ``specs`` are skipped. Returns the seconds spent
+    per ``language/model``.
     """
     if config.train_top_k_layers is None:
         return {}
@@ -302,15 +293,7 @@ def group_size(config: SweepConfig, specs: list[RunSpec]) -> int:
 def jobs(todo: list[tuple[SweepConfig, RunSpec]]) -> list[list[RunSpec]]:
     """Cut pending runs into the executor's jobs: single runs, or groups of seeds that train as one (``fuse``).
 
-    Parameters
-    ----------
-    todo : list of (SweepConfig, RunSpec)
-        Pending runs with their sweep, in plan order.
-
-    Returns
-    -------
-    list of list of RunSpec
-        One list per job, in plan order.
+    ``todo`` pairs each pending run with its sweep, in plan order; the jobs keep that order.
     """
     from ._grouping import group_runs
 
@@ -329,16 +312,5 @@ def _row(config: SweepConfig, spec: RunSpec, state: str, error: str | None, path
 
 
 def summarise(results: pd.DataFrame) -> dict[str, Any]:
-    """Count the run states of a sweep's results.
-
-    Parameters
-    ----------
-    results : pandas.DataFrame
-        As :func:`run_sweep` returns it.
-
-    Returns
-    -------
-    dict of str to int
-        State -> number of runs.
-    """
+    """Count the run states of a sweep's results (as :func:`run_sweep` returns them): state -> runs."""
     return results["state"].value_counts().to_dict()

@@ -72,13 +72,7 @@ class RunSpec:
         return store.run_dir(cfg["output_dir"], cfg["experiment"], self.language, self.model_spec.slug, self.seed)
 
     def describe(self) -> str:
-        """Name the run for progress bars and logs.
-
-        Returns
-        -------
-        str
-            ``<language>/<model slug>/seed=<seed>``.
-        """
+        """Name the run for progress bars and logs: ``<language>/<model slug>/seed=<seed>``."""
         return f"{self.language}/{self.model_spec.slug}/seed={self.seed}"
 
 
@@ -107,18 +101,7 @@ def resolve_model_path(model: ModelSpec) -> Path:
 
 
 def label_ids(labels: pd.Series) -> np.ndarray:
-    """Map label names to class ids: ``entailment`` -> 1, ``not_entailment`` -> 0 (missing labels -> -1).
-
-    Parameters
-    ----------
-    labels : pandas.Series
-        Label names.
-
-    Returns
-    -------
-    numpy.ndarray of int64
-        One class id per label.
-    """
+    """Map label names to int64 class ids: ``entailment`` -> 1, ``not_entailment`` -> 0 (missing labels -> -1)."""
     mapping = {name: i for i, name in enumerate(CLASS_LABELS)}
     return labels.map(lambda x: mapping.get(x, -1)).to_numpy(dtype=np.int64)
 
@@ -361,35 +344,13 @@ def _metrics(config: SweepConfig, fitted: FitResult, train_frame: pd.DataFrame, 
 def feature_folder(config: SweepConfig, model: ModelSpec) -> Path:
     """Locate the store of a model's frozen-layer features, shared by every language and experiment of a run store.
 
-    Examples are keyed by model fingerprint, k, max length, dtypes and token ids, so sharing is safe and saves the
-    examples that mixtures have in common (e.g. the same SICK pairs in the English and Russian mixtures).
-
-    Parameters
-    ----------
-    config : SweepConfig
-        Supplies ``output_dir``.
-    model : ModelSpec
-        The model whose features are stored.
-
-    Returns
-    -------
-    Path
-        ``<output_dir>/.cache/features/<model slug>``.
+    ``<output_dir>/.cache/features/<model slug>``. Examples are keyed by model fingerprint, k, max length, dtypes and
+    token ids, so sharing is safe and saves the examples that mixtures have in common (e.g. the same SICK pairs in
+    the English and Russian mixtures).
     """
     return Path(config.output_dir) / ".cache" / "features" / model.slug
 
 
 def spec_dict(model: ModelSpec) -> dict[str, Any]:
-    """Turn a ModelSpec into a plain dict (for :class:`RunSpec`).
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-
-    Returns
-    -------
-    dict
-        Its fields by name.
-    """
+    """Turn a ModelSpec into a plain dict of its fields (for :class:`RunSpec`)."""
     return asdict(model)

@@ -33,24 +33,10 @@ from ._train import (RunSpec, _autocast_dtype, _Clock, _metrics, _resources, _ru
 def train_group(specs: list[RunSpec], *, progress: bool | None = None) -> list[dict[str, Any]]:
     """Train, evaluate and store runs that differ only in their seed as one fused group.
 
-    Parameters
-    ----------
-    specs : list of RunSpec
-        The group's runs (one experiment, language and model).
-    progress : bool, optional
-        Show a progress bar (defaults to the config's ``progress``).
-
-    Returns
-    -------
-    list of dict
-        One outcome per run, in the order of ``specs``: ``{"path", "state", "metrics"}`` as
-        :func:`~.train.train_run` returns them, or ``{"path", "state": "locked", "error"}`` for a run another
-        process holds.
-
-    Raises
-    ------
-    Exception
-        What training raised; every run of the group then has a ``FAILED`` file with the traceback.
+    ``specs`` share one experiment, language and model; ``progress`` defaults to the config's ``progress``. Returns
+    one outcome per run, in the order of ``specs``: ``{"path", "state", "metrics"}`` as :func:`~.train.train_run`
+    returns them, or ``{"path", "state": "locked", "error"}`` for a run another process holds. What training raises
+    is re-raised once every run of the group has a ``FAILED`` file with the traceback.
     """
     outcomes: dict[str, dict[str, Any]] = {}
     with ExitStack() as locks:

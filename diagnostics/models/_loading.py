@@ -30,20 +30,8 @@ _TOKENIZERS: dict[tuple, object] = {}
 def tokenizer_digest(folder: str | os.PathLike) -> tuple[tuple[str, str], ...]:
     """Hash the tokenizer files in ``folder`` (the key of :func:`load_tokenizer`).
 
-    Parameters
-    ----------
-    folder : str or PathLike
-        A model folder.
-
-    Returns
-    -------
-    tuple of tuple of (str, str)
-        ``(file name, sha256)`` of each of :data:`TOKENIZER_FILES` present, in that order.
-
-    Raises
-    ------
-    FileNotFoundError
-        When the folder holds none of :data:`TOKENIZER_FILES`.
+    Returns ``(file name, sha256)`` of each of :data:`TOKENIZER_FILES` present, in that order. Raises
+    ``FileNotFoundError`` when the folder holds none of them.
     """
     folder = Path(os.fspath(folder))
     found = []
@@ -114,15 +102,8 @@ def check_model_folder(folder: str | os.PathLike) -> None:
 def check_safetensors(path: str | os.PathLike) -> None:
     """Check a safetensors file's framing: header length, JSON header, tensor bytes present.
 
-    Parameters
-    ----------
-    path : str or PathLike
-        The file.
-
-    Raises
-    ------
-    UserInputError
-        ``<file>: expected safetensors weights, found ...`` (cut short, a header that is not JSON ...).
+    Raises ``UserInputError`` ``<file>: expected safetensors weights, found ...`` (cut short, a header that is
+    not JSON ...).
     """
     path = Path(os.fspath(path))
     size = path.stat().st_size

@@ -204,42 +204,20 @@ class Measurement:
     def to_dict(self) -> dict[str, Any]:
         """Return the measurement as a JSON-serialisable dict.
 
-        Returns
-        -------
-        dict
-            Every field; ``peak_memory_mib`` is added for reading convenience (the fitness uses bytes).
+        Every field, plus ``peak_memory_mib`` for reading convenience (the fitness uses bytes).
         """
         return asdict(self) | {"peak_memory_mib": round(self.peak_memory_bytes / 2**20, 2)}
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Measurement:
-        """Rebuild a measurement from :meth:`to_dict`'s output.
-
-        Parameters
-        ----------
-        values : dict
-            A dict as :meth:`to_dict` writes it (extra keys are ignored).
-
-        Returns
-        -------
-        Measurement
-            The measurement.
-        """
+        """Rebuild a measurement from :meth:`to_dict`'s output (extra keys are ignored)."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in names})
 
     def with_quality(self, quality: float | None) -> Measurement:
         """Return a copy with another quality score and the fitness that goes with it.
 
-        Parameters
-        ----------
-        quality : float or None
-            ``Q`` in [0, 1].
-
-        Returns
-        -------
-        Measurement
-            The same resource figures, ``quality`` and ``fitness`` replaced.
+        ``quality`` is ``Q`` in [0, 1]; the resource figures stay the same.
         """
         values = asdict(self) | {"quality": quality,
                                  "fitness": fitness(quality, self.throughput, self.peak_memory_bytes)}
@@ -278,22 +256,8 @@ def default_dataset(language: str) -> str:
 def protocol_pairs(frame, records: int) -> list[tuple[str, str]]:
     """Take ``records`` (premise, hypothesis) pairs from a dataset table, cycling through it when it is shorter.
 
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        A table with ``premise`` and ``hypothesis`` columns.
-    records : int
-        Number of pairs wanted.
-
-    Returns
-    -------
-    list of tuple of (str, str)
-        The first ``records`` pairs of the table repeated as often as needed, in table order.
-
-    Raises
-    ------
-    ValueError
-        An empty table, missing columns or ``records < 1``.
+    ``frame`` needs ``premise`` and ``hypothesis`` columns; the pairs come in table order, repeated as often as
+    needed. Raises ``ValueError`` for an empty table, missing columns or ``records < 1``.
     """
     missing = [c for c in ("premise", "hypothesis") if c not in frame.columns]
     if missing:
@@ -475,23 +439,9 @@ def measurement_path(store: str | os.PathLike, folder: str | os.PathLike, *, dat
                      repeats: int = PROTOCOL_REPEATS) -> Path:
     """Locate where a run store keeps the protocol measurement of a model.
 
-    Parameters
-    ----------
-    store : str or PathLike
-        A run store (the sweep's ``output_dir``).
-    folder : str or PathLike
-        The model folder (its fingerprint names the entry, so a copy of the same model finds it too).
-    dataset : str
-        The records' dataset.
-    device : str
-        ``cpu`` or ``cuda[:i]`` (only the type counts).
-    records, batch_size, repeats : int
-        The protocol's settings.
-
-    Returns
-    -------
-    Path
-        ``<store>/.cache/morocco/<fingerprint>/<dataset>-<device type>-N<records>-b<batch>-r<repeats>.json``.
+    ``store`` is a run store (the sweep's ``output_dir``). The fingerprint of ``folder`` names the entry, so a copy
+    of the same model finds it too; of ``device`` (``cpu`` or ``cuda[:i]``) only the type counts. The path is
+    ``<store>/.cache/morocco/<fingerprint>/<dataset>-<device type>-N<records>-b<batch>-r<repeats>.json``.
     """
     from ._fingerprint import model_fingerprint
 

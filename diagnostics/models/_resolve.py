@@ -139,12 +139,8 @@ def _check_folder(path: Path) -> None:
 def hub_offline() -> bool:
     """Tell whether the hub must not be asked: ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set.
 
-    Read at each call (huggingface_hub reads them once, at import).
-
-    Returns
-    -------
-    bool
-        True when either variable is ``1``, ``true``, ``yes`` or ``on``.
+    True when either variable is ``1``, ``true``, ``yes`` or ``on``. Read at each call (huggingface_hub reads
+    them once, at import).
     """
     return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on") for name in OFFLINE_VARIABLES)
 

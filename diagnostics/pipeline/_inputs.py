@@ -42,10 +42,7 @@ _RECORDED_SPELLINGS = {"diagnostic": "diagnostics"}
 def data_keys() -> list[str]:
     """List every accepted ``--data`` key.
 
-    Returns
-    -------
-    list of str
-        ``mnli``, then ``<lang>.train``, ``<lang>.validation``, ``<lang>.diagnostics`` per user language.
+    ``mnli``, then ``<lang>.train``, ``<lang>.validation``, ``<lang>.diagnostics`` per user language.
     """
     from diagnostics.data import USER_LANGUAGES
 
@@ -55,15 +52,7 @@ def data_keys() -> list[str]:
 def check_data_key(key: str) -> None:
     """Raise :class:`~diagnostics.errors.UserInputError` (with the accepted keys) for an unknown ``--data`` key.
 
-    Parameters
-    ----------
-    key : str
-        A ``--data`` key.
-
-    Raises
-    ------
-    UserInputError
-        When the key is not one of :func:`data_keys` (the message suggests the closest one).
+    Unknown means not one of :func:`data_keys`; the message suggests the closest one.
     """
     from diagnostics.data import USER_LANGUAGES
 
@@ -80,20 +69,8 @@ def check_data_key(key: str) -> None:
 def parse_data(items: list[str]) -> dict[str, str]:
     """Parse ``--data`` items: ``["mnli=/data/train.tsv", "fr.train=fr/train.jsonl"]`` -> ``{key: path}``.
 
-    Parameters
-    ----------
-    items : list of str
-        ``KEY=PATH`` items.
-
-    Returns
-    -------
-    dict of str to str
-        Key -> path, both stripped (a later item with the same key wins).
-
-    Raises
-    ------
-    UserInputError
-        For an item not of the form ``KEY=PATH`` or an unknown key.
+    Keys and paths are stripped; a later item with the same key wins. Raises ``UserInputError`` for an item not
+    of the form ``KEY=PATH`` or an unknown key.
     """
     data = {}
     for item in items:
@@ -133,26 +110,10 @@ class PipelineInputs:
                      origins: dict[str, str] | None = None) -> PipelineInputs:
         """Read a config's ``pipeline:`` section: ``{data: {KEY: PATH}, set: [key=value, ...] or {key: value}}``.
 
-        Relative paths are resolved against the current directory when the pipeline runs.
-
-        Parameters
-        ----------
-        section : dict
-            The section's mapping.
-        source : str
-            Where it comes from, for error messages.
-        origins : dict, optional
-            Override key -> where it is written (``file:line``), see :attr:`origins`.
-
-        Returns
-        -------
-        PipelineInputs
-            The inputs (a ``set`` mapping becomes ``key=<value as JSON>`` overrides).
-
-        Raises
-        ------
-        UserInputError
-            For keys other than ``data`` and ``set``, or an unknown data key.
+        Relative paths are resolved against the current directory when the pipeline runs. A ``set`` mapping becomes
+        ``key=<value as JSON>`` overrides. ``source`` says where the section comes from, for error messages;
+        ``origins`` maps an override key to where it is written (``file:line``), see :attr:`origins`. Raises
+        ``UserInputError`` for keys other than ``data`` and ``set``, or an unknown data key.
         """
         unknown = set(section) - {"data", "set"}
         if unknown:
@@ -166,15 +127,7 @@ class PipelineInputs:
     def merged(self, other: PipelineInputs) -> PipelineInputs:
         """Update these inputs by ``other`` (its data keys replace ours; its overrides apply after ours).
 
-        Parameters
-        ----------
-        other : PipelineInputs
-            The later inputs.
-
-        Returns
-        -------
-        PipelineInputs
-            New inputs; neither operand changes.
+        Returns new inputs; neither operand changes.
         """
         later = {override_key(o) for o in other.overrides}
         origins = {k: v for k, v in self.origins.items() if k not in later} | other.origins
@@ -183,51 +136,27 @@ class PipelineInputs:
     def resolved(self) -> PipelineInputs:
         """Make the data paths absolute (recorded so notebooks find them from any folder).
 
-        Returns
-        -------
-        PipelineInputs
-            New inputs with ``~`` expanded and paths resolved against the current directory.
+        Returns new inputs with ``~`` expanded and paths resolved against the current directory.
         """
         return PipelineInputs({k: str(Path(v).expanduser().resolve()) for k, v in self.data.items()},
                               list(self.overrides), dict(self.origins))
 
     def languages(self) -> list[str]:
-        """List the languages some data key names, in key order.
-
-        Returns
-        -------
-        list of str
-            Language codes, without repeats.
-        """
+        """List the languages some data key names, in key order, without repeats."""
         return list(dict.fromkeys(k.split(".")[0] for k in self.data if "." in k))
 
     def language_files(self, language: str) -> dict[str, str]:
         """Collect the data files given for a language.
 
-        Parameters
-        ----------
-        language : str
-            A language code.
-
-        Returns
-        -------
-        dict of str to str
-            The entries of ``{"train": path, "validation": path, "diagnostics": path}`` that were given.
+        The entries of ``{"train": path, "validation": path, "diagnostics": path}`` that were given.
         """
         return {part: self.data[f"{language}.{part}"] for part in LANGUAGE_KEYS if f"{language}.{part}" in self.data}
 
     def spec_overrides(self, spec) -> dict[str, Any]:
         """Select the overrides of scale settings (fields of ``spec``), parsed.
 
-        Parameters
-        ----------
-        spec : ScaleSpec
-            The scale settings (a dataclass; only its field names are used).
-
-        Returns
-        -------
-        dict
-            Field -> value parsed as YAML; a later override of a key wins.
+        ``spec`` is the ``ScaleSpec`` (a dataclass; only its field names are used). Values are parsed as YAML; a
+        later override of a key wins.
         """
         fields = {f.name for f in dataclasses.fields(spec)}
         return {key: value for key, value in map(split_override, self.overrides) if key in fields}
@@ -235,59 +164,31 @@ class PipelineInputs:
     def sweep_overrides(self, spec) -> list[str]:
         """Select the overrides of sweep-config keys (every override that is not a field of ``spec``).
 
-        Parameters
-        ----------
-        spec : ScaleSpec
-            The scale settings (a dataclass; only its field names are used).
-
-        Returns
-        -------
-        list of str
-            The ``key=value`` overrides, unparsed, in order.
+        ``spec`` is the ``ScaleSpec`` (a dataclass; only its field names are used). Returns the ``key=value``
+        overrides, unparsed, in order.
         """
         fields = {f.name for f in dataclasses.fields(spec)}
         return [o for o in self.overrides if split_override(o)[0] not in fields]
 
     def where(self, override: str) -> str:
-        """Name where an override was given, for error messages.
+        """Name where an override (``key=value``) was given, for error messages.
 
-        Parameters
-        ----------
-        override : str
-            One of :attr:`overrides` (``key=value``).
-
-        Returns
-        -------
-        str
-            ``file:line`` when it came from a config file, else ``--set key=value``.
+        ``file:line`` when it came from a config file, else ``--set key=value``.
         """
         return self.origins.get(override_key(override)) or f"--set {override}"
 
     def to_dict(self) -> dict[str, Any]:
         """Convert to a plain JSON mapping (round-trips through the constructor).
 
-        Returns
-        -------
-        dict
-            ``{"data": {...}, "overrides": [...]}``.
+        ``{"data": {...}, "overrides": [...]}``.
         """
         return {"data": dict(self.data), "overrides": list(self.overrides)}
 
     def save(self, runs_dir: str | Path, substitutions: dict[str, list[dict]] | None = None) -> Path:
-        """Record the inputs as ``<runs_dir>/pipeline.json`` (atomically).
+        """Record the inputs as ``<runs_dir>/pipeline.json`` (atomically) and return the file written.
 
-        Parameters
-        ----------
-        runs_dir : str or Path
-            The run store (created when missing).
-        substitutions : dict, optional
-            Language -> datasets that stand in for the study's (see :func:`load_substitutions`), recorded next to
-            the inputs.
-
-        Returns
-        -------
-        Path
-            The file written.
+        ``runs_dir`` is created when missing. ``substitutions`` (language -> datasets that stand in for the study's,
+        see :func:`load_substitutions`) are recorded next to the inputs.
         """
         from diagnostics.io_utils import write_json_atomic
 
@@ -298,22 +199,9 @@ class PipelineInputs:
 
 
 def load_inputs(runs_dir: str | Path) -> PipelineInputs | None:
-    """Read the inputs recorded in a run store.
+    """Read the inputs recorded in a run store; ``None`` when it has no ``pipeline.json``.
 
-    Parameters
-    ----------
-    runs_dir : str or Path
-        The run store.
-
-    Returns
-    -------
-    PipelineInputs or None
-        The recorded inputs, or ``None`` when it has no ``pipeline.json``.
-
-    Raises
-    ------
-    UserInputError
-        When the file is not a valid inputs record.
+    Raises ``UserInputError`` when the file is not a valid inputs record.
     """
     path = Path(runs_dir) / INPUTS_FILE
     if not path.is_file():
@@ -331,17 +219,9 @@ def load_inputs(runs_dir: str | Path) -> PipelineInputs | None:
 def load_substitutions(runs_dir: str | Path) -> dict[str, list[dict[str, str]]]:
     """Read which datasets of a run store stand in for the study's, per language.
 
-    Parameters
-    ----------
-    runs_dir : str or Path
-        The run store.
-
-    Returns
-    -------
-    dict of str to list of dict
-        Language -> one entry per substitute: ``dataset`` (``swediagnostics``), ``role`` (``diagnostic`` or
-        ``extra``), ``label`` (the column label, ``sv (SweDiagnostics)``) and ``instead_of`` (what the study
-        used). Empty when nothing stands in or the store has no ``pipeline.json``.
+    Language -> one entry per substitute: ``dataset`` (``swediagnostics``), ``role`` (``diagnostic`` or
+    ``extra``), ``label`` (the column label, ``sv (SweDiagnostics)``) and ``instead_of`` (what the study used).
+    Empty when nothing stands in or the store has no ``pipeline.json``.
     """
     path = Path(runs_dir) / INPUTS_FILE
     if not path.is_file():

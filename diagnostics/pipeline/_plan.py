@@ -61,11 +61,8 @@ class Plan:
     def counts(self) -> dict[str, dict[str, int]]:
         """Count, per experiment, the runs, those done, the pair-epochs still to train (upper bound) and the jobs.
 
-        Returns
-        -------
-        dict of str to dict
-            Experiment -> ``{"runs": int, "done": int, "pair_epochs": int, "jobs": int}``, in plan order; ``jobs``
-            counts the executor's jobs of the runs still to train (a fused group is one job).
+        Experiment -> ``{"runs": int, "done": int, "pair_epochs": int, "jobs": int}``, in plan order; ``jobs``
+        counts the executor's jobs of the runs still to train (a fused group is one job).
         """
         out: dict[str, dict[str, int]] = {}
         jobs: set[str] = set()
@@ -83,11 +80,8 @@ class Plan:
     def cost(self) -> dict[str, Any]:
         """Estimate the cost: runs to train, their pair-epochs (upper bound) and, with a throughput, hours.
 
-        Returns
-        -------
-        dict
-            ``runs_to_train``, ``runs_done``, ``max_pair_epochs``, ``train_pairs_per_s`` and ``max_hours``
-            (``None`` without a throughput).
+        Keys ``runs_to_train``, ``runs_done``, ``max_pair_epochs``, ``train_pairs_per_s`` and ``max_hours``
+        (``None`` without a throughput).
         """
         todo = [r for r in self.runs if r["state"] != "done"]
         pair_epochs = sum(r["max_pair_epochs"] or 0 for r in todo)
@@ -99,11 +93,8 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         """Build the JSON document of ``--dry-run --json``.
 
-        Returns
-        -------
-        dict
-            ``scale``, ``runs``, ``counts`` (:meth:`counts`), ``cost`` (:meth:`cost`), ``notices``, ``problems``,
-            ``substitutions``.
+        Keys ``scale``, ``runs``, ``counts`` (:meth:`counts`), ``cost`` (:meth:`cost`), ``notices``, ``problems``,
+        ``substitutions``.
         """
         return {"scale": self.scale, "runs": self.runs, "counts": self.counts(), "cost": self.cost(),
                 "notices": self.notices, "problems": self.problems, "substitutions": self.substitutions}
@@ -111,10 +102,7 @@ class Plan:
     def lines(self) -> list[str]:
         """Render the human-readable plan: one line per run, counts per experiment, cost, notices, problems.
 
-        Returns
-        -------
-        list of str
-            The lines, without newlines.
+        The lines carry no newlines.
         """
         out = []
         for run in self.runs:
@@ -152,17 +140,8 @@ class SourceSizes:
     def size(self, ref: DataRef, option: str) -> int | None:
         """Count the labelled pairs in ``ref`` (read once per reference).
 
-        Parameters
-        ----------
-        ref : DataRef
-            The source.
-        option : str
-            The command-line option that supplies its file, named in the problem of a missing source.
-
-        Returns
-        -------
-        int or None
-            The count; ``None`` when the source cannot be read (the reason goes to :attr:`problems`).
+        ``option`` is the command-line option that supplies its file, named in the problem of a missing source.
+        ``None`` when the source cannot be read (the reason goes to :attr:`problems`).
         """
         key = (ref.name, ref.split, ref.path, ref.language)
         if key not in self._sizes:
@@ -234,17 +213,9 @@ def _mixture(config: SweepConfig, language: str, sizes: SourceSizes, shortfalls:
 def model_problem(model: ModelSpec) -> tuple[str | None, str | None]:
     """Say why a model cannot be loaded here, or that the run will download it; nothing is downloaded.
 
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-
-    Returns
-    -------
-    (str or None, str or None)
-        ``(problem, notice)``: a problem line with its remedy (not cached, and offline or not a model folder), or a
-        notice that the run downloads the model (not cached, and the hub may be asked); ``(None, None)`` when the
-        model is here (or is the embedded one, built on first use).
+    Returns ``(problem, notice)``: a problem line with its remedy (not cached, and offline or not a model folder),
+    or a notice that the run downloads the model (not cached, and the hub may be asked); ``(None, None)`` when the
+    model is here (or is the embedded one, built on first use).
     """
     from diagnostics.finetune._preflight import locate_model
     from diagnostics.models._resolve import ModelNotCachedError
@@ -264,21 +235,10 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
               only: tuple[str, ...] | None = None) -> Plan:
     """Every run of a scale, with its state, the sources and sizes of its mixture, notices and problems.
 
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        The run store (states are read from it).
-    inputs : PipelineInputs, optional
-        Data files and overrides (default: those recorded in ``runs_dir``, else the scale config's own).
-    only : tuple of str, optional
-        Experiment families to plan (``base``, ``extra``, ``presence``).
-
-    Returns
-    -------
-    Plan
-        Problems are collected, never raised: a plan is always returned for the dry run to print.
+    ``scale`` is ``tiny``, ``demo`` or ``paper``; states are read from the run store ``runs_dir``. ``inputs``
+    default to those recorded in ``runs_dir``, else the scale config's own; ``only`` names the experiment families
+    to plan (``base``, ``extra``, ``presence``). Problems are collected, never raised: a plan is always returned
+    for the dry run to print.
     """
     from diagnostics.finetune._loop import total_steps
     from diagnostics.finetune._sweep import run_states, settings_conflict
@@ -399,17 +359,8 @@ def build_mixtures(configs: dict[str, SweepConfig]) -> list[str]:
     """Build every controlled (presence) training mixture once before training; one problem line per failure.
 
     Feature counts are known only once the extra data is annotated (cached for later runs), so this is where a
-    feature too rare for a share is found, before any run starts.
-
-    Parameters
-    ----------
-    configs : dict of str to SweepConfig
-        Experiment name -> sweep; only those with ``presence`` are built.
-
-    Returns
-    -------
-    list of str
-        One problem line per mixture that cannot be drawn (``<experiment> (<language>): <reason>``).
+    feature too rare for a share is found, before any run starts. Only the sweeps of ``configs`` with
+    ``presence`` are built; a problem line reads ``<experiment> (<language>): <reason>``.
     """
     from tqdm.auto import tqdm
 

@@ -44,21 +44,9 @@ class RunsNotFinishedError(UserInputError):
 def unfinished_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> tuple[list[Path], int]:
     """Find the run folders of a scale's experiments without a finished run (reads the run store only).
 
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store.
-    only : tuple of str, optional
-        Experiment families (``base``, ``extra``, ``presence``); all by default.
-
-    Returns
-    -------
-    missing : list of Path
-        The unfinished run folders, in plan order.
-    total : int
-        The number of runs those experiments have in all.
+    ``scale`` is ``tiny``, ``demo`` or ``paper``; ``only`` names experiment families (``base``, ``extra``,
+    ``presence``), all by default. Returns the unfinished run folders, in plan order, and the number of runs
+    those experiments have in all.
     """
     from diagnostics.finetune._store import is_done
     from diagnostics.finetune._sweep import plan
@@ -70,19 +58,8 @@ def unfinished_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | No
 def require_finished(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> None:
     """Raise :class:`RunsNotFinishedError` unless every run of a scale's experiments is finished in ``runs_dir``.
 
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store.
-    only : tuple of str, optional
-        Experiment families (``base``, ``extra``, ``presence``); all by default.
-
-    Raises
-    ------
-    RunsNotFinishedError
-        Naming how many runs are missing (the first five listed) and the command that makes them.
+    ``scale`` and ``only`` as for :func:`unfinished_runs`. The error names how many runs are missing (the first
+    five listed) and the command that makes them.
     """
     missing, total = unfinished_runs(scale, runs_dir, only)
     if not missing:
@@ -101,21 +78,8 @@ def effective_inputs(scale: str, runs_dir: str | Path, given: PipelineInputs | N
     """Decide the inputs a pipeline runs with.
 
     The scale config's ``pipeline`` section updated by ``given`` (command-line ``--data`` / ``--set``); with
-    nothing given, those recorded in the run store by the last run (else the config's).
-
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store.
-    given : PipelineInputs, optional
-        The inputs given on the command line.
-
-    Returns
-    -------
-    PipelineInputs
-        The inputs, data paths absolute.
+    nothing given, those recorded in the run store by the last run (else the config's). ``scale`` is ``tiny``,
+    ``demo`` or ``paper``. The data paths of the result are absolute.
     """
     if given is not None and (given.data or given.overrides):
         return scale_inputs(scale).merged(given).resolved()
@@ -169,11 +133,8 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
 def versions() -> dict[str, Any]:
     """Record the Python and library versions next to results.
 
-    Returns
-    -------
-    dict
-        ``python``, one entry per package of :data:`PACKAGES` (``"not installed"`` when missing) and ``code``: this
-        package's version and git commit (:func:`diagnostics.version.code_version`).
+    Keys ``python``, one per package of :data:`PACKAGES` (``"not installed"`` when missing) and ``code``: this
+    package's version and git commit (:func:`diagnostics.version.code_version`).
     """
     from diagnostics.version import code_version
 
@@ -190,21 +151,9 @@ def versions() -> dict[str, Any]:
 def execute_notebook(script: Path, scale: str, out_dir: Path, runs_dir: Path) -> float:
     """Execute one jupytext notebook script with papermill into ``out_dir/notebooks``.
 
-    Parameters
-    ----------
-    script : Path
-        The notebook's jupytext script (``notebooks/NN_*.py``).
-    scale : str
-        Passed to the notebook as its ``scale`` parameter.
-    out_dir : Path
-        Report folder: the executed notebook goes to ``notebooks/``, its figures to ``figures/``.
-    runs_dir : Path
-        Run store the notebook reads.
-
-    Returns
-    -------
-    float
-        Seconds of execution, rounded to 0.1.
+    ``script`` is the notebook's jupytext script (``notebooks/NN_*.py``), ``scale`` its ``scale`` parameter and
+    ``runs_dir`` the run store it reads. The executed notebook goes to ``out_dir/notebooks/``, its figures to
+    ``out_dir/figures/``. Returns the seconds of execution, rounded to 0.1.
     """
     import jupytext
     import papermill
@@ -226,26 +175,12 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
                       lanes: int = 1) -> dict[str, float]:
     """Execute the analysis notebooks with papermill into ``out_dir/notebooks``; returns seconds per notebook.
 
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``, passed to each notebook.
-    out_dir : Path
-        Report folder (see :func:`execute_notebook`).
-    runs_dir : Path
-        Run store the notebooks read.
-    names : list of str, optional
-        Notebook stems to execute (all by default).
-    lanes : int
-        Notebooks executed at once (separate processes). The notebooks only read the run store and write their
-        own files, so their order does not matter; the slowest (:data:`SLOWEST_FIRST`) start first. Two lanes
-        on 2 cores overlap the single-threaded parts (kernel start-up, imports, spaCy, probe fits) of one
-        notebook with another's.
-
-    Returns
-    -------
-    dict of str to float
-        Notebook stem -> seconds, sorted by stem.
+    ``scale`` (``tiny``, ``demo`` or ``paper``) and the run store ``runs_dir`` are passed to each notebook, as in
+    :func:`execute_notebook`; ``names`` are the notebook stems to execute (all by default). ``lanes`` notebooks are
+    executed at once (separate processes). The notebooks only read the run store and write their own files, so
+    their order does not matter; the slowest (:data:`SLOWEST_FIRST`) start first. Two lanes on 2 cores overlap
+    the single-threaded parts (kernel start-up, imports, spaCy, probe fits) of one notebook with another's.
+    Returns notebook stem -> seconds, sorted by stem.
     """
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
     scripts = [s for s in sorted(notebooks_dir().glob("[0-9][0-9]_*.py")) if names is None or s.stem in names]
@@ -269,22 +204,10 @@ def prepare(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = No
     The plan's problems (missing or too small sources, models not available locally, a language without a
     diagnostic set, finished runs made with other settings) and then the presence mixtures' (a feature too rare
     for a share) raise :class:`PlanError`. Its notices (a language skipped, a dataset standing in for the study's)
-    are printed to stderr as ``notice: ...`` lines once the plan passes.
-
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store.
-    inputs : PipelineInputs, optional
-        The inputs given on the command line (see :func:`effective_inputs`).
-
-    Returns
-    -------
-    PipelineInputs
-        The effective inputs, recorded as ``<runs_dir>/pipeline.json`` with the plan's substitutions (datasets
-        standing in for the study's, see :func:`diagnostics.pipeline._inputs.load_substitutions`).
+    are printed to stderr as ``notice: ...`` lines once the plan passes. ``scale`` is ``tiny``, ``demo`` or
+    ``paper``; ``inputs`` are those given on the command line (see :func:`effective_inputs`). Returns the
+    effective inputs, recorded as ``<runs_dir>/pipeline.json`` with the plan's substitutions (datasets standing in
+    for the study's, see :func:`diagnostics.pipeline._inputs.load_substitutions`).
     """
     from ._plan import build_mixtures, make_plan
 

@@ -214,13 +214,7 @@ class ScaleSpec:
 
 
 def known_languages() -> list[str]:
-    """List the language codes a scale may name (those with bundled data or accepted user files).
-
-    Returns
-    -------
-    list of str
-        Language codes, without repeats.
-    """
+    """List the language codes a scale may name (those with bundled data or accepted user files), without repeats."""
     from diagnostics.data import USER_LANGUAGES
 
     return list(dict.fromkeys([*LANGUAGE_DEFAULTS, *USER_LANGUAGES]))
@@ -288,15 +282,8 @@ def scale_spec(scale: str, runs_dir: str | Path | None = None, inputs: PipelineI
 def scale_inputs(scale: str) -> PipelineInputs:
     """Read the inputs a scale's own config declares under its ``pipeline:`` key (``data`` and ``set``).
 
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-
-    Returns
-    -------
-    PipelineInputs
-        The declared inputs; empty when the config declares none (or the scale has no config file).
+    ``scale`` is ``tiny``, ``demo`` or ``paper``. The inputs are empty when the config declares none (or the
+    scale has no config file).
     """
     spec = SPECS[scale]
     if spec.config is None:
@@ -386,20 +373,9 @@ def base_config(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None 
     Languages without train and validation data are left out (see :func:`skipped_languages`); user files given
     as inputs replace or add a language's data under the names ``rte_<lang>`` / ``diagnostic_<lang>``; the
     statistics find them through :func:`plan_datasets` (the files travel as values: nothing is registered).
-
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store (the sweep's ``output_dir``).
-    inputs : PipelineInputs, optional
-        Data files and overrides (default: those recorded in ``runs_dir``, else the scale config's own).
-
-    Returns
-    -------
-    SweepConfig
-        The base sweep (experiment ``base``).
+    ``scale`` is ``tiny``, ``demo`` or ``paper``; ``runs_dir`` is the root of the run store (the sweep's
+    ``output_dir``); ``inputs`` default to those recorded in ``runs_dir``, else the scale config's own. The sweep's
+    experiment is ``base``.
     """
     inputs = _inputs(scale, runs_dir, inputs)
     values = _base_values(scale, Path(runs_dir), inputs)
@@ -413,19 +389,7 @@ def base_config(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None 
 def skipped_languages(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> list[str]:
     """List the languages a scale's config names that do not train, for lack of train / validation data.
 
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store.
-    inputs : PipelineInputs, optional
-        Data files and overrides, as for :func:`base_config`.
-
-    Returns
-    -------
-    list of str
-        Language codes, in the config's order.
+    Arguments as for :func:`base_config`; the codes come in the config's order.
     """
     inputs = _inputs(scale, runs_dir, inputs)
     values = _base_values(scale, Path(runs_dir), inputs)
@@ -436,21 +400,8 @@ def unscored_languages(scale: str, runs_dir: str | Path, inputs: PipelineInputs 
     """List the languages with training data but no diagnostic set to score them on.
 
     What happens to them is the scale setting ``score_missing``: a problem that stops the plan (default), left
-    out (``skip``) or trained anyway (``train``).
-
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store.
-    inputs : PipelineInputs, optional
-        Data files and overrides, as for :func:`base_config`.
-
-    Returns
-    -------
-    list of str
-        Language codes, in the config's order (whether or not ``score_missing`` leaves them out).
+    out (``skip``) or trained anyway (``train``). Arguments as for :func:`base_config`; the codes come in the
+    config's order, whether or not ``score_missing`` leaves them out.
     """
     inputs = _inputs(scale, runs_dir, inputs)
     values = _base_values(scale, Path(runs_dir), inputs)
@@ -460,24 +411,8 @@ def unscored_languages(scale: str, runs_dir: str | Path, inputs: PipelineInputs 
 def check_settings(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> ScaleSpec:
     """Read and check every setting of a scale (its own and the sweep's) before any work.
 
-    Parameters
-    ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store.
-    inputs : PipelineInputs, optional
-        Data files and overrides, as for :func:`base_config`.
-
-    Returns
-    -------
-    ScaleSpec
-        The scale's settings.
-
-    Raises
-    ------
-    ConfigError
-        One line naming each wrong setting with the ``--set`` override or the config file's line.
+    Arguments as for :func:`base_config`. Raises ``ConfigError``, one line naming each wrong setting with the
+    ``--set`` override or the config file's line.
     """
     spec = scale_spec(scale, runs_dir, inputs)
     base_config(scale, runs_dir, inputs)
@@ -572,19 +507,8 @@ def extra_size(config: SweepConfig) -> int:
 def extra_data(spec: ScaleSpec, inputs: PipelineInputs, size: int) -> dict | None:
     """Build the ``extra_data`` entry of a sweep drawing ``size`` pairs of the scale's extra source.
 
-    Parameters
-    ----------
-    spec : ScaleSpec
-        The scale settings (``extra_source``).
-    inputs : PipelineInputs
-        The pipeline's inputs (the ``mnli`` file).
-    size : int
-        Pairs drawn.
-
-    Returns
-    -------
-    dict or None
-        ``{"name", "size", "split"[, "path"]}``; ``None`` for size 0.
+    The source is ``spec.extra_source``; for ``mnli``, the ``mnli`` file of ``inputs``. Returns
+    ``{"name", "size", "split"[, "path"]}``; ``None`` for size 0.
     """
     if not size:
         return None
@@ -596,18 +520,9 @@ def extra_data(spec: ScaleSpec, inputs: PipelineInputs, size: int) -> dict | Non
 def extra_plan(spec: ScaleSpec, languages: list[str]) -> dict[int, list[str]]:
     """Decide which languages train at which size of extra data (the §5.3 experiments).
 
-    Parameters
-    ----------
-    spec : ScaleSpec
-        ``extra_sizes`` for the ``extra_languages``, ``extra_other_sizes`` for the other languages.
-    languages : list of str
-        The languages that train, in order.
-
-    Returns
-    -------
-    dict of int to list of str
-        Size -> languages, sizes in the order of ``extra_sizes`` then the other sizes; a size no language
-        trains at is left out.
+    ``spec`` gives ``extra_sizes`` for the ``extra_languages``, ``extra_other_sizes`` for the other languages;
+    ``languages`` are those that train, in order. Returns size -> languages, sizes in the order of
+    ``extra_sizes`` then the other sizes; a size no language trains at is left out.
     """
     chosen = [lang for lang in languages if spec.extra_languages is None or lang in spec.extra_languages]
     others = [lang for lang in languages if lang not in chosen]

@@ -17,20 +17,11 @@ def substitutions(configs: dict[str, SweepConfig]) -> dict[str, list[dict[str, s
 
     A language scored on SweDiagnostics (SuperLim 2) instead of the study's own Swedish translation, and the
     bundled SICK trained on instead of MNLI, are listed here; the pipeline records them in ``pipeline.json``
-    (:func:`diagnostics.pipeline._inputs.load_substitutions`) and says them as notices.
-
-    Parameters
-    ----------
-    configs : dict of str to SweepConfig
-        The plan's sweeps (:func:`experiment_configs`).
-
-    Returns
-    -------
-    dict of str to list of dict
-        Language -> ``{"dataset", "role", "name", "label", "instead_of"}`` per substitute: ``role``
-        ``diagnostic`` or ``extra``, ``name`` what it is, ``label`` the column label of
-        :func:`diagnostics.data.display_language` (``sv (SweDiagnostics)``), ``instead_of`` what the
-        study used; languages without any are left out.
+    (:func:`diagnostics.pipeline._inputs.load_substitutions`) and says them as notices. ``configs`` are the
+    plan's sweeps (:func:`experiment_configs`). Returns language -> ``{"dataset", "role", "name", "label",
+    "instead_of"}`` per substitute: ``role`` ``diagnostic`` or ``extra``, ``name`` what it is, ``label`` the
+    column label of :func:`diagnostics.data.display_language` (``sv (SweDiagnostics)``), ``instead_of`` what the
+    study used; languages without any are left out.
     """
     from diagnostics.data._labels import SUBSTITUTE_SETS, display_language
 

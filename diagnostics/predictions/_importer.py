@@ -321,19 +321,8 @@ def seed_match(pattern: re.Pattern, path: str | Path) -> re.Match | None:
     """Find the seed pattern in a file's path: the whole path as given, folders included.
 
     lm-evaluation-harness names its files ``samples_<task>_<time>.jsonl`` under ``<output_path>/<model>/``, so the
-    seed is usually in a folder the user chose (``out/seed13/...``), not in the file name.
-
-    Parameters
-    ----------
-    pattern : re.Pattern
-        The compiled seed pattern.
-    path : str or Path
-        The file, as given.
-
-    Returns
-    -------
-    re.Match or None
-        The last occurrence (the one nearest the file name), or None.
+    seed is usually in a folder the user chose (``out/seed13/...``), not in the file name. Returns the last
+    occurrence (the one nearest the file name), or None.
     """
     found = None
     for found in pattern.finditer(Path(path).as_posix()):

@@ -32,16 +32,9 @@ CHOICE_NAMES = {**NAMES, "true": ENTAILMENT, "yes": ENTAILMENT, "false": NOT_ENT
 def label_key(value: object) -> str:
     """Spell a label value the way label maps and names are compared.
 
-    Parameters
-    ----------
-    value : object
-        A cell: a string, an integer, a float holding an integer (``1.0`` from a spreadsheet), a boolean.
-
-    Returns
-    -------
-    str
-        Stripped and case-folded, with spaces and hyphens as underscores (``"Not entailment"`` ->
-        ``"not_entailment"``); integral numbers without a fraction (``1.0`` -> ``"1"``).
+    ``value`` is a cell: a string, an integer, a float holding an integer (``1.0`` from a spreadsheet), a
+    boolean. Stripped and case-folded, with spaces and hyphens as underscores (``"Not entailment"`` ->
+    ``"not_entailment"``); integral numbers without a fraction (``1.0`` -> ``"1"``).
     """
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value)).casefold()
@@ -101,18 +94,9 @@ def parse_label_map(spec: str | Mapping | None) -> dict[str, str] | None:
 def to_labels(values: Iterable, label_map: Mapping[str, str] | None = None) -> pd.Series:
     """Translate label values into binary labels.
 
-    Parameters
-    ----------
-    values : iterable
-        One value per row (missing values stay missing).
-    label_map : mapping, optional
-        From :func:`parse_label_map`; consulted first. Values it does not hold are read as label names
-        (:data:`NAMES`, any case).
-
-    Returns
-    -------
-    pandas.Series of object
-        ``entailment`` / ``not_entailment``, or ``None`` where the value is missing or means no label.
+    Gives ``entailment`` / ``not_entailment``, or ``None`` where the value is missing or means no label.
+    ``label_map`` (from :func:`parse_label_map`) is consulted first; values it does not hold are read as label
+    names (:data:`NAMES`, any case).
     """
     out = []
     for value in values:
@@ -128,26 +112,10 @@ def index_map(n_classes: int, label_map: Mapping[str, str] | None, default: tupl
               what: str) -> list[str]:
     """Give the label of every class (or choice) index of a score vector.
 
-    Parameters
-    ----------
-    n_classes : int
-        Length of the score vectors.
-    label_map : mapping, optional
-        From :func:`parse_label_map`, keyed by the indices (``"0"``, ``"1"`` ...); wins over ``default``.
-    default : tuple of str, optional
-        The format's convention for ``n_classes`` classes (labels or 3-way names), or ``None`` when it has none.
-    what : str
-        The source, for messages (``"logits of run.npy"``).
-
-    Returns
-    -------
-    list of str
-        A binary label per index.
-
-    Raises
-    ------
-    UserInputError
-        Without a map and a default for this many classes, or when the map misses an index.
+    ``label_map`` (from :func:`parse_label_map`, keyed by the indices ``"0"``, ``"1"`` ...) wins over ``default``,
+    the format's convention for ``n_classes`` classes (labels or 3-way names), ``None`` when it has none. ``what``
+    names the source for messages (``"logits of run.npy"``). Returns a binary label per index. Raises
+    ``UserInputError`` without a map and a default for this many classes, or when the map misses an index.
     """
     if label_map is None:
         if default is None or len(default) != n_classes:
@@ -164,19 +132,9 @@ def index_map(n_classes: int, label_map: Mapping[str, str] | None, default: tupl
 def scores_to_predictions(scores: np.ndarray, labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Turn score vectors (logits, log-likelihoods) into a prediction and P(entailment) per row.
 
-    Parameters
-    ----------
-    scores : numpy.ndarray, shape (n_rows, n_classes)
-        Logits or log-likelihoods: the arg-max is the prediction, their softmax the class probabilities.
-    labels : list of str
-        The binary label of each class (:func:`index_map`).
-
-    Returns
-    -------
-    prediction : numpy.ndarray of object
-        The label of the highest score (the first on ties, as ``numpy.argmax``).
-    probability : numpy.ndarray of float
-        P(entailment): the softmax mass of the classes labelled entailment.
+    ``scores`` has shape ``(n_rows, n_classes)``; ``labels`` gives the binary label of each class
+    (:func:`index_map`). The prediction is the label of the highest score (the first on ties, as ``numpy.argmax``);
+    P(entailment) is the softmax mass of the classes labelled entailment.
     """
     scores = np.asarray(scores, dtype=np.float64)
     best = np.argmax(scores, axis=1)

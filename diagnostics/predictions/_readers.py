@@ -76,15 +76,7 @@ LM_EVAL_RESULTS = ("{path}: an lm-evaluation-harness results file (aggregate sco
 def is_lm_eval_results(payload: object) -> bool:
     """Whether a parsed JSON document is an lm-evaluation-harness ``results_*.json`` without samples.
 
-    Parameters
-    ----------
-    payload : object
-        The document.
-
-    Returns
-    -------
-    bool
-        ``True`` for an object with ``results`` and one of ``configs``, ``versions``, ``n-shot``, ``config``.
+    True for an object with ``results`` and one of ``configs``, ``versions``, ``n-shot``, ``config``.
     """
     return (isinstance(payload, dict) and "samples" not in payload and isinstance(payload.get("results"), dict)
             and any(key in payload for key in ("configs", "versions", "n-shot", "config")))
@@ -283,18 +275,8 @@ def _text_column(values: pd.Series) -> pd.Series:
 def cell_text(value: object) -> str:
     """Spell an example id or seed cell as a string: one rule for every format.
 
-    A number with a zero fraction is the integer it holds, whether the file stores it as a number (JSON lines,
-    parquet) or as text (CSV, TSV): ``3.0``, ``"3.0"`` and ``"3.00"`` are all ``"3"``.
-
-    Parameters
-    ----------
-    value : object
-        A cell.
-
-    Returns
-    -------
-    str
-        The cell as text, surrounding spaces removed.
+    Surrounding spaces are removed. A number with a zero fraction is the integer it holds, whether the file stores
+    it as a number (JSON lines, parquet) or as text (CSV, TSV): ``3.0``, ``"3.0"`` and ``"3.00"`` are all ``"3"``.
     """
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)

@@ -84,18 +84,7 @@ def loose_key(premise: str, hypothesis: str) -> str:
     Quotation marks, apostrophes, dashes, brackets and stops (every character of a Unicode punctuation category)
     are dropped and white space is collapsed again, so a pair whose export lost its quotation marks (``Сатурн V``
     for ``"Сатурн V"``) or other punctuation gets the key of the original. Case, letters and digits are kept.
-
-    Parameters
-    ----------
-    premise : str
-        The premise.
-    hypothesis : str
-        The hypothesis.
-
-    Returns
-    -------
-    str
-        ``<premise>`` and ``<hypothesis>`` without punctuation, joined by a tab.
+    The key is the cleaned premise and hypothesis, joined by a tab.
 
     Examples
     --------

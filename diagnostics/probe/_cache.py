@@ -48,27 +48,11 @@ def fingerprint(folder: str | Path) -> str:
 
 def cache_key(model_fingerprint: str, texts_hash: str, *, pooling: str, max_length: int, dtype: str,
               precision: str = "fp32") -> str:
-    """Compute the short stable key of one cache entry.
+    """Compute the short stable key (24 hex characters) of one cache entry.
 
-    Parameters
-    ----------
-    model_fingerprint : str
-        The model folder's fingerprint (:func:`fingerprint`).
-    texts_hash : str
-        Hash of the texts, in order (:func:`diagnostics.hashing.text_hash`).
-    pooling : str
-        Pooling of the token vectors.
-    max_length : int
-        Maximum tokens per text.
-    dtype : str
-        Storage dtype.
-    precision : str
-        The compute precision that really ran (``fp32`` keys stay those of earlier caches).
-
-    Returns
-    -------
-    str
-        24 hex characters.
+    ``model_fingerprint`` is the model folder's :func:`fingerprint`, ``texts_hash`` the hash of the texts in order
+    (:func:`diagnostics.hashing.text_hash`), ``dtype`` the storage dtype. ``precision`` is the compute precision that
+    really ran (``fp32`` keys stay those of earlier caches).
     """
     fields = {"v": CACHE_VERSION, "model": model_fingerprint, "texts": texts_hash, "pooling": pooling,
               "max_length": int(max_length), "dtype": dtype}
@@ -154,25 +138,9 @@ def vector_key(model_path: str | Path, texts: list[str], *, pooling: str = "mean
                dtype: str = "float16", precision: str = "fp32") -> str:
     """Cache key of the vectors :func:`cached_sentence_vectors` would return for these arguments (no model run).
 
-    Parameters
-    ----------
-    model_path : str or Path
-        A model folder or a run folder holding one.
-    texts : list of str
-        The texts, in order.
-    pooling : {"mean", "cls"}
-        As for :func:`cached_sentence_vectors`.
-    max_length : int
-        As for :func:`cached_sentence_vectors`.
-    dtype : {"float16", "float32"}
-        As for :func:`cached_sentence_vectors`.
-    precision : {"fp32", "bf16"}
-        The requested precision (the key holds the one that would really run).
-
-    Returns
-    -------
-    str
-        The cache key (:func:`cache_key`).
+    ``model_path`` is a model folder or a run folder holding one; the other arguments are as for
+    :func:`cached_sentence_vectors`, but the key holds the precision that would really run rather than the requested
+    ``precision`` (see :func:`cache_key`).
     """
     from diagnostics.models._precision import effective_precision
 
@@ -231,33 +199,12 @@ def cached_model_vectors(model_paths: dict, texts: list[str], cache_dir: str | P
     shares its lower layers (a top-k fine-tuned seed of a pretrained model) runs only its own top layers. The
     reference runs whenever another model misses the cache, since its hidden states are their input.
 
-    Parameters
-    ----------
-    model_paths : dict
-        Label -> model folder or run folder; the first entry is the reference.
-    texts : list of str
-        Encoded in this order; the cache key includes their hash.
-    cache_dir : str or Path, optional
-        Cache folder; None computes without caching.
-    pooling : {"mean", "cls"}
-        See :func:`cached_sentence_vectors`.
-    max_length : int
-        See :func:`cached_sentence_vectors`.
-    dtype : {"float16", "float32"}
-        Storage (and returned) dtype.
-    batch_size : int
-        Texts per batch.
-    progress : bool
-        Show a progress bar.
-    encoder : callable, optional
-        ``encoder(folder) -> (model, tokenizer)``; :func:`diagnostics.probe.load_encoder` by default.
-    precision : {"fp32", "bf16"}
-        Compute precision (part of the cache key).
-
-    Returns
-    -------
-    dict
-        Label -> ``[layers, len(texts), hidden]`` in ``dtype``, in the order of ``model_paths``.
+    ``model_paths`` maps label -> model folder or run folder, the first entry being the reference. The cache key
+    includes the hash of ``texts`` (encoded in this order) and ``precision`` (``fp32`` / ``bf16``); ``cache_dir`` None
+    computes without caching. ``dtype`` (``float16`` / ``float32``) is the storage and returned dtype; ``pooling``
+    (``mean`` / ``cls``) and ``max_length`` as for :func:`cached_sentence_vectors`.
+    ``encoder(folder) -> (model, tokenizer)`` defaults to :func:`diagnostics.probe.load_encoder`. Returns label ->
+    ``[layers, len(texts), hidden]`` in ``dtype``, in the order of ``model_paths``.
     """
     from diagnostics.models._precision import effective_precision
 

@@ -179,27 +179,9 @@ def encode_models(encoders: dict, texts: list[str], *, batch_size: int = 64, max
     full forward pass per model (same batches, same kernels); only the repeated lower layers are skipped. Models
     that share nothing run in full.
 
-    Parameters
-    ----------
-    encoders : dict
-        Label -> ``(model, tokenizer)`` as from :func:`load_encoder`; the first entry is the reference.
-    texts : list of str
-        The texts to encode.
-    batch_size : int
-        Texts per forward pass.
-    max_length : int
-        Longer texts are truncated to this many tokens.
-    pooling : {"mean", "cls"}
-        See :func:`encode_sentences`.
-    progress : bool
-        Show a tqdm bar.
-    precision : {"fp32", "bf16"}
-        See :func:`encode_sentences`.
-
-    Returns
-    -------
-    dict
-        Label -> float32 ``[n_layers + 1, len(texts), hidden]``.
+    ``encoders`` maps label -> ``(model, tokenizer)`` as from :func:`load_encoder`, the first entry being the reference.
+    Longer texts are truncated to ``max_length`` tokens; ``pooling`` (``mean`` / ``cls``) and ``precision`` (``fp32`` /
+    ``bf16``) as for :func:`encode_sentences`. Returns label -> float32 ``[n_layers + 1, len(texts), hidden]``.
     """
     import torch
     from tqdm.auto import tqdm

@@ -166,26 +166,10 @@ def majority_accuracy(labels: np.ndarray) -> float:
 
 
 def held_out_split(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``range(n)`` into seeded (fit, held-out) index arrays.
+    """Split ``range(n)`` into seeded (fit, held-out) arrays of sorted indices.
 
-    Parameters
-    ----------
-    n : int
-        Number of training pairs.
-    fraction : float
-        Share held out, in (0, 1); at least one pair is held out.
-    seed : int
-        Seed of the permutation.
-
-    Returns
-    -------
-    fit, held_out : numpy.ndarray
-        Sorted indices of the pairs to fit on and of the held-out pairs.
-
-    Raises
-    ------
-    ValueError
-        When ``fraction`` is outside (0, 1) or fewer than two pairs would remain to fit on.
+    ``fraction`` is the share held out, in (0, 1); at least one pair is held out. ``ValueError`` when ``fraction`` is
+    outside (0, 1) or fewer than two pairs would remain to fit on.
     """
     if not 0 < fraction < 1:
         raise ValueError(f"held-out fraction must be in (0, 1), found {fraction}")

@@ -53,17 +53,8 @@ def seed_of(label: str, path: str | Path | None = None) -> int | None:
 def pair_index(frame: pd.DataFrame, texts: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """Look up the rows of each pair's premise and hypothesis in a text -> row mapping (adds unseen texts to it).
 
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Pairs with ``premise`` and ``hypothesis`` columns (a missing text counts as ``""``).
-    texts : dict of str to int
-        Text -> row of its sentence vector; updated in place with new rows for unseen texts.
-
-    Returns
-    -------
-    premise_rows, hypothesis_rows : numpy.ndarray of int64
-        One row per pair.
+    ``texts`` is updated in place with new rows for unseen texts; a missing text counts as ``""``. Returns the int64
+    rows of the premises and of the hypotheses, one per pair.
     """
     def rows(column: str) -> np.ndarray:
         return np.array([texts.setdefault(str(t), len(texts)) for t in frame[column].fillna("")], dtype=np.int64)
@@ -392,37 +383,16 @@ def run_cached(models: dict, sets: dict[str, tuple[pd.DataFrame, dict]], setting
                prefix: str) -> dict[str, pd.DataFrame]:
     """Each model's table, read from the result cache or fitted on its (cached) pair vectors.
 
-    Parameters
-    ----------
-    models : dict
-        Label -> model or run folder; the first is the reference of the shared-layer encoding.
-    sets : dict
-        Name -> (frame, task labels) of every pair set the probes use; their texts, labels and ``settings`` key
-        the result cache.
-    settings : dict
-        Every setting of ``fit`` (JSON-serialisable).
-    fit : callable
-        ``fit(vectors, memo) -> DataFrame`` with ``vectors`` set name -> ``[layers, pairs, 2 * hidden]``; ``memo``
-        is shared across the models.
-    cache_dir : str or Path or None
-        Vector and result cache; None caches nothing.
-    reuse_results : bool
-        Return a stored result table on an identical call (see :func:`probe_models`).
-    extraction : dict
-        ``pooling``, ``max_length``, ``dtype``, ``precision``.
-    batch_size : int
-        Sentences per forward pass.
-    progress : bool
-        Show progress bars.
-    encoder : callable or None
-        ``encoder(folder) -> (model, tokenizer)``; default :func:`diagnostics.probe.load_encoder`.
-    prefix : str
-        File-name prefix of the result entries (``<prefix>-<key>.json``).
+    ``models`` maps label -> model or run folder, the first being the reference of the shared-layer encoding; the tables
+    come in that order. ``sets`` maps name -> (frame, task labels) of every pair set the probes use; their texts, labels
+    and ``settings`` (every setting of ``fit``, JSON-serialisable) key the result cache.
+    ``fit(vectors, memo) -> DataFrame`` gets ``vectors`` as set name -> ``[layers, pairs, 2 * hidden]``; ``memo`` is
+    shared across the models.
 
-    Returns
-    -------
-    dict
-        Label -> table, in the order of ``models``.
+    ``cache_dir`` holds the vector and result caches (None caches nothing); ``reuse_results`` returns a stored result
+    table on an identical call (see :func:`probe_models`). ``extraction`` holds ``pooling``, ``max_length``, ``dtype``,
+    ``precision``. ``encoder(folder) -> (model, tokenizer)`` defaults to :func:`diagnostics.probe.load_encoder`.
+    ``prefix`` is the file-name prefix of the result entries (``<prefix>-<key>.json``).
     """
     from ._cache import cached_model_vectors, vector_key
     from ._extract import load_encoder, pair_vectors
@@ -467,19 +437,8 @@ def run_cached(models: dict, sets: dict[str, tuple[pd.DataFrame, dict]], setting
 def label_tables(models: dict, tables: dict[str, pd.DataFrame], lang: str) -> pd.DataFrame:
     """Concatenate per-model tables with ``model``, ``seed`` and ``language`` columns in front.
 
-    Parameters
-    ----------
-    models : dict
-        Label -> model or run folder (the seed comes from :func:`seed_of`), in output order.
-    tables : dict of str to pandas.DataFrame
-        Label -> that model's table.
-    lang : str
-        Value of the ``language`` column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The tables stacked, ``seed`` as nullable integers.
+    ``models`` (label -> model or run folder) gives the output order and the seed (:func:`seed_of`, as nullable
+    integers); ``lang`` fills the ``language`` column.
     """
     frames = []
     for label, path in models.items():

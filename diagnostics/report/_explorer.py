@@ -298,15 +298,7 @@ _SCRIPT = r"""
 def embed_json(payload: dict) -> str:
     """Serialise the payload for a ``<script type="application/json">`` element.
 
-    Parameters
-    ----------
-    payload : dict
-        JSON-ready data.
-
-    Returns
-    -------
-    str
-        Compact JSON in which ``</`` is written ``<\\/`` (still the same JSON), so no text can close the element.
+    Compact JSON in which ``</`` is written ``<\\/`` (still the same JSON), so no text can close the element.
     """
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
@@ -314,23 +306,10 @@ def embed_json(payload: dict) -> str:
 
 def render_explorer(payload: dict | str | Path, out: str | Path, title: str | None = None,
                     back: str | None = "index.html") -> Path:
-    """Write the self-contained ``explorer.html`` page.
+    """Write the self-contained ``explorer.html`` page to ``out`` and return its path.
 
-    Parameters
-    ----------
-    payload : dict, str or Path
-        :func:`diagnostics.explorer.build_payload`, or the JSON file it was saved to.
-    out : str or Path
-        The page to write.
-    title : str, optional
-        Page title.
-    back : str, optional
-        Link back to the report's index (relative); None for no link.
-
-    Returns
-    -------
-    Path
-        The written page.
+    ``payload`` is :func:`diagnostics.explorer.build_payload`, or the JSON file it was saved to. ``back`` is the
+    (relative) link back to the report's index; None for no link.
     """
     if not isinstance(payload, dict):
         payload = read_payload(payload)
@@ -369,19 +348,9 @@ def render_report_explorer(run_dir: str | Path, title: str | None = None,
                            out: str | Path | None = None) -> Path | None:
     """Write ``<run_dir>/explorer.html`` when the notebooks left the explorer's data in ``<run_dir>/figures``.
 
-    Parameters
-    ----------
-    run_dir : str or Path
-        A report folder (see :func:`diagnostics.report.render_report`).
-    title : str, optional
-        Page title.
-    out : str or Path, optional
-        Where to write the page instead (the report's staging folder).
-
-    Returns
-    -------
-    Path or None
-        The written page; None when there is no data (the notebook did not run).
+    ``run_dir`` is a report folder (see :func:`diagnostics.report.render_report`); ``out`` is where to write the page
+    instead (the report's staging folder). Returns the written page; None when there is no data (the notebook did not
+    run).
     """
     source = Path(run_dir) / "figures" / PAYLOAD_NAME
     if not source.is_file():

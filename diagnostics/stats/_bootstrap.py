@@ -53,22 +53,8 @@ def _one_blas_thread():
 def as_binary(values, name: str) -> np.ndarray:
     """Convert booleans, 0/1 numbers or ``entailment``/``not_entailment`` strings to 0/1 (1 = entailment).
 
-    Parameters
-    ----------
-    values : array_like
-        Booleans, numbers that are all 0 or 1, or the label strings of :data:`diagnostics.schema.LABELS`.
-    name : str
-        Name of the argument, for the error message.
-
-    Returns
-    -------
-    numpy.ndarray of int8
-        Same shape as ``values``, 1 where entailment.
-
-    Raises
-    ------
-    ValueError
-        When a value is none of these (another string, a number other than 0 and 1, another dtype).
+    The strings are those of :data:`diagnostics.schema.LABELS`. Returns int8 of the shape of ``values``. ``ValueError``
+    (naming ``name``) when a value is none of these (another string, a number other than 0 and 1, another dtype).
     """
     arr = np.asarray(values)
     if arr.dtype.kind in "OUS":
@@ -89,18 +75,7 @@ def as_binary(values, name: str) -> np.ndarray:
 
 
 def check_resample(resample: str) -> None:
-    """Refuse an unknown sampling design.
-
-    Parameters
-    ----------
-    resample : str
-        One of :data:`RESAMPLE`.
-
-    Raises
-    ------
-    ValueError
-        For any other value.
-    """
+    """Refuse an unknown sampling design (one not in :data:`RESAMPLE`) with a ``ValueError``."""
     if resample not in RESAMPLE:
         raise ValueError(f"resample must be one of {RESAMPLE}, found {resample!r}")
 
@@ -146,29 +121,17 @@ def resample_indices(rng: np.random.Generator, n_boot: int, n_examples: int,
                      strata=None) -> Iterator[tuple[np.ndarray | None, list[np.ndarray]]]:
     """Draw Multi-Bootstrap resamples, chunk by chunk.
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Source of the draws.
-    n_boot, n_examples : int
-        Samples to draw, and examples (rows) to draw from.
-    seed_sizes : tuple of int
-        Number of (outer) seeds of each setting.
-    shared_seeds : bool
-        Paired design: every setting uses the seeds drawn for the first one (sizes must be equal).
-    resample : {"both", "seeds", "examples"}
-        What is resampled (:data:`RESAMPLE`); what is not stays as it is (all examples, or all seeds once each).
-    strata : array_like of int, optional
-        Sizes of consecutive blocks of rows (summing to ``n_examples``): each row is drawn within its block, so
-        every block keeps its size. Without it, rows are drawn from all ``n_examples``.
+    ``n_boot`` samples are drawn from ``n_examples`` rows; ``seed_sizes`` is the number of (outer) seeds of each
+    setting. ``shared_seeds`` is the paired design: every setting uses the seeds drawn for the first one (sizes must be
+    equal). ``resample`` (``both`` / ``seeds`` / ``examples``: :data:`RESAMPLE`) is what is resampled; what is not stays
+    as it is (all examples, or all seeds once each). ``strata`` are sizes of consecutive blocks of rows (summing to
+    ``n_examples``): each row is drawn within its block, so every block keeps its size. Without it, rows are drawn from
+    all ``n_examples``.
 
-    Yields
-    ------
-    example_idx : numpy.ndarray of int, shape (n_chunk, n_examples), or None
-        The drawn rows of each sample of the chunk; None with ``resample="seeds"`` (the rows are fixed).
-    seed_idx : list of numpy.ndarray of int, shapes (n_chunk, n_seeds_i)
-        For each chunk of at most :data:`CHUNK` samples: examples are drawn first, then each setting's seeds
-        (with ``resample="examples"``, every seed once).
+    Yields ``(example_idx, seed_idx)`` for each chunk of at most :data:`CHUNK` samples; examples are drawn first, then
+    each setting's seeds. ``example_idx`` holds the drawn rows of each sample of the chunk, int of shape
+    ``(n_chunk, n_examples)``, or None with ``resample="seeds"`` (the rows are fixed); ``seed_idx`` one int array of
+    shape ``(n_chunk, n_seeds_i)`` per setting (with ``resample="examples"``, every seed once).
     """
     bounds = None
     if strata is not None:
@@ -264,21 +227,11 @@ def per_run_metric(predictions: np.ndarray, labels: np.ndarray, metric: Metric, 
                    categories: np.ndarray | None = None) -> np.ndarray:
     """Metric of every run on every resample (and category), from example counts.
 
-    Parameters
-    ----------
-    predictions : numpy.ndarray, shape (n_examples, n_runs)
-        0/1 predictions (any values for a callable metric).
-    labels : numpy.ndarray, shape (n_examples,)
-    metric : {"accuracy", "mcc"} or callable
-    example_idx : numpy.ndarray of int, shape (n_samples, n_examples)
-        The drawn examples of each resample (``arange(n_examples)[None]``: the original data).
-    categories : numpy.ndarray of bool, shape (n_examples, n_categories), optional
-
-    Returns
-    -------
-    numpy.ndarray, shape (n_samples, n_runs, n_categories)
-        ``n_categories`` is 1 without ``categories``. Accuracy over zero examples is NaN; MCC follows sklearn
-        (0 when undefined).
+    ``metric`` is ``accuracy``, ``mcc`` or a callable; ``predictions`` (n_examples, n_runs) are 0/1 (any values for a
+    callable ``metric``). ``example_idx`` (n_samples, n_examples) holds the drawn examples of each resample
+    (``arange(n_examples)[None]``: the original data); ``categories`` is a bool (n_examples, n_categories) mask. Returns
+    shape (n_samples, n_runs, n_categories), ``n_categories`` being 1 without ``categories``. Accuracy over zero
+    examples is NaN; MCC follows sklearn (0 when undefined).
     """
     return _evaluator(predictions, labels, metric, categories, compress=len(example_idx) > 1)(example_idx)
 

@@ -34,25 +34,14 @@ SETTING_COLUMNS = ["experiment", "language", "model", "model_path", "recipe", "b
 def run_settings(configs: Iterable[Mapping]) -> pd.DataFrame:
     """The settings of each (experiment, language, model) of a run store, from its runs' recorded configs.
 
-    Parameters
-    ----------
-    configs : iterable of mapping
-        The ``config.json`` of each run (``{"run": {...}, "sweep": {...}}``, as
-        :meth:`diagnostics.finetune.Run.config` returns it). A sweep without a ``recipe`` key ran the
-        ``epoch`` recipe (written before that setting existed).
+    ``configs`` are the ``config.json`` of each run (``{"run": {...}, "sweep": {...}}``, as
+    :meth:`diagnostics.finetune.Run.config` returns it; ``ValueError`` without those sections). A sweep without a
+    ``recipe`` key ran the ``epoch`` recipe (written before that setting existed).
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (experiment, language, model) with the columns of :data:`SETTING_COLUMNS`: the model's local
-        ``model_path`` (``None`` when loaded by name), the recipe and its hyperparameters, ``train_size``
-        (``None``: the whole training set), the extra data's ``extra_name`` / ``extra_size`` (``None`` / 0 when
-        none), the presence design's ``presence_within`` and the number of runs (``n_seeds``).
-
-    Raises
-    ------
-    ValueError
-        For a config without its ``run`` and ``sweep`` sections.
+    Returns one row per (experiment, language, model) with the columns of :data:`SETTING_COLUMNS`: the model's local
+    ``model_path`` (``None`` when loaded by name), the recipe and its hyperparameters, ``train_size`` (``None``: the
+    whole training set), the extra data's ``extra_name`` / ``extra_size`` (``None`` / 0 when none), the presence
+    design's ``presence_within`` and the number of runs (``n_seeds``).
     """
     rows = {}
     for config in configs:
@@ -79,17 +68,9 @@ def run_settings(configs: Iterable[Mapping]) -> pd.DataFrame:
 def is_mbert(name: str | None, path: str | None = None) -> bool:
     """Tell whether a model is the study's mBERT, by its name or the last folder of its local path.
 
-    Parameters
-    ----------
-    name : str or None
-        The model's name in the run store (``bert-base-multilingual-cased``, ``mbert``, ``embedded`` ...).
-    path : str or None
-        Its local folder, when the sweep named one.
-
-    Returns
-    -------
-    bool
-        True for a name or folder name in :data:`MBERT_NAMES` (case-insensitive).
+    ``name`` is the model's name in the run store (``bert-base-multilingual-cased``, ``mbert``, ``embedded`` ...),
+    ``path`` its local folder when the sweep named one. True for a name or folder name in :data:`MBERT_NAMES`
+    (case-insensitive).
     """
     names = {str(name or "").strip("/").lower()}
     if path:
@@ -137,21 +118,10 @@ def diagnostic_reason(language: str, dataset: str,
                       study_diagnostics: Mapping[str, Iterable[str]] | None = None) -> str | None:
     """Say why a language's diagnostic set is not the study's, or ``None`` when it is.
 
-    Parameters
-    ----------
-    language : str
-        Language code.
-    dataset : str
-        The dataset the language was scored on (the predictions table's ``dataset``).
-    study_diagnostics : mapping, optional
-        Language -> names of the sets taken for the study's own; default :data:`STUDY_DIAGNOSTICS` (AX-b for
-        English, LiDiRus for Russian). Add a user's set that is the study's translation, e.g.
-        ``{"fr": ["diagnostic_fr"]}``.
-
-    Returns
-    -------
-    str or None
-        E.g. ``"sv scored on SweDiagnostics instead of the study's sv set"``.
+    ``dataset`` is the set the language was scored on (the predictions table's ``dataset``). ``study_diagnostics`` maps
+    language -> names of the sets taken for the study's own, e.g. ``{"fr": ["diagnostic_fr"]}`` for a user's set that is
+    the study's translation; other languages keep :data:`STUDY_DIAGNOSTICS` (AX-b for English, LiDiRus for Russian). A
+    reason reads ``"sv scored on SweDiagnostics instead of the study's sv set"``.
     """
     known = {**STUDY_DIAGNOSTICS, **{k: frozenset(v) for k, v in (study_diagnostics or {}).items()}}
     if dataset in known.get(language, ()):
@@ -162,16 +132,8 @@ def diagnostic_reason(language: str, dataset: str,
 def setting_reasons(setting: Mapping) -> list[str]:
     """Every way one (experiment, language, model) setting differs from the study's, most important first.
 
-    Parameters
-    ----------
-    setting : mapping
-        One row of :func:`run_settings`.
-
-    Returns
-    -------
-    list of str
-        Reasons (``"embedded model"``, ``"demo recipe"``, ``"a 1000-pair training subset"`` ...); empty when
-        the setting is the study's.
+    ``setting`` is one row of :func:`run_settings`. Reasons read ``"embedded model"``, ``"demo recipe"``,
+    ``"a 1000-pair training subset"`` ...; empty when the setting is the study's.
     """
     first = [_model_reason(setting), _recipe_reason(setting)]
     return [r for r in first if r] + _data_reasons(setting)

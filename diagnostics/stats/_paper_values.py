@@ -68,16 +68,9 @@ class StoreView:
     def experiments(self, pattern: str | None) -> list[str]:
         """List the store's experiments a paper experiment names (``extra-*`` and ``presence-*`` patterns included).
 
-        Parameters
-        ----------
-        pattern : str or None
-            ``base``, ``extra-374000``, ``extra-*`` (base and every extra size), ``presence-<slug>-*``,
-            ``presence-*-<share>`` or ``presence-*``.
-
-        Returns
-        -------
-        list of str
-            The matching experiments present in the scores, sorted.
+        ``pattern`` is ``base``, ``extra-374000``, ``extra-*`` (base and every extra size), ``presence-<slug>-*``,
+        ``presence-*-<share>`` or ``presence-*``. Returns the matching experiments present in the scores, sorted; none
+        for an empty or None ``pattern``.
         """
         if not isinstance(pattern, str) or not pattern:
             return []
@@ -98,41 +91,14 @@ class StoreView:
         return out
 
     def languages(self, experiment: str) -> list[str]:
-        """List the languages with scores in an experiment.
-
-        Parameters
-        ----------
-        experiment : str
-            A store experiment.
-
-        Returns
-        -------
-        list of str
-            Sorted language codes.
-        """
+        """List the languages with scores in an experiment, sorted."""
         return sorted(pd.unique(self.scores.loc[self.scores["experiment"] == experiment, "language"].astype(str)))
 
     def rows(self, frame: pd.DataFrame, experiment: str, language: str, category: str) -> pd.DataFrame:
-        """Select the rows of ``frame`` (scores or σ) of one experiment, language and category.
+        """Select the rows of ``frame`` (:attr:`scores` or σ, :attr:`stab`) of one experiment, language and category.
 
-        Parameters
-        ----------
-        frame : pandas.DataFrame
-            :attr:`scores` or :attr:`stab`.
-        experiment, language : str
-            Store coordinates.
-        category : str
-            A fine category, or ``overall`` (the mean of the per-category MCCs).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The selected rows.
-
-        Raises
-        ------
-        NotRun
-            When the experiment, language or category has no rows.
+        ``category`` is a fine category, or ``overall`` (the mean of the per-category MCCs). Raises ``NotRun`` when the
+        experiment, language or category has no rows.
         """
         name = OVERALL if category == "overall" else category
         found = frame[(frame["experiment"] == experiment) & (frame["language"] == language)
@@ -146,15 +112,7 @@ class StoreView:
     def sigma(self, experiment: str, language: str, category: str) -> float:
         """Give the σ over seeds of a category (the mean over languages for ``language="all"``).
 
-        Parameters
-        ----------
-        experiment, language, category : str
-            As for :meth:`rows`.
-
-        Returns
-        -------
-        float
-            NaN when undefined (one seed) or absent.
+        Arguments as for :meth:`rows`; NaN when undefined (one seed) or absent.
         """
         languages = self.languages(experiment) if language == "all" else [language]
         values = []
@@ -169,20 +127,7 @@ class StoreView:
     def mean(self, experiment: str, language: str, category: str) -> float:
         """Give the seed-mean score of a category (the mean over languages for ``language="all"``).
 
-        Parameters
-        ----------
-        experiment, language, category : str
-            As for :meth:`rows`.
-
-        Returns
-        -------
-        float
-            The mean.
-
-        Raises
-        ------
-        NotRun
-            When no language has the category.
+        Arguments as for :meth:`rows`; ``NotRun`` when no language has the category.
         """
         languages = self.languages(experiment) if language == "all" else [language]
         if not languages:
@@ -190,23 +135,7 @@ class StoreView:
         return float(np.mean([self.rows(self.stab, experiment, lang, category)["mean"].mean() for lang in languages]))
 
     def one(self, pattern: str) -> str:
-        """Find the single store experiment a paper experiment names.
-
-        Parameters
-        ----------
-        pattern : str
-            A paper experiment without ``*``.
-
-        Returns
-        -------
-        str
-            The experiment.
-
-        Raises
-        ------
-        NotRun
-            When the store does not have it.
-        """
+        """Find the single store experiment a paper experiment (no ``*``) names; ``NotRun`` when the store lacks it."""
         found = self.experiments(pattern)
         if not found:
             raise NotRun(f"no {pattern} runs")
@@ -215,22 +144,8 @@ class StoreView:
     def setting(self, experiment: str, column: str):
         """Read one recorded setting of an experiment's runs (the first language's).
 
-        Parameters
-        ----------
-        experiment : str
-            A store experiment.
-        column : str
-            A column of :func:`~diagnostics.stats._paper_settings.run_settings`.
-
-        Returns
-        -------
-        object
-            The setting.
-
-        Raises
-        ------
-        NotComputed
-            When no run configs were given.
+        ``column`` is a column of :func:`~diagnostics.stats._paper_settings.run_settings`. Raises ``NotComputed`` when
+        no run configs were given, or none for ``experiment``.
         """
         if self.settings is None or self.settings.empty:
             raise NotComputed("needs the runs' configs")

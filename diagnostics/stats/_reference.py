@@ -17,18 +17,7 @@ from ._mcc import mcc
 
 
 def accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Compute the share of equal entries (NaN for no examples).
-
-    Parameters
-    ----------
-    y_true, y_pred : numpy.ndarray, shape (n_examples,)
-        Gold labels and predictions, same encoding.
-
-    Returns
-    -------
-    float
-        Accuracy, or NaN when there are no examples.
-    """
+    """Compute the share of equal entries (NaN for no examples)."""
     return float(np.mean(y_true == y_pred)) if len(y_true) else float("nan")
 
 
@@ -37,22 +26,11 @@ def multibootstrap_loop(predictions: np.ndarray, labels: np.ndarray, metric: str
                         indices: Iterable[tuple[np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
     """Multi-Bootstrap, one sample, seed and category at a time.
 
-    Parameters
-    ----------
-    predictions : numpy.ndarray, shape (n_examples, n_seeds) or (n_examples, n_seeds, n_inner)
-        0/1 predictions; inner seeds of a nested design are averaged.
-    labels : numpy.ndarray, shape (n_examples,)
-    metric : {"accuracy", "mcc"}
-    n_boot, seed : int
-        Samples to draw, and the seed of ``numpy.random.default_rng`` used when ``indices`` is not given.
-    categories : numpy.ndarray of bool, shape (n_examples, n_categories), optional
-    indices : iterable of (example_idx, seed_idx), optional
-        Use these resamples (one pair per sample) instead of drawing: lets tests feed both implementations
-        the same draws.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n_boot,) or (n_boot, n_categories)
+    ``predictions`` are 0/1, shape (n_examples, n_seeds) or (n_examples, n_seeds, n_inner): inner seeds of a nested
+    design are averaged. ``metric`` is ``accuracy`` or ``mcc``; ``categories`` a bool (n_examples, n_categories) mask.
+    ``seed`` seeds ``numpy.random.default_rng`` when ``indices`` is not given; ``indices`` are
+    ``(example_idx, seed_idx)`` resamples (one pair per sample) to use instead of drawing: lets tests feed both
+    implementations the same draws. Returns shape (n_boot,) or (n_boot, n_categories).
     """
     score = {"accuracy": accuracy, "mcc": mcc}[metric]
     n_examples, n_seeds = predictions.shape[:2]

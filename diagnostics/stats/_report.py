@@ -60,34 +60,15 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
     afterwards, and a call killed midway, or two calls writing ``out`` at once, leave the old set or one whole new
     one. The folder never mixes results of two calls. Other files in ``out`` are kept.
 
-    Parameters
-    ----------
-    predictions : pandas.DataFrame
-        A validated predictions table.
-    out : str or Path
-        Output folder (created).
-    by : {"category", "coarse"}
-        Category level of the stability, agreement and CI tables.
-    n_boot : int
-        Multi-Bootstrap samples per setting; 0 skips the CIs.
-    seed : int
-        Bootstrap seed.
-    level : float
-        Confidence level.
-    source : str or Path, optional
-        The table's file, named in the summary.
-    resample : {"both", "seeds", "examples"}
-        What the Multi-Bootstrap resamples (see :func:`~diagnostics.stats.setting_ci`).
-    stratify : bool
-        Resample each category within itself (fixed size) rather than the whole set.
-    datasets : mapping, optional
-        Dataset name -> its source (a ``DataRef`` carrying a user file, or a table) for the names that are not
-        bundled sets (see :func:`~diagnostics.stats.dataset_for`).
+    ``predictions`` is a validated predictions table; ``out`` is created. ``by`` (``category`` / ``coarse``) is the
+    category level of the stability, agreement and CI tables. ``n_boot`` Multi-Bootstrap samples per setting (0 skips
+    the CIs) give CIs at ``level``; ``resample`` (``both`` / ``seeds`` / ``examples``) is what they resample (see
+    :func:`~diagnostics.stats.setting_ci`), and ``stratify`` resamples each category within itself (fixed size) rather
+    than the whole set. ``source`` is the table's file, named in the summary. ``datasets`` maps dataset name -> its
+    source (a ``DataRef`` carrying a user file, or a table) for the names that are not bundled sets (see
+    :func:`~diagnostics.stats.dataset_for`).
 
-    Returns
-    -------
-    dict
-        Name -> written path: ``scores, stability, rs_corr, agreement[, bootstrap_ci], summary`` (markdown).
+    Returns name -> written path: ``scores, stability, rs_corr, agreement[, bootstrap_ci], summary`` (markdown).
     """
     if by not in ("category", "coarse"):
         raise ValueError(f"by must be 'category' or 'coarse', found {by!r}")

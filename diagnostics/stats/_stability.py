@@ -409,18 +409,8 @@ def delta_summary(delta_frame: pd.DataFrame, level: str = "fine", pooled: bool =
 def _aggregate(rows: pd.DataFrame, keys: list[str], aggregations: Mapping) -> pd.DataFrame:
     """Named aggregations of ``rows`` per group of ``keys`` (one group of all rows when ``keys`` is empty).
 
-    Parameters
-    ----------
-    rows : pandas.DataFrame
-    keys : list of str
-        Grouping columns, kept in first-appearance order.
-    aggregations : mapping
-        Output column -> ``(column, function)``, as for ``DataFrame.groupby(...).agg``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``keys`` and the aggregated columns.
+    Groups keep first-appearance order; ``aggregations`` maps output column -> ``(column, function)``, as for
+    ``DataFrame.groupby(...).agg``. The result has the ``keys`` and the aggregated columns.
     """
     if not keys:
         return rows.assign(_all="all").groupby("_all").agg(**aggregations).reset_index(drop=True)
@@ -430,19 +420,8 @@ def _aggregate(rows: pd.DataFrame, keys: list[str], aggregations: Mapping) -> pd
 def _with_pooled(rows: pd.DataFrame, keys: list[str], aggregations: Mapping) -> pd.DataFrame:
     """:func:`_aggregate` per language, then over all languages pooled (``language`` and ``dataset`` = ``"all"``).
 
-    Parameters
-    ----------
-    rows : pandas.DataFrame
-        Rows with a ``language`` column among ``keys``.
-    keys : list of str
-        Grouping columns; ``dataset`` (which follows the language) is pooled with it.
-    aggregations : mapping
-        As for :func:`_aggregate`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The per-language rows, then one pooled row per group of the other keys.
+    ``keys`` must include ``language``; ``dataset`` (which follows the language) is pooled with it. Returns the
+    per-language rows, then one pooled row per group of the other keys.
     """
     if "language" not in keys:
         raise ValueError("pooling over languages needs a language column")

@@ -28,18 +28,7 @@ SETTING_KEYS = ("experiment", "language", "model", "dataset")
 
 
 def shorten(value: object) -> str:
-    """Shorten a value's ``repr`` for messages, numpy scalars shown as plain Python values.
-
-    Parameters
-    ----------
-    value : object
-        Any value (a cell of a table, typically).
-
-    Returns
-    -------
-    str
-        Its ``repr``, cut short when long.
-    """
+    """Shorten a value's ``repr`` for messages (cut when long), numpy scalars shown as plain Python values."""
     return _shorten(value.item() if isinstance(value, np.generic) else value)
 
 
