@@ -446,7 +446,8 @@ def _tests_its_stage(path: Path, stage: str) -> bool:
 def test_the_tests_of_a_stage_package_live_in_its_folder():
     """``tests/<stage>/test_*.py`` test ``diagnostics.<stage>``; the top level holds the foundation's and the whole
     package's tests, none named for a stage."""
-    folders = sorted(p.name for p in TESTS.iterdir() if p.is_dir() and p.name not in {"artifacts", "__pycache__"})
+    folders = sorted(p.name for p in TESTS.iterdir()
+                     if p.is_dir() and p.name not in {"artifacts", "__pycache__"} and not p.name.startswith("."))
     assert set(folders) <= set(STAGE_PACKAGES), f"test folders that are no stage package: {folders}"
     strays = [f"{folder}/{path.name}" for folder in folders for path in sorted((TESTS / folder).glob("*.py"))
               if not path.name.startswith("test_") or not _tests_its_stage(path, folder)]
