@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from _cli import assert_user_error, run_cli
+from _sweeps import stub_model_folder, write_line_config
 
 PAIR = {"premise": "A man sleeps.", "hypothesis": "A man rests."}
 
@@ -56,27 +57,18 @@ SWEEP_CASES = [
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> Path:
-    """A 2-layer model folder as the resolver sees it; a dry run never loads its weights."""
-    folder = tmp_path_factory.mktemp("model") / "tiny"
-    folder.mkdir()
-    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "num_hidden_layers": 2,
-                                                    "max_position_embeddings": 512}))
-    (folder / "model.safetensors").write_bytes(b"")
-    return folder
+    return stub_model_folder(tmp_path_factory.mktemp("model") / "tiny")
 
 
 def write_config(folder: Path, model: Path, changes: dict) -> tuple[Path, dict[str, int]]:
-    """A one-key-per-line YAML config with ``changes`` (YAML texts; ``None`` drops a key) and its key lines."""
+    """A one-key-per-line YAML config with ``changes`` (``{dir}``: the test folder; ``__text__``: the whole file
+    instead) and its key lines."""
     path = folder / "sweep.yaml"
     if "__text__" in changes:
         path.write_text(changes["__text__"])
         return path, {}
-    values = {"experiment": "s", "output_dir": str(folder / "runs"), "models": f"[{{name: tiny, path: {model}}}]",
-              "languages": "[en]", "seeds": "[0]", "train_size": "16", "max_seq_length": "32", "progress": "false",
-              **changes}
-    values = {k: v.replace("{dir}", str(folder)) for k, v in values.items() if v is not None}
-    path.write_text("".join(f"{k}: {v}\n" for k, v in values.items()))
-    return path, {k: i for i, k in enumerate(values, start=1)}
+    changes = {k: None if v is None else v.replace("{dir}", str(folder)) for k, v in changes.items()}
+    return path, write_line_config(path, model, changes)
 
 
 def write_training_files(folder: Path) -> None:

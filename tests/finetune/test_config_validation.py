@@ -13,29 +13,17 @@ from diagnostics.errors import UserInputError
 from diagnostics.finetune import ConfigError, SweepConfig, load_config
 from diagnostics.yaml_lines import YAMLLineError
 
-BASE = {"experiment": "s", "models": "[{name: tiny, path: MODEL}]", "languages": "[en]", "seeds": "[0]",
-        "train_size": "16", "max_seq_length": "32", "progress": "false"}
-
+from _sweeps import stub_model_folder, write_line_config
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> Path:
-    """A model folder as the resolver sees it (config.json + weights file); no weights are ever loaded here."""
-    folder = tmp_path_factory.mktemp("model") / "tiny"
-    folder.mkdir()
-    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "num_hidden_layers": 2,
-                                                    "max_position_embeddings": 512}))
-    (folder / "model.safetensors").write_bytes(b"")
-    return folder
+    return stub_model_folder(tmp_path_factory.mktemp("model") / "tiny")
 
 
 def write_config(folder: Path, model: Path, name: str = "sweep.yaml", **changes: str) -> tuple[Path, dict]:
-    """A YAML config, one key per line; ``changes`` are YAML texts (``None`` drops a key). Returns the file and the
-    line of each key."""
-    values = {**BASE, "output_dir": str(folder / "runs"), **changes}
-    values = {k: v.replace("MODEL", str(model)) for k, v in values.items() if v is not None}
+    """A YAML config, one key per line (see :func:`write_line_config`); the file and the line of each key."""
     path = folder / name
-    path.write_text("".join(f"{k}: {v}\n" for k, v in values.items()), encoding="utf-8")
-    return path, {k: i for i, k in enumerate(values, start=1)}
+    return path, write_line_config(path, model, changes)
 
 
 @pytest.mark.parametrize("key, text, expected, found", [
