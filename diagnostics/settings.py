@@ -576,7 +576,7 @@ def field_problems(obj: Any) -> list[tuple[str, str]]:
                 if item is not None and not test(item):
                     problems.append((f"{f.name}[{i}]" if isinstance(value, tuple) else f.name,
                                      f"expected {expected}, found {show(item)}"))
-        if f.metadata.get("choices") and value not in f.metadata["choices"]:
+        if f.metadata.get("choices") and value is not None and value not in f.metadata["choices"]:
             problems.append((f.name, choice(value, f.metadata["choices"])))
     return problems
 

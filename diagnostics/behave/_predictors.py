@@ -141,9 +141,14 @@ class TransformersPredictor:
 
         from diagnostics.models._loading import load_tokenizer
 
-        model, info = AutoModelForSequenceClassification.from_pretrained(self.model_dir, use_safetensors=True,
-                                                                         output_loading_info=True)
-        untrained = untrained_weights(info)
+        from diagnostics.models import is_jiant_checkpoint, load_jiant_checkpoint
+
+        if is_jiant_checkpoint(self.model_dir):  # a sweep's classifier_head: jiant (encoder + its own head file)
+            model, untrained = load_jiant_checkpoint(self.model_dir), []
+        else:
+            model, info = AutoModelForSequenceClassification.from_pretrained(self.model_dir, use_safetensors=True,
+                                                                             output_loading_info=True)
+            untrained = untrained_weights(info)
         if untrained and not allow_untrained_head:
             shown = ", ".join(untrained[:4]) + (f" and {len(untrained) - 4} more" if len(untrained) > 4 else "")
             raise UserInputError(f"{self.model_dir}: the folder has no trained classification head ({shown} would "

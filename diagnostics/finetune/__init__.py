@@ -20,6 +20,7 @@ _EXPORTS = {
     "LANGUAGE_DATA_KEYS": "_config_values",
     "group_runs": "_grouping",
     "total_steps": "_loop",
+    **dict.fromkeys(["VAL_SCHEDULES", "ValSchedule"], "_jiant"),
     **dict.fromkeys(["extra_ref", "labelled", "subset", "training_mixture"], "_mixtures"),
     **dict.fromkeys(["input_problems", "locate_model", "model_problems"], "_preflight"),
     **dict.fromkeys(["Run", "is_done", "list_runs", "run_coordinates", "run_folder", "seed_of_folder"], "_store"),

@@ -111,16 +111,41 @@ class FeatureInputs:
         return {"inputs_embeds": hidden, "attention_mask": mask}
 
 
-def encode_pairs(tokenizer, frame: pd.DataFrame, max_length: int) -> TokenInputs:
-    """Tokenise ``premise``/``hypothesis`` pairs, truncated to ``max_length`` tokens (longest side first).
+def encode_pairs(tokenizer, frame: pd.DataFrame, max_length: int, truncation: str = "pair") -> TokenInputs:
+    """Tokenise ``premise``/``hypothesis`` pairs, truncated to ``max_length`` tokens.
 
-    ``max_length`` counts the special tokens. One unpadded id list per row of ``frame``, in row order.
+    ``truncation="pair"`` cuts the joined pair (``max_length`` counts the special tokens; longest side first).
+    ``"per_sentence"`` is jiant v1's ``tokenize_and_truncate``: each sentence is cut to ``max_length - 2`` tokens on
+    its own and the two are joined with the special tokens, uncut (so a pair may exceed ``max_length``). One
+    unpadded id list per row of ``frame``, in row order.
     """
-    encoded = tokenizer(frame["premise"].astype(str).tolist(), frame["hypothesis"].astype(str).tolist(),
-                        truncation=True, max_length=max_length, padding=False)
-    types = encoded.get("token_type_ids")
+    premises = frame["premise"].astype(str).tolist()
+    hypotheses = frame["hypothesis"].astype(str).tolist()
+    if truncation == "per_sentence":
+        encoded = tokenizer(premises, hypotheses, truncation=False, padding=False)
+        keep = [_sentence_heads(encoded.sequence_ids(i), max_length - 2) for i in range(len(premises))]
+        ids = [[token for token, kept in zip(row, mask) if kept] for row, mask in zip(encoded["input_ids"], keep)]
+        types = encoded.get("token_type_ids")
+        if types is not None:
+            types = [[t for t, kept in zip(row, mask) if kept] for row, mask in zip(types, keep)]
+    else:
+        encoded = tokenizer(premises, hypotheses, truncation=True, max_length=max_length, padding=False)
+        ids, types = list(encoded["input_ids"]), encoded.get("token_type_ids")
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    return TokenInputs(list(encoded["input_ids"]), list(types) if types is not None else None, pad_id)
+    return TokenInputs(list(ids), list(types) if types is not None else None, pad_id)
+
+
+def _sentence_heads(sequence_ids: list[int | None], per_sentence: int) -> list[bool]:
+    """Which tokens of a joined pair to keep: every special token, and the first ``per_sentence`` of each sentence."""
+    seen: dict[int, int] = {}
+    keep = []
+    for sequence in sequence_ids:
+        if sequence is None:
+            keep.append(True)
+            continue
+        seen[sequence] = seen.get(sequence, 0) + 1
+        keep.append(seen[sequence] <= per_sentence)
+    return keep
 
 
 def batch_order(lengths: np.ndarray, batch_size: int, generator: torch.Generator, *, shuffle: bool = True,

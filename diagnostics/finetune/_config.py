@@ -22,6 +22,7 @@ from diagnostics.settings import (Bad, ConfigError, ConfigSource, as_list, check
                                   field_problems, hint, read_string, setting, show, unknown_keys)
 from diagnostics.settings_input import apply_overrides, override_items, read_settings
 
+from ._jiant import CUSTOM_SCHEDULE, VAL_SCHEDULES, schedule_name
 from ._config_values import (LANGUAGE_DATA_KEYS, ExtraData, ModelSpec, Presence, read_executor_options,
                             read_extra_data, read_extra_eval, read_fuse, read_language_data, read_languages,
                             read_models, read_presence, read_seeds)
@@ -49,6 +50,8 @@ DEVICES = ("auto", "cpu", "cuda", "cuda:<n>", "mps")
 #: The executors' names; :data:`diagnostics.finetune._executors.EXECUTORS` maps each to the function that runs jobs.
 EXECUTOR_NAMES = ("inprocess", "pool", "submitit")
 PRESENCE_WITHIN = ("train", "extra")
+CLASSIFIER_HEADS = ("transformers", "jiant")
+TRUNCATIONS = ("pair", "per_sentence")
 SUBMITIT_CLUSTERS = ("slurm", "local", "debug")
 _REF_KEYS = ("name", "split", "path", "language")
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?|mps)$")
@@ -200,6 +203,24 @@ class SweepConfig:
     bert_adam_max_grad_norm : float
         ``optimizer: bert_adam``: each parameter tensor's gradient is clipped to this norm inside the optimizer,
         after the global ``max_grad_norm`` clip (0: none).
+    val_schedule : {"russiansuperglue", "jiant_superglue", "per_epoch", "custom"}, optional
+        ``jiant`` recipe: the reading of the study's validation schedule, which sets ``val_interval`` and
+        ``max_vals``: ``russiansuperglue`` (625 steps, 10 checks: the authors' group's jiant fork and TERRa script;
+        every run ends by 6,250 steps), ``jiant_superglue`` (625 steps, 10,000 checks: nyu-mll's conf and RTE
+        script; runs end by ``max_epochs``, ``patience`` or ``min_lr``), ``per_epoch`` (one check per epoch of the
+        run's own mixture, 10 checks), ``custom`` (``val_interval`` and ``max_vals`` as set). Unset: the name of
+        whichever reading ``val_interval`` and ``max_vals`` are. Sources: :data:`diagnostics.finetune.VAL_SCHEDULES`.
+    classifier_head : {"transformers", "jiant"}, optional
+        ``transformers``: ``AutoModelForSequenceClassification``'s head (BERT: the pretrained NSP pooler, dense +
+        tanh, then dropout and a linear layer). ``jiant``: jiant v1's ``log_reg`` pair classifier for a BERT input
+        module under fine-tuning: dropout on the top layer's states, the first token's state (no projection, no
+        pooler), one linear layer initialised as torch's ``nn.Linear``. Unset: ``jiant`` with ``recipe: jiant``,
+        ``transformers`` with ``recipe: epoch``.
+    truncation : {"pair", "per_sentence"}, optional
+        ``pair``: the joined pair is cut to ``max_seq_length`` tokens, longest side first (transformers'
+        ``longest_first``). ``per_sentence``: as jiant v1's ``tokenize_and_truncate``, premise and hypothesis are
+        each cut to ``max_seq_length - 2`` tokens before they are joined, so a pair may be longer than
+        ``max_seq_length``. Unset: ``per_sentence`` with ``recipe: jiant``, ``pair`` with ``recipe: epoch``.
     """
 
     experiment: str = "default"
@@ -259,6 +280,9 @@ class SweepConfig:
         5000, check=(lambda v: v >= 1, "an integer >= 1 (or null for the whole validation set)"))
     bert_adam_max_grad_norm: float = setting(
         1.0, check=(lambda v: 0 <= v < math.inf, "a number >= 0 (0: no per-tensor clipping)"))
+    val_schedule: str | None = setting(None, choices=(*VAL_SCHEDULES, CUSTOM_SCHEDULE))
+    classifier_head: str | None = setting(None, choices=CLASSIFIER_HEADS)
+    truncation: str | None = setting(None, choices=TRUNCATIONS)
 
 
     #: Where the values came from (file, lines, overrides), to name them in errors; not a setting.
@@ -393,8 +417,13 @@ class SweepConfig:
         """
         items = override_items(overrides, self._source)
         source = (self._source or ConfigSource()).with_overrides([(key, label) for key, _, label in items])
+        values = self.to_dict()
+        overridden = {re.split(r"[.\[]", key)[0] for key, _, _ in items}
+        for derived, sources in DERIVED_SETTINGS.items():  # derived again from what they derive from
+            if derived not in overridden and overridden & sources:
+                values[derived] = None
         try:
-            values = apply_overrides(self.to_dict(), [(key, value) for key, value, _ in items])
+            values = apply_overrides(values, [(key, value) for key, value, _ in items])
         except ConfigError as err:
             raise err.located(source) from None
         return SweepConfig.from_dict(values, source)
@@ -420,7 +449,14 @@ NOT_IN_RUN_HASH = frozenset({"experiment", "output_dir", "models", "languages", 
 #: the hash of every run made before they existed is unchanged.
 HASHED_WHEN_SET = {"recipe": "epoch", "val_interval": None, "max_vals": 10, "lr_patience": 4, "lr_decay_factor": 0.5,
                    "min_lr": 1e-7, "scheduler_threshold": 1e-4, "val_data_limit": 5000,
-                   "bert_adam_max_grad_norm": 1.0}
+                   "bert_adam_max_grad_norm": 1.0, "val_schedule": None, "classifier_head": "transformers",
+                   "truncation": "pair"}
+
+
+#: Settings whose unset value is derived from others (:func:`_resolve_recipe_settings`): an override of one of
+#: those others derives them again, unless it sets them too.
+DERIVED_SETTINGS = {"val_schedule": frozenset({"val_interval", "max_vals", "recipe"}),
+                    "classifier_head": frozenset({"recipe"}), "truncation": frozenset({"recipe"})}
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> SweepConfig:
@@ -451,6 +487,10 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> SweepCo
 def _normalise(config: SweepConfig) -> None:
     """Convert every field of ``config`` to its type in place; raise :class:`ConfigError` naming each bad one."""
     problems = convert_fields(config)
+    try:
+        problems += _resolve_recipe_settings(config)
+    except (TypeError, ValueError):  # a setting it reads did not convert: that problem is named already
+        pass
     if problems:
         bad_fields = {re.split(r"[.\[]", key)[0] for key, _ in problems}
         try:  # the other fields' problems too, so that one round of fixes is enough
@@ -458,6 +498,36 @@ def _normalise(config: SweepConfig) -> None:
         except ValueError:
             pass
         raise ConfigError(problems)
+
+
+def _resolve_recipe_settings(config: SweepConfig) -> list[tuple[str, str]]:
+    """Fill the recipe's own defaults of ``classifier_head``, ``truncation`` and (``jiant``) ``val_schedule``.
+
+    A named schedule sets ``val_interval`` and ``max_vals`` (left at their defaults) to its reading's values; other
+    values of theirs contradict it and are returned as problems.
+    """
+    jiant = config.recipe == "jiant"
+    if config.classifier_head is None:
+        config.classifier_head = "jiant" if jiant else "transformers"
+    if config.truncation is None:
+        config.truncation = "per_sentence" if jiant else "pair"
+    if not jiant:
+        return []
+    if config.val_schedule is None:
+        config.val_schedule = schedule_name(config.val_interval, config.max_vals)
+        return []
+    reading = VAL_SCHEDULES.get(config.val_schedule)
+    if reading is None:
+        return []
+    problems = []
+    for key, default in (("val_interval", HASHED_WHEN_SET["val_interval"]), ("max_vals", HASHED_WHEN_SET["max_vals"])):
+        wanted, found = getattr(reading, key), getattr(config, key)
+        if found == default:
+            setattr(config, key, wanted)
+        elif found != wanted:
+            problems.append((key, f"expected {show(wanted)} under val_schedule: {reading.name} (or set "
+                                  f"val_schedule: custom), found {show(found)}"))
+    return problems
 
 
 def _ref_problems(value: Any, key: str) -> list[tuple[str, str]]:
@@ -507,6 +577,9 @@ def _problems(config: SweepConfig) -> list[tuple[str, str]]:
             if name != "recipe" and getattr(config, name) != default and name not in dict(problems):
                 problems.append((name, f"expected it unset with recipe: epoch (it sets the jiant recipe; add "
                                        f"recipe: jiant), found {show(getattr(config, name))}"))
+    if config.classifier_head == "jiant" and config.train_top_k_layers is not None:
+        problems.append(("classifier_head", "expected transformers with train_top_k_layers (jiant's head belongs "
+                                            "to full fine-tuning, as jiant ran it), found 'jiant'"))
     if config.recipe == "epoch" and config.optimizer == "bert_adam":
         problems.append(("optimizer", "expected adamw, adam or sgd with recipe: epoch (bert_adam's warm-up is "
                                       "tied to the jiant recipe's step budget; set recipe: jiant), found 'bert_adam'"))

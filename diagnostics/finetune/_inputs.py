@@ -55,8 +55,9 @@ def prepare_inputs(config: SweepConfig, language: str, model_path: Path, feature
     tokenizer = load_tokenizer(model_path)
     train_frame = training_mixture(config, language)
     eval_frames = evaluation_sets(config, language)
-    encoded = {"train": encode_pairs(tokenizer, train_frame, config.max_seq_length)}
-    encoded |= {name: encode_pairs(tokenizer, frame, config.max_seq_length) for name, frame in eval_frames.items()}
+    encoded = {"train": encode_pairs(tokenizer, train_frame, config.max_seq_length, config.truncation)}
+    encoded |= {name: encode_pairs(tokenizer, frame, config.max_seq_length, config.truncation)
+                for name, frame in eval_frames.items()}
     if config.train_top_k_layers is None:
         return RunInputs(tokenizer, train_frame, eval_frames, encoded)
     features, seconds = _frozen_features(config, encoded, model_path, feature_folder, device, amp, show)

@@ -48,6 +48,57 @@ def step_budget(batches_per_epoch: int, max_epochs: int, val_interval: int, max_
     return min(math.ceil(batches_per_epoch * max_epochs / val_interval), max_vals) * val_interval
 
 
+@dataclass(frozen=True)
+class ValSchedule:
+    """One reading of how often jiant validated the study's runs and how many checks it allowed.
+
+    Parameters
+    ----------
+    name : str
+        The reading's name (the ``val_schedule`` setting).
+    val_interval : int or None
+        Optimizer steps between checks (``None``: one epoch of the run's own training mixture).
+    max_vals : int
+        Most checks.
+    source : str
+        Where the two numbers come from (repository, file, line).
+    """
+
+    name: str
+    val_interval: int | None
+    max_vals: int
+    source: str
+
+
+#: The three readings of the study's validation schedule. The paper prints none of these numbers; they differ only
+#: for runs longer than ten checks of 625 steps, i.e. the MNLI mixtures (RTE / TERRa alone are ~625 steps an epoch,
+#: so ten checks are ten epochs under all three). ``docs/finetune.md`` says why ``russiansuperglue`` is the default.
+VAL_SCHEDULES = {
+    "russiansuperglue": ValSchedule(
+        "russiansuperglue", 625, 10,
+        "RussianNLP/RussianSuperGLUE: jiant-russian/scripts/russian-superglue-baselines.sh, function terra(), "
+        "`val_interval = 625`; jiant-russian/jiant/config/superglue_bert.conf line 35, `max_vals = 10`"),
+    "jiant_superglue": ValSchedule(
+        "jiant_superglue", 625, 10000,
+        "nyu-mll/jiant v1: scripts/superglue-baselines.sh, function rte(), `val_interval = 625`; "
+        "jiant/config/superglue_bert.conf line 32, `max_vals = 10000`"),
+    "per_epoch": ValSchedule(
+        "per_epoch", None, 10,
+        "no jiant config: one check per epoch of the run's own mixture, ten checks (max_vals of "
+        "jiant-russian/jiant/config/superglue_bert.conf line 35)"),
+}
+#: ``val_schedule: custom`` keeps ``val_interval`` and ``max_vals`` as set.
+CUSTOM_SCHEDULE = "custom"
+
+
+def schedule_name(val_interval: int | None, max_vals: int) -> str:
+    """Name the reading that ``val_interval`` and ``max_vals`` are (``"custom"`` when none is)."""
+    for schedule in VAL_SCHEDULES.values():
+        if (schedule.val_interval, schedule.max_vals) == (val_interval, max_vals):
+            return schedule.name
+    return CUSTOM_SCHEDULE
+
+
 def resolve_val_interval(val_interval: int | None, batches_per_epoch: int) -> int:
     """Return the steps between validation checks: the setting, or one epoch's batches when it is ``None``."""
     return int(val_interval) if val_interval else max(1, batches_per_epoch)

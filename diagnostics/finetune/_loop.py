@@ -20,7 +20,7 @@ import torch
 
 from ._batching import batch_order, bucket_batches
 from ._config import SweepConfig
-from ._jiant import BertAdam, PlateauController, resolve_val_interval, step_budget
+from ._jiant import VAL_SCHEDULES, BertAdam, PlateauController, resolve_val_interval, step_budget
 
 
 @dataclass
@@ -69,7 +69,7 @@ class FitResult:
     counters: LoopCounters = field(default_factory=LoopCounters)
 
 
-def total_steps(config: SweepConfig, train_size: int) -> int:
+def total_steps(config: SweepConfig, train_size: int, schedule: str | None = None) -> int:
     """Optimizer steps of a run at most: full epochs of ``batch_size`` (or the jiant recipe's budget), ``max_steps``.
 
     Parameters
@@ -79,6 +79,9 @@ def total_steps(config: SweepConfig, train_size: int) -> int:
         ``val_interval`` and ``max_vals``).
     train_size : int
         Number of training examples.
+    schedule : str, optional
+        ``jiant`` recipe: the budget under this reading of :data:`diagnostics.finetune.VAL_SCHEDULES` instead of
+        the config's own ``val_interval`` and ``max_vals``.
 
     Returns
     -------
@@ -88,7 +91,7 @@ def total_steps(config: SweepConfig, train_size: int) -> int:
         ``t_total``); earlier checks may stop it sooner.
     """
     if config.recipe == "jiant":
-        steps = _jiant_plan(config, train_size)[2]
+        steps = _jiant_plan(config, train_size, schedule)[2]
         return min(steps, config.max_steps) if config.max_steps else steps
     steps = math.ceil(train_size / config.batch_size) * config.max_epochs
     return min(steps, config.max_steps) if config.max_steps else steps
@@ -242,11 +245,19 @@ def fit(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: int,
     return result
 
 
-def _jiant_plan(config: SweepConfig, train_size: int) -> tuple[int, int, int]:
-    """(steps per epoch, steps between checks, BertAdam's ``t_total``) of a ``jiant`` run on ``train_size`` pairs."""
+def _jiant_plan(config: SweepConfig, train_size: int, schedule: str | None = None) -> tuple[int, int, int]:
+    """(steps per epoch, steps between checks, BertAdam's ``t_total``) of a ``jiant`` run on ``train_size`` pairs.
+
+    ``schedule`` names a reading of :data:`~diagnostics.finetune._jiant.VAL_SCHEDULES` to use instead of the
+    config's ``val_interval`` and ``max_vals``.
+    """
+    val_interval, max_vals = config.val_interval, config.max_vals
+    if schedule is not None:
+        reading = VAL_SCHEDULES[schedule]
+        val_interval, max_vals = reading.val_interval, reading.max_vals
     batches = max(1, math.ceil(train_size / config.batch_size))
-    interval = resolve_val_interval(config.val_interval, batches)
-    return batches, interval, step_budget(batches, config.max_epochs, interval, config.max_vals)
+    interval = resolve_val_interval(val_interval, batches)
+    return batches, interval, step_budget(batches, config.max_epochs, interval, max_vals)
 
 
 def _fit_jiant(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: int,

@@ -41,27 +41,34 @@ def encoder_layers(model: nn.Module) -> nn.ModuleList:
 
 
 def load_classifier(path: str | Path, *, seed: int, dropout: float, top_k: int | None = None,
-                    freeze_embeddings: bool = False) -> nn.Module:
+                    freeze_embeddings: bool = False, head: str = "transformers") -> nn.Module:
     """A sequence classifier (2 classes: not_entailment, entailment) with a fresh head initialised under ``seed``.
 
     ``seed`` seeds torch before loading, so the new head (and pooler, if absent in the checkpoint) is a function of
     it. ``dropout`` is the hidden, attention and classifier dropout. ``top_k`` keeps only the top ``k`` layers (inputs
     are then cached hidden states; ``None``: the full model). ``freeze_embeddings``, with full fine-tuning, does not
-    train the embeddings (the biggest matrices of multilingual models).
+    train the embeddings (the biggest matrices of multilingual models). ``head`` is ``"transformers"``
+    (``AutoModelForSequenceClassification``) or ``"jiant"`` (:mod:`diagnostics.finetune._jiant_head`; full
+    fine-tuning only).
     """
     from transformers import AutoModelForSequenceClassification
     from transformers.utils import logging as hf_logging
+
+    from diagnostics.models import build_jiant_classifier
 
     torch.manual_seed(seed)
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # "newly initialised head" notices are expected
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
+    labels = {"id2label": dict(enumerate(CLASS_LABELS)), "label2id": {name: i for i, name in enumerate(CLASS_LABELS)}}
     try:
-        model = AutoModelForSequenceClassification.from_pretrained(
-            str(path), num_labels=2, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
-            classifier_dropout=dropout, id2label=dict(enumerate(CLASS_LABELS)),
-            label2id={name: i for i, name in enumerate(CLASS_LABELS)})
+        if head == "jiant":
+            model = build_jiant_classifier(path, n_classes=2, dropout=dropout, labels=labels)
+        else:
+            model = AutoModelForSequenceClassification.from_pretrained(
+                str(path), num_labels=2, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
+                classifier_dropout=dropout, **labels)
     finally:
         hf_logging.set_verbosity(verbosity)
         if bars:
@@ -150,6 +157,13 @@ def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, toke
 
     from diagnostics.models._folders import model_folder_writer
 
+    from diagnostics.models import JiantPairClassifier, save_jiant_classifier
+
+    if isinstance(model, JiantPairClassifier):
+        with model_folder_writer(folder) as staging:
+            save_jiant_classifier(model, staging)
+            tokenizer.save_pretrained(staging)
+        return
     if getattr(model, "top_k_of", None) is None:
         full = model
     else:

@@ -104,6 +104,13 @@ def model_problems(config, *, availability: bool = True, download: bool = True) 
             if config.max_seq_length > positions:
                 problems.append(("max_seq_length", f"expected at most {positions} (the positions of model "
                                                    f"{model.name!r}), found {config.max_seq_length}"))
+            elif config.truncation == "per_sentence" and 2 * (config.max_seq_length - 2) + 4 > positions:
+                # each sentence keeps max_seq_length - 2 tokens; up to 4 special tokens join them (XLM-R's)
+                most = positions // 2
+                problems.append(("max_seq_length", f"expected at most {most} with truncation: per_sentence (two "
+                                                   f"sentences of max_seq_length - 2 tokens and the special tokens "
+                                                   f"must fit the {positions} positions of model {model.name!r}), "
+                                                   f"found {config.max_seq_length}"))
     return problems
 
 

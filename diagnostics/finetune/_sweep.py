@@ -159,7 +159,7 @@ def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, flo
                              device=device, batch_size=config.eval_batch_size, progress=config.progress,
                              autocast=_autocast_dtype(config, device))
         for name, frame in frames.items():
-            cache.get(name, encode_pairs(tokenizer, frame, config.max_seq_length))
+            cache.get(name, encode_pairs(tokenizer, frame, config.max_seq_length, config.truncation))
         timings["/".join(key)] = time.perf_counter() - t0
     return timings
 

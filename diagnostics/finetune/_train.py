@@ -254,7 +254,7 @@ def _build_model(config: SweepConfig, model_path: Path, seed: int, device: str):
     from ._modeling import load_classifier
 
     model = load_classifier(model_path, seed=seed, dropout=config.dropout, top_k=config.train_top_k_layers,
-                            freeze_embeddings=config.freeze_embeddings).to(device)
+                            freeze_embeddings=config.freeze_embeddings, head=config.classifier_head).to(device)
     if config.skip_padding:
         from ._unpadding import enable_unpadding
 

@@ -94,7 +94,7 @@ def _train(specs: list[RunSpec], progress: bool | None) -> list[dict[str, Any]]:
             data = prepare_inputs(config, language, model_path, feature_folder(config, model_spec), device=device,
                                   amp=amp, show=show)
             models = [load_classifier(model_path, seed=seed, dropout=config.dropout, top_k=config.train_top_k_layers,
-                                      freeze_embeddings=config.freeze_embeddings) for seed in seeds]
+                                      freeze_embeddings=config.freeze_embeddings, head=config.classifier_head) for seed in seeds]
             clock.init_s = time.perf_counter() - clock.started
             gold_train = torch.from_numpy(np.array(label_ids(data.train_frame["label"])))
             gold_val, inputs_val = label_ids(data.eval_frames["validation"]["label"]), data.inputs["validation"]

@@ -6,6 +6,7 @@ Public API::
     prepare_embedded(cache=None, force=False) -> PrepareResult
     tiny_random_model(folder, seed=0, **config) -> Path
     model_fingerprint(folder) -> str
+    build_jiant_classifier(folder, n_classes, dropout, labels) / load_jiant_checkpoint(folder)  # jiant v1's head
 
 torch and transformers are not imported here (numpy only).
 """
@@ -24,6 +25,8 @@ _EXPORTS = {
     **dict.fromkeys(["MODEL_CONFIG", "PICKLED_WEIGHTS", "SAFETENSORS_WEIGHTS", "has_model_config", "is_model_folder",
                      "model_folder_writer", "model_folders_below", "read_model_config"], "_folders"),
     "PassThroughEmbeddings": "_layers",
+    **dict.fromkeys(["JiantPairClassifier", "build_jiant_classifier", "is_jiant_checkpoint", "load_jiant_checkpoint",
+                     "save_jiant_classifier"], "_jiant_head"),
     **dict.fromkeys(["check_model_folder", "load_tokenizer"], "_loading"),
     **dict.fromkeys(["PeakMemory", "current_rss_bytes", "default_dataset", "fitness", "load_measurement",
                      "measure_model", "save_measurement"], "_measure"),

@@ -23,9 +23,11 @@ PICKLED_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
 #: Files a tokenizer's ``save_pretrained`` (or this toolkit's tokenizer writer) may leave in a model folder.
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
                    "vocab.txt", "sentencepiece.bpe.model", "spiece.model", "merges.txt", "vocab.json")
+#: A fine-tuned classifier's own head beside its encoder's weights (jiant's head; safetensors).
+CLASSIFIER_HEAD_WEIGHTS = "classifier_head.safetensors"
 #: Every file name of a model folder: writing a model replaces all of them as one set.
 MODEL_FOLDER_FILES = (MODEL_CONFIG, "generation_config.json", *SAFETENSORS_WEIGHTS, *PICKLED_WEIGHTS,
-                      *TOKENIZER_FILES)
+                      *TOKENIZER_FILES, CLASSIFIER_HEAD_WEIGHTS)
 
 
 @contextmanager

@@ -49,6 +49,10 @@ class Plan:
         Throughput behind the hours estimate.
     substitutions : dict
         Language -> datasets standing in for the study's (see :func:`diagnostics.pipeline._substitutes.substitutions`).
+    schedules : dict
+        ``jiant`` recipe only: each reading of the validation schedule (:data:`diagnostics.finetune.VAL_SCHEDULES`)
+        -> ``{"runs", "max_pairs", "hours": {rate: hours}, "chosen", "source"}`` for the runs still to train, the
+        pairs they train at most under that reading and the hours at each of :data:`PLAN_RATES` pairs/s.
     """
 
     scale: str
@@ -57,6 +61,7 @@ class Plan:
     problems: list[str] = field(default_factory=list)
     train_pairs_per_s: float | None = None
     substitutions: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    schedules: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Count, per experiment, the runs, those done, the pair-epochs still to train (upper bound) and the jobs.
@@ -97,7 +102,8 @@ class Plan:
         ``substitutions``.
         """
         return {"scale": self.scale, "runs": self.runs, "counts": self.counts(), "cost": self.cost(),
-                "notices": self.notices, "problems": self.problems, "substitutions": self.substitutions}
+                "notices": self.notices, "problems": self.problems, "substitutions": self.substitutions,
+                "schedules": self.schedules}
 
     def lines(self) -> list[str]:
         """Render the human-readable plan: one line per run, counts per experiment, cost, notices, problems.
@@ -123,6 +129,12 @@ class Plan:
                     "the device's aggregate over a group)" if fuse else "")
         out.append(f"total: {len(self.runs)} runs, {cost['runs_done']} done, {cost['runs_to_train']} to train"
                    f"{grouping}; at most {cost['max_pair_epochs']:,} pair-epochs{hours}")
+        if self.schedules:
+            out.append("validation schedule (jiant recipe), runs still to train under each reading, at most:")
+            for name, entry in self.schedules.items():
+                hours = ", ".join(f"{h:,.1f} h at {rate:g} pairs/s" for rate, h in entry["hours"].items())
+                chosen = "  <- this plan" if entry["chosen"] else ""
+                out.append(f"  {name:17s} {entry['runs']:4d} runs, {entry['max_pairs']:>13,} pairs, {hours}{chosen}")
         out += [f"notice: {n}" for n in self.notices]
         out += [f"problem: {p}" for p in self.problems]
         return out
@@ -279,6 +291,7 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
         plan.notices.append(f"extra English data ({', '.join(sick)}): the bundled SICK stands in for MNLI, the "
                             "study's; supply --data mnli=PATH and --set extra_source=mnli to train on it")
     sizes = SourceSizes()
+    pending_jiant: list[tuple[SweepConfig, int]] = []
     shortfalls: dict[tuple, list[str]] = {}
     seen_models = set()
     for name, config in configs.items():
@@ -303,6 +316,8 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
         for spec_run, state in states:
             mixture, total = mixtures[spec_run.language]
             steps = None if total is None else total_steps(config, total)
+            if config.recipe == "jiant" and total is not None and state != "done":
+                pending_jiant.append((config, total))
             plan.runs.append({"experiment": name, "language": spec_run.language, "seed": spec_run.seed,
                               "model": spec_run.model_spec.name, "mixture": mixture, "train_pairs": total,
                               "max_steps": steps,
@@ -324,7 +339,42 @@ def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = 
         for config in configs.values():
             plan.problems += ConfigError(input_problems(config, sizes.counts), config._source).lines()
     plan.problems = list(dict.fromkeys(plan.problems))
+    plan.schedules = schedule_costs(pending_jiant)
     return plan
+
+
+#: Training rates (pairs/s) the plan prices each validation-schedule reading at: the study's config trained one run
+#: at a time on an H100 (70.7, measured), and the fused engine's target (1,000).
+PLAN_RATES = (70.7, 1000.0)
+
+
+def schedule_costs(runs: list[tuple[SweepConfig, int]]) -> dict[str, dict[str, Any]]:
+    """Price the ``jiant`` runs still to train under each reading of the validation schedule.
+
+    Parameters
+    ----------
+    runs : list of (SweepConfig, int)
+        Each run's config (``recipe: jiant``) and the pairs of its training mixture.
+
+    Returns
+    -------
+    dict
+        Reading name -> ``{"runs", "max_pairs", "hours": {rate: hours}, "chosen", "source"}`` (see
+        :attr:`Plan.schedules`); empty without such runs.
+    """
+    from diagnostics.finetune import VAL_SCHEDULES
+    from diagnostics.finetune._loop import total_steps
+
+    if not runs:
+        return {}
+    chosen = {config.val_schedule for config, _ in runs}
+    out = {}
+    for name, reading in VAL_SCHEDULES.items():
+        pairs = sum(total_steps(config, size, name) * config.batch_size for config, size in runs)
+        out[name] = {"runs": len(runs), "max_pairs": pairs,
+                     "hours": {rate: round(pairs / rate / 3600, 1) for rate in PLAN_RATES},
+                     "chosen": name in chosen, "source": reading.source}
+    return out
 
 
 def _fused_groups(config: SweepConfig, pending: list) -> tuple[int | str, dict[str, str]]:

@@ -191,6 +191,78 @@ def test_paper_config_uses_the_jiant_recipe():
     assert (paper.max_grad_norm, paper.min_lr, paper.lr_patience, paper.patience, paper.max_vals) == \
         (5.0, 1e-7, 4, 20, 10)
     assert (paper.adam_eps, paper.warmup_ratio, paper.bert_adam_max_grad_norm) == (1e-6, 0.1, 1.0)
+    assert (paper.val_schedule, paper.val_interval, paper.classifier_head, paper.truncation) == \
+        ("russiansuperglue", 625, "jiant", "per_sentence")
+
+
+# TERRa alone, and TERRa + the study's largest MNLI sample, at batch 4: 654 and 94,154 batches an epoch
+TERRA, TERRA_MNLI = 2616, 2616 + 374_000
+
+
+@pytest.mark.parametrize("reading, alone, mixture", [
+    # 625 steps, at most 10 checks: 6,250 steps whatever the mixture
+    ("russiansuperglue", 6250, 6250),
+    # 625 steps, 10,000 checks: ten epochs, checked at the next multiple of 625 (ceil(6540 / 625) = 11 checks)
+    ("jiant_superglue", 11 * 625, math.ceil(941_540 / 625) * 625),
+    # one check an epoch, ten checks: ten epochs
+    ("per_epoch", 6540, 941_540),
+])
+def test_each_schedule_reading_sets_the_step_budget(reading, alone, mixture):
+    cfg = SweepConfig(recipe="jiant", optimizer="bert_adam", batch_size=4, max_epochs=10, val_schedule=reading)
+    assert (total_steps(cfg, TERRA), total_steps(cfg, TERRA_MNLI)) == (alone, mixture)
+    # the plan prices any reading from any config of the recipe
+    other = SweepConfig(recipe="jiant", optimizer="bert_adam", batch_size=4, max_epochs=10, val_schedule="custom",
+                        val_interval=7, max_vals=3)
+    assert total_steps(other, TERRA_MNLI, reading) == mixture
+
+
+@pytest.mark.parametrize("reading, checks, stop", [
+    # a best at check 1, nothing better after it: ten checks, then max_vals (6,250 steps < 10 epochs of 654)
+    ("russiansuperglue", 10, "max_vals"),
+    # max_epochs is reached at the 11th check (step 6,875 = 10.5 epochs), before patience (21 checks) runs out
+    ("jiant_superglue", 11, "max_epochs"),
+    # a check an epoch: the 10th check is at 10 epochs, and epochs are checked first
+    ("per_epoch", 10, "max_epochs"),
+])
+def test_a_run_under_each_reading_stops_where_jiants_rules_say(reading, checks, stop):
+    from diagnostics.finetune import VAL_SCHEDULES
+    from diagnostics.finetune._jiant import resolve_val_interval
+
+    cfg = load_config(CONFIGS / "paper.yaml", [f"val_schedule={reading}"])  # patience 20, lr_patience 4
+    batches = math.ceil(TERRA / 4)
+    interval = resolve_val_interval(cfg.val_interval, batches)
+    assert (cfg.val_interval, cfg.max_vals) == (VAL_SCHEDULES[reading].val_interval, VAL_SCHEDULES[reading].max_vals)
+    control = controller(lr_patience=cfg.lr_patience, patience=cfg.patience, max_vals=cfg.max_vals,
+                         max_epochs=cfg.max_epochs, batches_per_epoch=batches)
+    results = feed(control, [0.7] + [0.6] * 40, interval=interval)
+    assert len(results) == checks and results[-1].stop == stop
+    assert checks * interval == total_steps(cfg, TERRA)
+
+
+def test_schedule_readings_resolve_and_refuse_contradictions():
+    base = dict(recipe="jiant", optimizer="bert_adam")
+    assert SweepConfig(**base).val_schedule == "per_epoch"  # val_interval null, max_vals 10
+    assert SweepConfig(**base, val_interval=625).val_schedule == "russiansuperglue"
+    assert SweepConfig(**base, val_interval=100).val_schedule == "custom"
+    rsg = SweepConfig(**base, val_schedule="russiansuperglue")
+    assert (rsg.val_interval, rsg.max_vals) == (625, 10)
+    # an override of what a reading sets names the reading again (here: none of the three)
+    assert rsg.with_overrides(["val_interval=100"]).val_schedule == "custom"
+    assert rsg.with_overrides(["max_vals=10000"]).val_schedule == "jiant_superglue"
+    with pytest.raises(ConfigError, match="val_interval: expected 625 under val_schedule: russiansuperglue"):
+        SweepConfig(**base, val_schedule="russiansuperglue", val_interval=1000)
+    with pytest.raises(ConfigError, match="val_schedule: expected it unset with recipe: epoch"):
+        SweepConfig(val_schedule="per_epoch")
+    with pytest.raises(ConfigError, match="classifier_head: expected it unset with recipe: epoch"):
+        SweepConfig(classifier_head="jiant")
+    with pytest.raises(ConfigError, match="classifier_head: expected transformers with train_top_k_layers"):
+        SweepConfig(**base, train_top_k_layers=2)
+    assert SweepConfig(**base, classifier_head="transformers", train_top_k_layers=2).truncation == "per_sentence"
+    epoch = SweepConfig()
+    assert (epoch.val_schedule, epoch.classifier_head, epoch.truncation) == (None, "transformers", "pair")
+    # the recipe's own head and truncation follow the recipe when it is overridden
+    switched = SweepConfig(**base).with_overrides(["recipe=epoch", "optimizer=adamw"])
+    assert (switched.val_schedule, switched.classifier_head, switched.truncation) == (None, "transformers", "pair")
 
 
 @pytest.mark.parametrize("changes, key, needle", [
@@ -263,3 +335,18 @@ def test_tiny_run_with_the_jiant_recipe(tmp_path, tiny):
     values = [e["validation_accuracy"] for e in history]
     assert metrics["best"] == history[values.index(max(values))]
     assert metrics["diagnostics"]["axb"]["categories"] == 33
+    recorded = json.loads((Path(outcome["path"]) / "config.json").read_text())["sweep"]
+    assert (recorded["val_schedule"], recorded["classifier_head"], recorded["truncation"]) == \
+        ("custom", "jiant", "per_sentence")
+
+
+def test_tiny_run_under_the_per_epoch_reading_stops_at_ten_epochs(tmp_path, tiny):
+    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
+
+    cfg = jiant_config(tmp_path, tiny, val_interval=None, max_vals=10, lr=1e-4)
+    assert cfg.val_schedule == "per_epoch"
+    outcome = train_run(RunSpec(cfg.to_dict(), "en", spec_dict(cfg.models[0]), 0))
+    history = json.loads((Path(outcome["path"]) / "metrics.json").read_text())["history"]
+    # 96 pairs / 16 = 6 batches: a check every 6 steps; the 10th check is at 10 epochs, where max_epochs stops it
+    # (unless patience or min_lr stop it sooner, which 10 checks with patience 20 and lr_patience 4 cannot)
+    assert [e["step"] for e in history] == list(range(6, 61, 6)) and history[-1]["stop"] == "max_epochs"

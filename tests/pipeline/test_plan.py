@@ -92,6 +92,21 @@ def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_mo
     assert conj["mixture"][1] == {"source": "mnli", "size": 10000, "feature": "Conjunction", "feature_share": 0.5}
     assert all(set(r) >= {"experiment", "language", "seed", "model", "mixture", "state"} for r in runs)
     assert plan["cost"]["runs_to_train"] == 288 and plan["cost"]["max_pair_epochs"] > 0
+    # each reading of the validation schedule priced from the same step budget; the config's own is marked
+    schedules = plan["schedules"]
+    assert list(schedules) == ["russiansuperglue", "jiant_superglue", "per_epoch"]
+    assert [name for name, entry in schedules.items() if entry["chosen"]] == ["russiansuperglue"]
+    assert schedules["russiansuperglue"]["max_pairs"] == plan["cost"]["max_pair_epochs"]
+    for name, entry in schedules.items():
+        pairs = sum(total_steps(configs[r["experiment"]], r["train_pairs"], name) * 4 for r in runs)
+        assert entry["runs"] == 288 and entry["max_pairs"] == pairs
+        assert entry["hours"] == {"70.7": round(pairs / 70.7 / 3600, 1), "1000.0": round(pairs / 1000 / 3600, 1)}
+    # 625-step checks capped at ten end every run by 25,000 pairs; the other readings train the MNLI mixtures whole
+    assert schedules["russiansuperglue"]["max_pairs"] <= 288 * 25_000
+    assert schedules["jiant_superglue"]["max_pairs"] > 20 * schedules["russiansuperglue"]["max_pairs"]
+    text = dry_run([*tiny_model_option, "--data", f"mnli={mnli}", *data_options(language_files)], tmp_path / "runs")
+    assert any(line.strip().startswith("russiansuperglue") and line.endswith("<- this plan")
+               for line in text.output.splitlines())
 
 
 def without_fr_diagnostic(language_files):
