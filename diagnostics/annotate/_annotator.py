@@ -3,18 +3,32 @@
 Token patterns run in :class:`~diagnostics.annotate._token_matcher.TokenMatcher` (spaCy's matches at a fraction of
 the cost; spaCy's ``Matcher`` validates every pattern and runs the few the fast one does not support), word lists
 in two ``PhraseMatcher`` objects (lower-cased forms and lemmas; one pass each per sentence); named entities and
-derivational affixes add their own evidence.
+derivational affixes add their own evidence. An affixed word whose base the backend's lexicon knows
+(``known_base``) is evidence of its own sentence (``Analysis.known``); a feature's ``except`` patterns apply to it.
 """
 
 from __future__ import annotations
 
 import itertools
 
-from ._derivation import affixed
-from ._evidence import EXCEPT, WORD_ATTRS, Analysis, PatternInfo, Word, resolve_hits, with_token_data
+from ._derivation import affixed, known_affixed
+from ._evidence import _WORD_LEMMA, EXCEPT, WORD_ATTRS, Analysis, PatternInfo, Word, resolve_hits, with_token_data
 from ._pairs import combine_pair
 from ._rules import FeatureRule, RulesError, RuleSet
 from ._token_matcher import TokenMatcher
+
+
+_KNOWN = 4  # of a Word: the features whose known_base derivation finds it an affix + a known word
+
+
+def _entity_key(key: str, entity, words: list[Word]) -> str:
+    """How a named entity is compared across the pair (``key`` of its rule): its label (``pattern``), its lower-case
+    text (``lower``) or its lemmas (``lemma``: case forms of one name are one entity, Москва / Москвы)."""
+    if key == "pattern":
+        return entity.label_
+    if key == "lower":
+        return entity.text.lower()
+    return " ".join(words[i][_WORD_LEMMA] for i in range(entity.start, entity.end))
 
 
 class Annotator:
@@ -35,23 +49,31 @@ class Annotator:
         """Load the backend pipeline and compile every feature's words and patterns into its matchers."""
         from spacy.matcher import Matcher, PhraseMatcher
 
-        from ._backends import CONTEXT_FREE_BACKENDS, get_pipeline
+        from ._backends import CONTEXT_FREE_BACKENDS, get_lexicon, get_pipeline
 
         self.rules = rules
-        self.nlp = get_pipeline(rules.backend, rules.language, rules.model, rules.exclude)
+        self.nlp = get_pipeline(rules.backend, rules.language, rules.model, rules.exclude, rules.ner)
         # token patterns go to the fast matcher; spaCy's Matcher validates every pattern and keeps the few
         # the fast one does not support
         self.matcher = Matcher(self.nlp.vocab, validate=True)
         # (its per-word cache also keeps what the engine reads of each word: see _word)
-        self.token_matcher = TokenMatcher(context_free=rules.backend in CONTEXT_FREE_BACKENDS, word_data=self._word,
-                                          word_attrs=WORD_ATTRS)
+        # (an added entity recogniser reads the context: patterns on ENT_TYPE are then not a function of the word)
+        self.token_matcher = TokenMatcher(context_free=rules.backend in CONTEXT_FREE_BACKENDS and rules.ner is None,
+                                          word_data=self._word, word_attrs=WORD_ATTRS)
         # word lists go to phrase matchers (one hash lookup per token instead of one pattern per word)
         self.word_matchers = {attr: PhraseMatcher(self.nlp.vocab, attr=attr) for attr in ("LOWER", "LEMMA")}
         self._info: dict[int, PatternInfo] = {}  # match id -> what a match of it means
         self._needs_tokens = any(r.derivation or r.min_overlap for r in rules.features.values())
         self._derivation_rules = [r for r in rules.features.values() if r.derivation is not None]
+        self._known_rules = [r for r in self._derivation_rules if r.derivation.known_base is not None]
         self._affixes = (tuple(dict.fromkeys(a for r in self._derivation_rules for a in r.derivation.prefixes)),
                          tuple(dict.fromkeys(a for r in self._derivation_rules for a in r.derivation.suffixes)))
+        self._known = get_lexicon(rules.backend, self.nlp) if self._known_rules else None
+        if self._known_rules and self._known is None:
+            raise RulesError(rules.path, self._known_rules[0].line,
+                             f"feature {self._known_rules[0].name!r}: derivation known_base needs a lexicon, and "
+                             f"backend {rules.backend!r} (model {rules.model!r}) has none; use the pymorphy3 "
+                             "backend or a spaCy pipeline whose lemmatizer has a lemma index")
         self._entity_rules = [r for r in rules.features.values() if r.entities is not None]
         self._compile(rules)
         # the spaCy matchers that hold anything (an empty one warns when called)
@@ -127,14 +149,30 @@ class Annotator:
             for entity in doc.ents:
                 if not rule.entities or entity.label_ in rule.entities:
                     keys = hits.setdefault(rule.name, {})
-                    key = entity.text.lower()
+                    key = _entity_key(rule.key, entity, words)
                     keys[key] = keys.get(key, 0) + 1
         if self._counted:
             hits = {f: keys for f, keys in hits.items()
                     if f not in self._counted or sum(keys.values()) >= self._counted[f]}
+        known = self._known_hits(matches, words) if self._known_rules else {}
         if not self._needs_tokens:
-            return Analysis(hits)
-        return with_token_data(hits, words)
+            return Analysis(hits, known=known)
+        return with_token_data(hits, words, known)
+
+    def _known_hits(self, matches: list, words: list[Word]) -> dict[str, dict]:
+        """The words that are an affix + a known word (``known_base``), per feature and lemma; the tokens of the
+        feature's ``except`` matches are not evidence."""
+        found = [(i, feature) for i, word in enumerate(words) for feature in word[_KNOWN]]
+        if not found:
+            return {}
+        info = self._info
+        excepted = {(info[m].rule.name, i) for m, start, end in matches if info[m].excepted for i in range(start, end)}
+        known: dict[str, dict] = {}
+        for i, feature in found:
+            if (feature, i) not in excepted:
+                keys = known.setdefault(feature, {})
+                keys[words[i][_WORD_LEMMA]] = keys.get(words[i][_WORD_LEMMA], 0) + 1
+        return known
 
     def analyse_texts(self, texts: list[str], batch_size: int = 64, progress: bool = False) -> dict[str, Analysis]:
         """Analyse every text (see :meth:`iter_analyses`).
@@ -191,16 +229,19 @@ class Annotator:
         lower = token.lower_
         lemma = token.lemma_.lower() or lower
         if not token.is_alpha:
-            return None, lower, lemma, ()
+            return None, lower, lemma, (), ()
         pos = token.pos_
-        found = []
+        found, known = [], []
         starts, ends = self._affixes  # most words carry no affix of any rule: one test for all of them
         if lemma.startswith(starts) or lower.startswith(starts) or lemma.endswith(ends) or lower.endswith(ends):
             for rule in self._derivation_rules:
                 candidate = affixed(rule.derivation, lower, lemma, pos)
                 if candidate:
                     found.append((rule.name, candidate))
-        return (lower, lemma, pos), lower, lemma, tuple(found)
+            for rule in self._known_rules:
+                if known_affixed(rule.derivation, lower, lemma, pos, self._known):
+                    known.append(rule.name)
+        return (lower, lemma, pos), lower, lemma, tuple(found), tuple(known)
 
     def clear_cache(self) -> None:
         """Forget every per-word result; what annotating a new corpus costs is then measured from scratch."""

@@ -11,6 +11,11 @@ Every backend yields ordinary spaCy docs, so the same ``Matcher`` rule format wo
 * ``simplemma``: ``spacy.blank(lang)`` + simplemma lemmas (any language simplemma knows, e.g. Swedish).
 * ``blank``: tokenisation only (lemma = lower-cased form).
 
+A pipeline without an entity recogniser can get one (``ner:`` in the rules file): ``natasha`` (Russian: the
+slovnet NER model and navec embeddings bundled in the ``natasha`` package, offline) sets ``doc.ents`` with the
+labels ``PER``, ``LOC``, ``ORG``. :func:`get_lexicon` gives the words a backend knows (spaCy's lemma index,
+pymorphy3's dictionary), for affixes checked against known words (``known_base`` in the rules).
+
 New backends register with :func:`register_backend`. Pipelines are built once per configuration and cached.
 """
 
@@ -45,7 +50,8 @@ def register_backend(name: str):
 
 
 @lru_cache(maxsize=16)
-def get_pipeline(backend: str, lang: str, model: str | None = None, exclude: tuple[str, ...] = ()):
+def get_pipeline(backend: str, lang: str, model: str | None = None, exclude: tuple[str, ...] = (),
+                 ner: str | None = None):
     """The (cached) spaCy pipeline of a backend for a language.
 
     Parameters
@@ -58,14 +64,70 @@ def get_pipeline(backend: str, lang: str, model: str | None = None, exclude: tup
         Installed pipeline name, for the ``spacy`` backend.
     exclude : tuple of str
         Pipeline components not to load (``spacy`` backend).
+    ner : str, optional
+        Entity recogniser to add as the component ``ner`` (``"natasha"``, Russian).
 
     Returns
     -------
     spacy.Language
+
+    Raises
+    ------
+    KeyError
+        For an unknown backend or entity recogniser.
+    RuntimeError
+        When the package the backend or recogniser needs is not installed.
     """
     if backend not in BACKEND_FACTORIES:
         raise KeyError(f"unknown backend {backend!r}; registered: {', '.join(sorted(BACKEND_FACTORIES))}")
-    return BACKEND_FACTORIES[backend](lang, model, exclude)
+    nlp = BACKEND_FACTORIES[backend](lang, model, exclude)
+    if ner is not None:
+        if ner not in NER_COMPONENTS:
+            raise KeyError(f"unknown entity recogniser {ner!r}; known: {', '.join(sorted(NER_COMPONENTS))}")
+        nlp.add_pipe(NER_COMPONENTS[ner], name="ner")
+    return nlp
+
+
+#: entity recogniser name (``ner:`` of a rules file) -> spaCy component factory that sets ``doc.ents``
+NER_COMPONENTS = {"natasha": "diagnostics_natasha_ner"}
+
+
+def get_lexicon(backend: str, nlp):
+    """The words a backend's analyser knows, as a test ``known(word, pos) -> bool``.
+
+    Parameters
+    ----------
+    backend : str
+        The backend's name.
+    nlp : spacy.Language
+        Its pipeline (:func:`get_pipeline`).
+
+    Returns
+    -------
+    callable or None
+        ``known(word, pos)``: whether ``word`` (lower case) is a word of the lexicon with the UD part of speech
+        ``pos`` (any part of speech when ``pos`` is None). ``spacy``: the lemma index of a rule-based lemmatizer
+        (WordNet's lemmas for English: ADJ, ADV, NOUN, VERB); ``pymorphy3``: the OpenCorpora dictionary, any word
+        form. None when the backend has no lexicon.
+    """
+    if backend == "pymorphy3":
+        return _pymorphy_known
+    if backend != "spacy" or "lemmatizer" not in nlp.pipe_names:
+        return None
+    lookups = getattr(nlp.get_pipe("lemmatizer"), "lookups", None)
+    if lookups is None or not lookups.has_table("lemma_index"):
+        return None
+    table = lookups.get_table("lemma_index")
+    index = {ud: frozenset(table.get(name, ())) for ud, name in _INDEX_POS.items()}
+    everything = frozenset().union(*index.values())
+
+    def known(word: str, pos: str | None = None) -> bool:
+        return word in (everything if pos is None else index.get(pos, ()))
+    return known
+
+
+#: UD part of speech -> the part-of-speech list of a spaCy lemma index
+_INDEX_POS = {"ADJ": "adj", "ADV": "adv", "NOUN": "noun", "VERB": "verb"}
 
 
 @register_backend("spacy")
@@ -163,6 +225,10 @@ def _register_components() -> None:
             return doc
         return component
 
+    @Language.factory("diagnostics_natasha_ner")
+    def natasha_ner_factory(nlp, name):
+        return _NatashaNER()
+
     @Language.factory("diagnostics_simplemma", default_config={"lang": "sv"})
     def simplemma_factory(nlp, name, lang):
         def component(doc):
@@ -194,6 +260,15 @@ _PYMORPHY_FEATS = {
     "PRTF": ("VerbForm", "Part"), "PRTS": ("VerbForm", "Part"), "GRND": ("VerbForm", "Conv"),
     "INFN": ("VerbForm", "Inf"), "Supr": ("Degree", "Sup"), "COMP": ("Degree", "Cmp"),
 }
+
+
+@lru_cache(maxsize=200_000)
+def _pymorphy_known(word: str, pos: str | None = None) -> bool:
+    """Whether pymorphy3's dictionary has ``word`` as a form of a word of UD part of speech ``pos`` (any if None)."""
+    analyzer = _morph_analyzer()
+    if not analyzer.word_is_known(word):
+        return False
+    return pos is None or any(_PYMORPHY_POS.get(p.tag.POS) == pos for p in analyzer.parse(word))
 
 
 @lru_cache(maxsize=1)
@@ -246,6 +321,62 @@ def _pymorphy_analysis(word: str) -> tuple[str, str, str, dict, tuple]:
         feats["VerbForm"] = "Fin"
     lemma = "весь" if parse.normal_form == "всё" else parse.normal_form  # one lemma for все / всё / всех
     return lemma, pos, str(parse.tag), feats, cases
+
+
+class _NatashaNER:
+    """spaCy component: natasha's news NER (slovnet's model, navec's embeddings) sets ``doc.ents``."""
+
+    def __init__(self):
+        self.tagger = _natasha_tagger()
+
+    def __call__(self, doc):
+        return next(iter(self.pipe([doc])))
+
+    def pipe(self, docs, batch_size: int = 64):
+        """Tag the docs in batches (one slovnet call per batch); yields them with ``doc.ents`` set."""
+        import itertools
+
+        docs = iter(docs)
+        while batch := list(itertools.islice(docs, batch_size)):
+            for doc, markup in zip(batch, self.tagger.map([doc.text for doc in batch])):
+                spans = [doc.char_span(s.start, s.stop, label=s.type, alignment_mode="expand") for s in markup.spans]
+                doc.ents = _no_overlaps([s for s in spans if s is not None])
+                yield doc
+
+
+def _no_overlaps(spans: list) -> list:
+    """The spans in order, each dropped when it overlaps an earlier one (expanded to tokens, two may touch)."""
+    kept, end = [], -1
+    for span in sorted(spans, key=lambda s: s.start):
+        if span.start >= end:
+            kept.append(span)
+            end = span.end
+    return kept
+
+
+@lru_cache(maxsize=1)
+def _natasha_tagger():
+    """slovnet's news NER model with its navec embeddings, both files of the natasha package (no download).
+
+    The files are read from natasha's ``data`` folder without importing natasha itself, whose import also loads
+    pymorphy2 and yargy (the toolkit uses pymorphy3)."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    hint = ("the Russian entity recogniser needs natasha, slovnet and navec ({}): pip install natasha==1.6.0 "
+            "slovnet==0.6.0 navec==0.10.0, or remove 'ner: natasha' from the rules file")
+    try:
+        from navec import Navec
+        from slovnet import NER
+    except ImportError as err:
+        raise RuntimeError(hint.format(err)) from err
+    spec = find_spec("natasha")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(hint.format("no module named 'natasha'"))
+    data = Path(next(iter(spec.submodule_search_locations))) / "data"
+    tagger = NER.load(str(data / "model" / "slovnet_ner_news_v1.tar"))
+    tagger.navec(Navec.load(str(data / "emb" / "navec_news_v1_1B_250K_300d_100q.tar")))
+    return tagger
 
 
 @lru_cache(maxsize=4)

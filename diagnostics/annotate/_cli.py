@@ -56,6 +56,8 @@ def run(input: str = typer.Argument(..., help="Registered dataset name or a file
 def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRus), sv (SweDiagnostics); fr/de need --path."),
              path: Path = typer.Option(None, help="Diagnostic file in AX-b/LiDiRus JSONL format."),
              rules: Path = typer.Option(None, help="Rules file to use instead of annotators/<lang>.yaml."),
+             presence: bool = typer.Option(False, help="Score the one-sentence reading (either side shows the "
+                                                       "feature) instead of the rules' pair reading."),
              output: Path = typer.Option(None, "--output", "-o", help="Write the table: .csv or .md.")) -> None:
     """Per-feature precision, recall, F1 and support of the rules against gold diagnostic tags, with macro average."""
     from diagnostics.errors import UserInputError
@@ -68,7 +70,7 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
     if output is not None:
         check_output(output, (".csv", ".md"))
     try:
-        table = run_evaluation(lang, path, rules=rules)
+        table = run_evaluation(lang, path, rules=rules, presence=presence)
     except UserInputError:
         raise
     except (KeyError, ValueError, RuntimeError) as err:

@@ -1,4 +1,5 @@
-"""Derivational evidence across a pair: a word of one sentence is affix + a word of the other (un-able ~ able)."""
+"""Derivational evidence: a word is affix + a word of the other sentence (un-able ~ able), or affix + a word the
+backend's lexicon knows (``known_base``: un-happy, care-less, не-доступный)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,29 @@ def affixed(rule: Derivation, lower: str, lemma: str, pos: str) -> tuple | None:
             suffixed += [(form, form[: -len(suffix)][: rule.stem]) for suffix in rule.suffixes
                          if form.endswith(suffix) and len(form) - len(suffix) >= rule.min_length]
     return (lower, lemma, tuple(prefixed), tuple(suffixed)) if prefixed or suffixed else None
+
+
+def known_affixed(rule: Derivation, lower: str, lemma: str, pos: str, known) -> bool:
+    """Check whether a token is affix + a known word under ``rule`` (its ``known_base`` reading).
+
+    ``lower`` and ``lemma`` are lower-cased; ``known(word, pos)`` is the backend's lexicon (see
+    :func:`diagnostics.annotate._backends.get_lexicon`). The token's part of speech ``pos`` must be one of
+    ``rule.known_base`` (any when empty). After a prefix, the rest must be a known word of the token's part of
+    speech (a prefix keeps it: un-happy); after a suffix, of any (care-less). The part left must keep
+    ``rule.min_length`` characters.
+    """
+    if rule.known_base is None or rule.known_base and pos not in rule.known_base:
+        return False
+    for form in (lemma,) if lemma == lower else (lemma, lower):
+        for prefix in rule.prefixes:
+            if form.startswith(prefix) and len(form) - len(prefix) >= rule.min_length \
+                    and known(form[len(prefix):], pos):
+                return True
+        for suffix in rule.suffixes:
+            if form.endswith(suffix) and len(form) - len(suffix) >= rule.min_length \
+                    and known(form[: -len(suffix)], None):
+                return True
+    return False
 
 
 def derived(rule: FeatureRule, side: Analysis, other: Analysis) -> bool:

@@ -78,7 +78,7 @@ def score(gold: pd.Series, predicted: pd.Series, features: list[str]) -> pd.Data
 
 
 def evaluate(lang: str, path: str | Path | None = None, *, rules: str | Path | None = None,
-             batch_size: int = 64, progress: bool = False) -> pd.DataFrame:
+             batch_size: int = 64, progress: bool = False, presence: bool = False) -> pd.DataFrame:
     """Score a language's rules against the gold tags of its diagnostic set.
 
     Parameters
@@ -93,6 +93,10 @@ def evaluate(lang: str, path: str | Path | None = None, *, rules: str | Path | N
         Texts per spaCy batch.
     progress : bool
         Show a progress bar.
+    presence : bool
+        Score the one-sentence reading (a feature counts when either sentence shows it, as the probes' labels of
+        the study) instead of the rules' pair reading. The gold tags mark what a pair's inference hinges on, so
+        this reading's precision is low by design: it shows what the detectors find, not what the pairs test.
 
     Returns
     -------
@@ -100,7 +104,7 @@ def evaluate(lang: str, path: str | Path | None = None, *, rules: str | Path | N
         See :func:`score`; only features the rules support are scored.
     """
     frame = diagnostic_set(lang, path)
-    annotated = annotate(frame, rules or lang, batch_size=batch_size, progress=progress)
+    annotated = annotate(frame, rules or lang, batch_size=batch_size, progress=progress, presence=presence)
     return score(annotated["features"], annotated["auto_features"], supported_features(rules or lang))
 
 

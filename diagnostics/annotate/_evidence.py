@@ -35,6 +35,9 @@ class Analysis(NamedTuple):
     affixed : dict
         Feature -> the tokens that carry one of its derivational affixes (see
         :func:`diagnostics.annotate._derivation.affixed`); only features with such tokens.
+    known : dict
+        Feature -> lemma -> count of the words that are one of its affixes + a word the lexicon knows (``known_base``:
+        evidence of this sentence alone, see :func:`diagnostics.annotate._derivation.known_affixed`).
     """
 
     hits: dict
@@ -42,6 +45,7 @@ class Analysis(NamedTuple):
     lemmas: frozenset = frozenset()
     forms: frozenset = frozenset()
     affixed: dict = {}
+    known: dict = {}
 
 
 class PatternInfo(NamedTuple):
@@ -66,14 +70,16 @@ class PatternInfo(NamedTuple):
 
 
 #: What the engine reads of one token, computed once per word (see :meth:`Annotator._word
-#: <diagnostics.annotate._annotator.Annotator._word>`): a plain tuple ``(token, lower, lemma, affixed)``, which the
+#: <diagnostics.annotate._annotator.Annotator._word>`): a plain tuple ``(token, lower, lemma, affixed, known)``, which the
 #: garbage collector stops tracking (a NamedTuple per word stays tracked, and tens of thousands of them trigger
 #: extra full collections, ~0.2 s each on TERRa):
 #:
 #: * ``token``: (lower-case form, lemma, POS) of an alphabetic token, ``None`` for the others;
 #: * ``lower``, ``lemma``: the lower-case form and lower-cased lemma (the form where the backend gives none);
 #: * ``affixed``: ``(feature, candidate)`` for each derivation rule under which the token could be a derived
-#:   form (see :func:`diagnostics.annotate._derivation.affixed`).
+#:   form (see :func:`diagnostics.annotate._derivation.affixed`);
+#: * ``known``: the features whose ``known_base`` derivation finds the token an affix + a known word (see
+#:   :func:`diagnostics.annotate._derivation.known_affixed`).
 Word = tuple
 _TOKEN, _AFFIXED = operator.itemgetter(0), operator.itemgetter(3)  # of a Word
 _WORD_LOWER, _WORD_LEMMA = 1, 2                                     # of a Word
@@ -128,10 +134,11 @@ def evidence_key(info: PatternInfo, words: list[Word], doc, start: int, end: int
     return lemmas[0] if end - start == 1 else " ".join(lemmas)
 
 
-def with_token_data(hits: dict, words: list[Word]) -> Analysis:
+def with_token_data(hits: dict, words: list[Word], known: dict) -> Analysis:
     """Build the analysis of a sentence with its token data (for derivations and lemma overlap).
 
-    It holds ``hits`` with the alphabetic tokens, their lemmas, lemmas and forms, and the affixed tokens per feature.
+    It holds ``hits`` with the alphabetic tokens, their lemmas, lemmas and forms, the affixed tokens per feature and
+    the one-sentence derivational evidence ``known``.
     """
     # (map/filter with item getters: no Python step per token)
     tokens = tuple(filter(None, map(_TOKEN, words)))
@@ -140,4 +147,4 @@ def with_token_data(hits: dict, words: list[Word]) -> Analysis:
     for word_affixed in filter(None, map(_AFFIXED, words)):
         for feature, candidate in word_affixed:
             affixed.setdefault(feature, []).append(candidate)
-    return Analysis(hits, tokens, lemmas, lemmas.union(map(_LOWER, tokens)), affixed)
+    return Analysis(hits, tokens, lemmas, lemmas.union(map(_LOWER, tokens)), affixed, known)

@@ -22,12 +22,18 @@ def combine_pair(rules: RuleSet, rank: dict[str, int], premise: Analysis, hypoth
     evidence = premise.hits.keys() | hypothesis.hits.keys()
     if premise.affixed or hypothesis.affixed:  # derived forms need affixed tokens on one side
         evidence |= premise.affixed.keys() | hypothesis.affixed.keys()
+    rules_known = premise.known.keys() | hypothesis.known.keys()
+    evidence |= rules_known
     for feature in sorted(evidence, key=rank.__getitem__):
         rule = rules.features[feature]
         pair = (modes or {}).get(feature, rule.pair)
         p = premise.hits.get(feature, NO_EVIDENCE)
         h = hypothesis.hits.get(feature, NO_EVIDENCE)
         contrast = pair in ("differ", "swap") and not presence
+        if not contrast and feature in rules_known:
+            # the one-sentence reading: an affix + a word the lexicon knows is evidence of its own sentence
+            p = p or premise.known.get(feature, NO_EVIDENCE)
+            h = h or hypothesis.known.get(feature, NO_EVIDENCE)
         if rule.derivation is None and (p == h if contrast else not p and not h):
             continue  # no evidence, or the same on both sides where only a difference counts
         if rule.min_overlap and not presence:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import UserInputError
@@ -23,11 +23,13 @@ PAIR_MODES = ("either", "differ", "swap")
 KEY_MODES = ("lemma", "lower", "pattern")
 MATCH_ATTRS = ("lower", "lemma")
 BACKENDS = ("spacy", "pymorphy3", "hanta", "simplemma", "blank")
+#: Entity recognisers a rules file can add to a pipeline without one (``ner:``); see ``diagnostics/annotate/_backends.py``.
+NER_RECOGNISERS = ("natasha",)
 LIST_REF = re.compile(r"^\$[A-Za-z_]\w*$")  # "$negators"; "$." (an STTS tag) is a plain value
-TOP_KEYS = {"language", "backend", "model", "exclude", "description", "lists", "features", "min_overlap"}
+TOP_KEYS = {"language", "backend", "model", "exclude", "ner", "description", "lists", "features", "min_overlap"}
 FEATURE_KEYS = {"pair", "key", "min_count", "words", "match", "patterns", "except", "entities", "derivation", "note",
                 "min_overlap", "unless_swapped"}
-DERIVATION_KEYS = {"prefixes", "suffixes", "pos", "other_pos", "stem", "min_length"}
+DERIVATION_KEYS = {"prefixes", "suffixes", "pos", "other_pos", "stem", "min_length", "known_base"}
 
 
 class RulesError(UserInputError):
@@ -51,11 +53,17 @@ class RulesError(UserInputError):
 
 @dataclass(frozen=True)
 class Derivation:
-    """Affix evidence that needs both sentences: a word on one side = affix + a word on the other side.
+    """Affix evidence: a word = affix + a word of the other sentence; with ``known_base``, also in one sentence.
 
-    ``prefixes`` (morphological negation: *un*-affordable vs affordable) compare whole lemmas;
-    ``suffixes`` (nominalisation: destruct-*ion* vs destroy) compare the first ``stem`` characters of the
-    stripped word with a word of part of speech ``other_pos`` on the other side.
+    Across the pair, ``prefixes`` (morphological negation: *un*-affordable vs affordable) compare whole lemmas;
+    ``suffixes`` (nominalisation: destruct-*ion* vs destroy) compare the first ``stem`` characters of the stripped
+    word with a word of part of speech ``other_pos`` on the other side.
+
+    With ``known_base``, a word is also evidence of its own sentence when the word left once the affix is removed
+    is one the backend's lexicon knows (spaCy's lemma index, pymorphy3's dictionary): with the word's own part of
+    speech after a prefix (un-happy), with any after a suffix (care-less). That one-sentence evidence serves the
+    readings that look at each sentence alone (``presence``, ``pair: either``); the pair reading (``differ`` /
+    ``swap``) still asks for the base in the other sentence, which is what makes a minimal pair hinge on the affix.
 
     Parameters
     ----------
@@ -71,6 +79,8 @@ class Derivation:
         Characters of the stripped word compared with the other side's lemmas (suffixes only).
     min_length : int
         Characters that must remain once the affix is removed.
+    known_base : tuple of str or None
+        Parts of speech of the words checked against the lexicon in one sentence (empty: any); None: no such check.
     """
 
     prefixes: tuple[str, ...] = ()
@@ -79,6 +89,7 @@ class Derivation:
     other_pos: tuple[str, ...] = ()
     stem: int = 5
     min_length: int = 4
+    known_base: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -158,6 +169,8 @@ class RuleSet:
         Word-list name -> its words (references expanded).
     features : dict
         Canonical feature name -> :class:`FeatureRule`.
+    ner : str or None
+        Entity recogniser added to a pipeline without one (``natasha`` for ru); None: none added.
     """
 
     path: str
@@ -167,6 +180,7 @@ class RuleSet:
     exclude: tuple[str, ...]
     lists: dict
     features: dict
+    ner: str | None = None
 
     @property
     def feature_names(self) -> list[str]:
@@ -278,8 +292,14 @@ def _feature(path, name, spec, lists, line, default_overlap=0.0) -> FeatureRule:
         dline = spec.key_lines.get("derivation", line)
         if not isinstance(dspec, dict) or set(dspec) - DERIVATION_KEYS:
             raise RulesError(path, dline, f"derivation must be a mapping with keys from {sorted(DERIVATION_KEYS)}")
+        known = dspec.get("known_base", False)
+        if not isinstance(known, (bool, list)):
+            raise RulesError(path, dline, "derivation known_base must be true, false or a list of parts of speech, "
+                             f"found {known!r}")
         derivation = Derivation(**{k: tuple(_expand(path, v, lists, dline)) if isinstance(v, list) else v
-                                   for k, v in dspec.items()})
+                                   for k, v in dspec.items() if k != "known_base"})
+        if known is not False:
+            derivation = replace(derivation, known_base=derivation.pos if known is True else tuple(known))
     min_count = spec.get("min_count", 1)
     if not isinstance(min_count, int) or min_count < 1:
         raise RulesError(path, spec.key_lines.get("min_count", line), f"min_count must be an integer >= 1, found {min_count!r}")
@@ -360,6 +380,11 @@ def load_rules(lang: str | Path) -> RuleSet:
         if not isinstance(words, list):
             raise RulesError(path, doc["lists"].key_lines.get(lname), f"list {lname!r}: expected a list of words")
         lists[lname] = _expand(path, words, lists, doc["lists"].key_lines.get(lname))
+    ner = doc.get("ner")
+    if ner is not None and (backend == "spacy" or ner not in NER_RECOGNISERS):
+        raise RulesError(path, doc.key_lines.get("ner"),
+                         f"ner: {ner!r} is not an entity recogniser a {backend!r} pipeline can add "
+                         f"(known: {', '.join(NER_RECOGNISERS)}; a spaCy pipeline brings its own 'ner')")
     default_overlap = _overlap(path, doc, 0.0, 1)
     features = {}
     for fname, spec in (doc["features"] or {}).items():
@@ -376,4 +401,4 @@ def load_rules(lang: str | Path) -> RuleSet:
             raise RulesError(path, rule.line, f"feature {rule.name!r}: unless_swapped names {rule.unless_swapped!r}, "
                              "which this file does not define")
     return RuleSet(path=str(path), language=str(doc["language"]), backend=backend, model=doc.get("model"),
-                   exclude=tuple(doc.get("exclude") or ()), lists=lists, features=features)
+                   exclude=tuple(doc.get("exclude") or ()), lists=lists, features=features, ner=ner)
