@@ -114,8 +114,8 @@ if before != after and {"en", "ru"} <= set(common):
 # ## Table 7: share of pairs showing each feature (rule annotator, presence reading)
 # RTE and TERRa train, and a random subset of the extra English data of the presence mixtures' size drawn with
 # the sweeps' data seed (before any share is set). The study's annotation has 15 features
-# (`diagnostics.probe.STUDY_FEATURES`: our reconstruction, as the study prints no list in its text); the other
-# features our rules detect are shown apart, under `extra`.
+# (`diagnostics.probe.STUDY_FEATURES`: the twelve its §5.4 names and three read off morphosyntactic tags, see
+# docs/annotation.md); the other features our rules detect are shown apart, under `extra`.
 
 # %%
 presence_cfg = next(iter(configs.values()))

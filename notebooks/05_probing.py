@@ -20,8 +20,8 @@
 # Predicate-Argument Structure.
 #
 # The training and selection labels are the study's reading: a pair shows a category when either sentence shows one
-# of its features among the study's 15 annotation features (`diagnostics.probe.STUDY_FEATURES`; our
-# reconstruction of its Table 7 list). On RTE-style pairs, most pairs then show some Logic feature (a conjunction,
+# of its features among the study's 15 annotation features (`diagnostics.probe.STUDY_FEATURES`: the twelve its §5.4
+# names and three read off morphosyntactic tags, see docs/annotation.md). On RTE-style pairs, most pairs then show some Logic feature (a conjunction,
 # a number, a time expression), so the Logic probe may see one class only and predict it (its L2 strength is then
 # NaN); the table below prints each task's positive rate. `probe_labels="differs"` gives the rules' pair reading
 # (a feature counts where its evidence differs between the two sentences) over all 19 features the rules detect.

@@ -9,8 +9,10 @@
 ``probe_models`` follows the study's protocol by default (Tikhonova et al. 2022, Appendix 8.4): probes trained
 on the rule-annotated RTE-style train + validation, L2 strength chosen on the annotated RTE-style test split, no
 class weighting, scored on the diagnostic set's gold tags (accuracy, balanced accuracy, macro-F1); the annotator
-labels a pair by the presence of the study's 15 features in either sentence (``probe_labels="differs"``: the
-rules' pair reading over all their features).
+labels a pair by the presence of the study's 15 features in either sentence (``STUDY_FEATURES``: the twelve its
+§5.4 names and three read off morphosyntactic tags; ``probe_labels="differs"``: the rules' pair reading over all
+their features). The results' ``feature_list`` column names the list (``STUDY_FEATURES_NAME``, ``"differs"``,
+``"custom"``).
 ``selection="holdout"`` and ``class_weight="balanced"`` are the alternatives. ``probe_gold_cv`` cross-validates
 the same probe on the gold tags alone.
 
@@ -32,6 +34,7 @@ _EXPORTS = {
     "ProbingTask": "_tasks", "resolve_task": "_tasks", "parse_tasks": "_tasks", "task_labels": "_tasks",
     "annotated_training_frame": "_tasks", "annotated_selection_frame": "_tasks", "annotate_frame": "_tasks",
     "diagnostic_frame": "_tasks", "DEFAULT_TASKS": "_tasks", "PROBE_LABELS": "_tasks", "STUDY_FEATURES": "_tasks",
+    "STUDY_FEATURES_NAME": "_tasks", "feature_list_name": "_tasks",
     "restrict_features": "_tasks", "feature_groups": "_tasks",
     "encode_sentences": "_extract", "load_encoder": "_extract", "find_model_folder": "_extract", "pool": "_extract",
     "pair_vectors": "_extract",

@@ -30,10 +30,12 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
                                                       "weighted inversely to their training frequency)."),
         probe_labels: str = typer.Option("presence", help="How the rule annotator labels the training and "
                                                           "selection pairs: 'presence' (the study's, §5.4: a "
-                                                          "task's feature in either sentence, over its 15 features "
-                                                          "of Table 7 as we reconstruct them) or "
-                                                          "'differs' (the rules' pair reading: the evidence differs "
-                                                          "between the sentences, every feature they detect)."),
+                                                          "task's feature in either sentence, over its 15 "
+                                                          "annotation features: the twelve §5.4 names and three "
+                                                          "read off morphosyntactic tags; feature_list "
+                                                          "'study-text' in probe.csv) or 'differs' (the rules' "
+                                                          "pair reading: the evidence differs between the "
+                                                          "sentences, every feature they detect)."),
         gold_cv: bool = typer.Option(False, help="Also cross-validate the probes on the diagnostic set's gold "
                                                  "tags (5 stratified folds): probe_<lang>_gold_cv.csv."),
         seed: int = typer.Option(0, help="Seed of subsets, held-out split and control permutations."),

@@ -15,12 +15,12 @@ from diagnostics.io_utils import write_json_atomic
 from ._linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split, majority_accuracy,
                      standardise)
 from ._tasks import (DEFAULT_TASKS, PROBE_LABELS, TRAIN_SETS, ProbingTask, annotate_frame, annotated_selection_frame,
-                    annotated_training_frame, diagnostic_frame, parse_tasks, task_labels)
+                    annotated_training_frame, diagnostic_frame, feature_list_name, parse_tasks, task_labels)
 
 RESULT_COLUMNS = ["model", "seed", "language", "task", "layer", "accuracy", "balanced_accuracy", "macro_f1",
                   "control", "control_balanced_accuracy", "selectivity", "majority", "alpha", "control_alpha",
                   "selection", "selection_accuracy", "n_train", "n_selection", "n_test", "train_positive_rate",
-                  "test_positive_rate"]
+                  "test_positive_rate", "feature_list"]
 RESULTS_VERSION = 2
 #: Where a probe's L2 strength is chosen: the study's annotated RTE-style test split, or pairs held out of training.
 SELECTIONS = ("test", "holdout")
@@ -195,7 +195,7 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     language's RTE-style *test* split labelled the same way (its missing entailment labels do not matter), no
     class weighting, and they are scored on the diagnostic set's gold tags. The annotator labels a pair with a
     category when either sentence shows one of its features among the study's 15 (``probe_labels="presence"``).
-    Vectors are cached per model and text list in ``cache_dir``, so a second call (or another task list) runs no
+    The ``feature_list`` column records which list labelled the pairs. Vectors are cached per model and text list in ``cache_dir``, so a second call (or another task list) runs no
     model.
 
     Parameters
@@ -274,6 +274,9 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     -------
     pandas.DataFrame
         Columns :data:`RESULT_COLUMNS`: one row per (model, task, layer); layer 0 is the embedding output.
+        ``feature_list`` names the list of the annotator's reading (:func:`diagnostics.probe.feature_list_name`):
+        :data:`diagnostics.probe.STUDY_FEATURES_NAME` for ``"presence"`` over the study's features, ``"differs"``
+        for the pair reading, ``"custom"`` for ``"presence"`` over another ``features`` list.
     """
     if not models:
         raise ValueError("no model to probe")
@@ -285,6 +288,7 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     if probe_labels not in PROBE_LABELS:
         raise ValueError(f"probe_labels must be one of {', '.join(PROBE_LABELS)}, found {probe_labels!r}")
     reading = dict(labels=probe_labels, features=features)
+    feature_list = feature_list_name(probe_labels, features)  # (also checks the feature names before any work)
     if train is None:
         train = annotated_training_frame(lang, max_train=max_train, seed=seed, cache_dir=cache_dir, progress=progress,
                                          **reading)
@@ -310,7 +314,7 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
     tables = run_cached(models, sets, settings, fit, cache_dir=cache_dir, reuse_results=reuse_results,
                         extraction=extraction, batch_size=batch_size, progress=progress, encoder=encoder,
                         prefix="probe")
-    return label_tables(models, tables, lang)[RESULT_COLUMNS]
+    return label_tables(models, tables, lang).assign(feature_list=feature_list)[RESULT_COLUMNS]
 
 
 def _labelled(frame: pd.DataFrame, tasks: list[ProbingTask], column: str | None,

@@ -8,10 +8,14 @@ works, so gold-labelled frames can be probed directly.
 How the annotator labels a pair (:data:`PROBE_LABELS`):
 
 * ``"presence"`` (default, the study's): a pair shows a coarse category when either sentence shows one of its
-  features among the study's annotation features (:data:`STUDY_FEATURES`, 15);
+  features among the study's 15 annotation features (:data:`STUDY_FEATURES`: the twelve its §5.4 names and the
+  three most frequent features the rules read off morphosyntactic tags);
 * ``"differs"``: the rules' pair reading over every feature the rules detect (19): a feature counts where its
   evidence differs between the two sentences (``pair: differ`` / ``swap`` in ``annotators/<lang>.yaml``), the
   reading that matches the minimal pairs of the diagnostic sets.
+
+:func:`feature_list_name` names the list behind a reading (:data:`STUDY_FEATURES_NAME` for the study's), as the
+probe results record it in their ``feature_list`` column.
 """
 
 from __future__ import annotations
@@ -31,15 +35,58 @@ DIAGNOSTIC_SETS = {"en": "axb", "ru": "lidirus", "sv": "swediagnostics"}
 DEFAULT_TASKS = ("logic", "lexical_semantics", "predicate_argument_structure")
 #: How the rule annotator labels a pair for the probes (see the module docstring).
 PROBE_LABELS = ("presence", "differs")
-#: The study's 15 annotation features (its Table 7; §5.4: spaCy for English, pymorphy2 dictionaries and morphology
-#: for Russian). The study prints no list in its text (its tables are images), so this is our reconstruction: the
-#: 19 features our rules detect less the four whose presence that pipeline cannot read off one sentence: Named
-#: entities (needs an entity recogniser), Relative clauses (needs a parser), Morphological negation and
-#: Nominalization (derivational: defined only across the two sentences of a pair). Pass ``features=`` to use
-#: another list.
-STUDY_FEATURES = ("Negation", "Double negation", "Intervals/Numbers", "Conjunction", "Disjunction", "Conditionals",
-                  "Universal", "Existential", "Temporal", "Quantifiers", "Factivity", "Anaphora/Coreference",
-                  "Active/Passive", "Genitives/Partitives", "Datives")
+#: The study's 15 annotation features (§5.4; its Table 7 prints them only as an image). Twelve are named in the text
+#: of §5.4: quantifiers, negation morphemes (Morphological negation), factivity verbs and proper nouns (Named
+#: entities) for Lexical Semantics; temporal indicators, negation and conditionals for Logic; pronouns
+#: (Anaphora/Coreference) and syntactic tags "(e.g., Relative clauses, Datives)" for Predicate-Argument Structure;
+#: Conjunction and Disjunction in the presence experiment. The other three are the features the rules read off
+#: morphosyntactic tags (§5.4: "morphosyntactic and NER annotation") that are most frequent in RTE and TERRa under
+#: this reading: Genitives/Partitives (case, possessives), Intervals/Numbers (numerals) and Active/Passive (voice).
+#: Table of reasons: docs/annotation.md. Pass ``features=`` to use another list.
+STUDY_FEATURES = ("Quantifiers", "Morphological negation", "Factivity", "Named entities",
+                  "Temporal", "Negation", "Conditionals", "Conjunction", "Disjunction",
+                  "Anaphora/Coreference", "Relative clauses", "Datives",
+                  "Genitives/Partitives", "Intervals/Numbers", "Active/Passive")
+#: The name of :data:`STUDY_FEATURES` in the ``feature_list`` column of probe results (with ``"differs"`` for the
+#: rules' pair reading and ``"custom"`` for a list a caller passes).
+STUDY_FEATURES_NAME = "study-text"
+#: The ``feature_list`` value of the pair reading and of a caller's own feature list.
+DIFFERS_FEATURE_LIST, CUSTOM_FEATURE_LIST = "differs", "custom"
+
+
+def feature_list_name(labels: str, features=None) -> str:
+    """Name the feature list that labels probing pairs (the ``feature_list`` column of probe results).
+
+    Parameters
+    ----------
+    labels : {"presence", "differs"}
+        The annotator's reading (see :func:`annotate_frame`).
+    features : sequence of str, optional
+        The features of ``"presence"`` (default :data:`STUDY_FEATURES`); aliases accepted.
+
+    Returns
+    -------
+    str
+        :data:`STUDY_FEATURES_NAME` for ``"presence"`` over the study's list (in any order or spelling),
+        ``"differs"`` for the pair reading (which uses every feature the rules detect), ``"custom"`` for
+        ``"presence"`` over another list.
+
+    Raises
+    ------
+    ValueError
+        For an unknown reading or feature name.
+    """
+    if labels not in PROBE_LABELS:
+        raise ValueError(f"labels must be one of {', '.join(PROBE_LABELS)}, found {labels!r}")
+    if labels == "differs":
+        return DIFFERS_FEATURE_LIST
+    if features is None:
+        return STUDY_FEATURES_NAME
+    try:
+        chosen = {canonical_fine(str(f)) for f in features}
+    except UnknownCategoryError as err:
+        raise ValueError(f"unknown feature in the probing feature list: {err}") from None
+    return STUDY_FEATURES_NAME if chosen == set(STUDY_FEATURES) else CUSTOM_FEATURE_LIST
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,7 @@ def test_cli_probe_run_writes_tables_and_figures(tmp_path):
     assert len(gold) == len(table) and (gold["n_pairs"] == 50).all()
     assert list((out / "cache").glob("annotations-en-*.json"))
     assert "training labels: presence" in result.output
+    assert (table["feature_list"] == "study-text").all()  # the study's list labelled the probes
 
     # the rules' pair reading as a named option: same pairs, other training labels
     other = tmp_path / "differs"
@@ -133,6 +134,7 @@ def test_cli_probe_run_writes_tables_and_figures(tmp_path):
     presence = a.set_index(["task", "layer"])
     assert (differs["n_train"] == presence["n_train"]).all()
     assert not np.allclose(differs["train_positive_rate"], presence["train_positive_rate"])
+    assert (differs["feature_list"] == "differs").all()
 
 
 def test_cli_reports_bad_input(tmp_path):

@@ -1,4 +1,5 @@
-"""Probing labels: the study's presence reading over its 15 features (default) and the rules' pair reading."""
+"""Probing labels: the study's presence reading over its 15 features (default) and the rules' pair reading, and the
+name of the feature list that labelled a probe."""
 
 import pandas as pd
 import pytest
@@ -6,8 +7,8 @@ import pytest
 from diagnostics.annotate import annotate, supported_features
 from diagnostics.data import load
 from diagnostics.probe import choose_selection_set
-from diagnostics.probe import (PROBE_LABELS, STUDY_FEATURES, annotate_frame, feature_groups, parse_tasks,
-                                     restrict_features)
+from diagnostics.probe import (PROBE_LABELS, STUDY_FEATURES, STUDY_FEATURES_NAME, annotate_frame, feature_groups,
+                               feature_list_name, parse_tasks, restrict_features)
 from diagnostics.taxonomy import COARSE, COARSE_OF, FINE
 
 pytest.importorskip("spacy")
@@ -16,6 +17,34 @@ pytest.importorskip("spacy")
 @pytest.fixture(scope="module")
 def pairs():
     return load("rte", "train").head(40).reset_index(drop=True)
+
+
+#: The features the text of the study's §5.4 names (Lexical Semantics: quantifiers, negation morphemes, factivity
+#: verbs, proper nouns; Logic: temporal indicators, negation, conditionals; Predicate-Argument Structure: pronouns,
+#: "(e.g., Relative clauses, Datives)"; the presence experiment: Conjunction, Disjunction).
+NAMED_IN_THE_TEXT = {"Quantifiers", "Morphological negation", "Factivity", "Named entities", "Temporal", "Negation",
+                     "Conditionals", "Anaphora/Coreference", "Relative clauses", "Datives", "Conjunction",
+                     "Disjunction"}
+
+
+def test_study_features_hold_every_feature_the_text_names():
+    assert NAMED_IN_THE_TEXT <= set(STUDY_FEATURES)
+    # the other three are read off morphosyntactic tags
+    assert set(STUDY_FEATURES) - NAMED_IN_THE_TEXT == {"Genitives/Partitives", "Intervals/Numbers", "Active/Passive"}
+
+
+def test_feature_list_names_the_reading_and_list():
+    assert STUDY_FEATURES_NAME == "study-text"
+    assert feature_list_name("presence") == feature_list_name("presence", STUDY_FEATURES) == "study-text"
+    # the same list in another order and spelling is still the study's
+    assert feature_list_name("presence", [f.lower().replace("/", "_") for f in reversed(STUDY_FEATURES)]) \
+        == "study-text"
+    assert feature_list_name("presence", STUDY_FEATURES[:-1]) == "custom"
+    assert feature_list_name("differs") == feature_list_name("differs", ["Negation"]) == "differs"
+    with pytest.raises(ValueError, match="unknown feature"):
+        feature_list_name("presence", ["Negaton"])
+    with pytest.raises(ValueError, match="presence, differs"):
+        feature_list_name("pair")
 
 
 def test_study_features_are_fifteen_detected_fine_categories():
