@@ -14,22 +14,35 @@
 # ---
 
 # %% [markdown]
-# # 11 · Against the paper: every number the study prints, beside ours
+# # 11 · Against the paper: every number the study prints, placed in our distribution
 # The reference study (Tikhonova et al., 2022) prints 176 numbers and checkable claims in its text: per-category
 # MCCs of single runs (§5.1, §5.2), σ ranges over seeds (Table 6), the effect of extra MNLI data (§5.3, Table 4),
 # feature presence (§5.4, Table 5), probing and data facts. They ship with the package
 # (`diagnostics/stats/paper_numbers.csv`); `stats.against_paper` computes our value of each from this run
-# store, with the same statistics the other notebooks use, and puts it beside the paper's:
+# store, with the same statistics the other notebooks use, and places the paper's number in our distribution.
+# The answer comes first in every table:
 #
-# * `paper`, `ours`, `difference` (ours − paper) and `sigma`, our σ over seeds of that category;
-# * `flag`: for a measured value, the paper's number lies further from ours than that σ; for a claim ("positive
-#   for every seed", value 1), a design or a setting, ours differs;
-# * `comparable`: only runs of mBERT (`bert-base-multilingual-cased`) trained with the study's recipe (jiant v1's
-#   trainer, batch 4, lr 1e-5, every layer) on the study's data, scored on AX-b / LiDiRus (or a set you name as
-#   the study's translation), can be compared; anything else says why not;
-# * `status`: `not run` where the store lacks the experiment, language or seed; `not computed` for numbers that
-#   are not about predictions (annotation, hardware), and for the probing rows (§5.4) until notebook 05 has left
-#   its probing results beside the figures.
+# * `paper`, `ours`, `interval low` / `interval high` and `verdict`. A number the paper printed for **one run**
+#   (one seed, e.g. "Conditionals, en, seed 0: 0.6") is set against all our seeds, never against our seed with the
+#   same index (the random streams differ, so the indices pair nothing): `ours` is our seed mean and the interval
+#   is the 95 % prediction interval for one new run of ours, mean ± t·s·√(1 + 1/n) over our n seeds;
+#   `share below` / `share above` (further right) say how many of our seeds lie below and above the paper's run.
+#   A number about **all seeds** (a seed mean, a σ, a correlation, a share, a relative change) gets the 95 %
+#   bootstrap interval of our statistic: seeds and diagnostic examples resampled jointly, as Multi-Bootstrap does,
+#   1,000 draws with a fixed seed.
+# * `verdict`: **inside** means the interval holds the paper's number; **outside** means it does not: for a
+#   single run, one new run of ours would rarely land there; for a number about all seeds, our statistic is
+#   unlikely to be it. Claims ("positive for every seed", 1 = true), designs, settings and counts have no
+#   interval: they are compared as printed, i.e. ours must equal the paper's value to its last printed digit (the
+#   paper's 0.42 stands for anything from 0.415 to 0.425; its learning rate 1e-05 for 1e-05 exactly).
+# * `comparable`, `why not comparable`: only runs of mBERT (`bert-base-multilingual-cased`) trained with the study's
+#   recipe (jiant v1's trainer, batch 4, lr 1e-5, every layer), its reading of the validation schedule
+#   (`russiansuperglue`, shown per row as `val schedule`) and jiant's classifier head, on the study's data, scored
+#   on AX-b / LiDiRus (or a set you name as the study's translation), and probes with the study's feature list,
+#   can be compared; anything else says why not, in its own column.
+# * Rows the store cannot give say why in `verdict`: `not run` where the store lacks the experiment or language;
+#   `not computed` for numbers that are not about predictions (annotation, hardware), and for the probing rows
+#   (§5.4) until notebook 05 has left its probing results beside the figures.
 #
 # The tiny and demo scales train other models with a cheap recipe: their table shows that the machinery runs, and
 # the verdict says plainly that the comparison means nothing there.
@@ -48,7 +61,7 @@ from IPython.display import Markdown, display
 from diagnostics.finetune import list_runs
 from diagnostics.pipeline import PROBE_RESULTS, ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import paper_comparison, save
-from diagnostics.stats import against_paper, paper_verdict
+from diagnostics.stats import against_paper, number_label, paper_chance, paper_table, paper_verdict
 from diagnostics.tables import read_table
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
@@ -58,25 +71,55 @@ datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...
 configs = [run.config() for run in list_runs(runs_dir, state="done")]
 probe_results = output_dir / PROBE_RESULTS  # written by notebook 05
 probes = read_table(probe_results) if probe_results.is_file() else None
-table = against_paper(predictions, configs, dataset=datasets, probes=probes)
+table = against_paper(predictions, configs, dataset=datasets, probes=probes, level=0.95, n_boot=1000, seed=0)
 verdict = paper_verdict(table)
 display(Markdown(f"**Verdict: {verdict}.**"))
 if not verdict.startswith("comparable"):
     display(Markdown("The differences below are differences between *this* setting and the study's: they say "
                      "nothing about whether the study replicates. Run the paper scale (mBERT, `configs/paper.yaml`) "
                      "for a comparison that means something."))
-pd.crosstab(table["section"], table["status"]).reindex(table["section"].unique())  # in the paper's order
+counts = pd.crosstab(table["section"], table["status"]).reindex(table["section"].unique())  # the paper's order
+paper_table(counts.reset_index())
+
+# %% [markdown]
+# ## How often "outside" fires by chance
+# Suppose the paper's numbers came from the same distribution as ours. A single-run number would then fall outside
+# our 95 % prediction interval 5 % of the time if a run's value is normal; here each of our seeds in turn plays the
+# paper's run, against the interval of the other seeds. A number about all seeds falls outside our bootstrap
+# interval more often than 5 %: the interval is about *our* statistic, and the paper's number carries the noise
+# of its own seeds as well (about 17 % for a normal statistic with the same spread). Here one bootstrap draw plays
+# the paper's number and another our estimate, our interval moving along. The figures below are computed for this
+# run store.
+
+# %%
+chance = paper_chance(table)
+lines = []
+for row in chance.itertuples():
+    if row.interval == "all":
+        continue
+    how = "leaving each of our seeds out in turn" if row.interval.startswith("prediction") else "from our draws"
+    measured = (f"{row.chance_outside:.0%} measured {how} ({row.measured_numbers} of {row.numbers} numbers)"
+                if row.measured_numbers else "not measurable here (fewer than three seeds)")
+    lines.append(f"* {row.interval}: {row.numbers} numbers, {row.outside} outside; by chance {measured}, "
+                 f"{row.normal_chance:.0%} for a normal statistic")
+total = chance.iloc[-1]
+lines.append(f"* all: by chance about **{total.expected_outside:.1f} of {total.numbers}** numbers "
+             f"({total.chance_outside:.0%}) would be outside; **{total.outside}** are.")
+display(Markdown("\n".join(lines)))
+paper_table(chance)
 
 # %% [markdown]
 # ## Side by side: the numbers we could compute
-# Sorted as the paper prints them. `σ` is our σ over seeds of the row's category (the mean over languages for
-# `all`); for claims, `1` means the sentence holds.
+# In the paper's order; `number` names each: section, experiment (against its reference), language, category and
+# the paper's seed. For claims, `1` means the sentence holds. Every number keeps its significant digits, and a dash
+# marks a value that does not exist (no interval, a schedule not recorded).
 
 # %%
-columns = ["section", "source", "experiment", "language", "category", "seed", "statistic", "paper", "ours",
-           "difference", "sigma", "flag", "comparable"]
+columns = ["statistic", "paper", "ours", "interval_low", "interval_high", "verdict", "comparable",
+           "why_not_comparable", "number", "val_schedule"]
+table["number"] = number_label(table)
 compared = table[table["status"] == "compared"]
-display(compared[columns].round(3).style.hide(axis="index").format(precision=3, na_rep="–"))
+paper_table(compared, columns)
 
 # %%
 fig = paper_comparison(table, title=f"{scale} scale: {verdict}")
@@ -84,20 +127,27 @@ save(fig, output_dir, "11_against_the_paper")
 display(fig)
 
 # %% [markdown]
-# ## Where ours and the paper's differ beyond our seed noise
-# A measured value is flagged when |ours − paper| exceeds our σ of that category over seeds: a difference seeds
-# alone would rarely make. With few seeds σ itself is uncertain, so read the flags as leads, not verdicts.
+# ## Where ours and the paper's differ
+# Numbers outside our interval, and claims, designs, settings and counts that differ from the printed value. Set
+# the count of outside numbers against the chance figure above: a handful of them is what seeds alone produce.
+# `share below` / `share above` place a single-run number among our seeds; `chance outside` is how often that
+# row would be outside by chance in this store.
 
 # %%
-flagged = compared[compared["flag"].fillna(False).astype(bool)]
-print(f"{len(flagged)} of {len(compared)} compared numbers differ beyond our seed σ or the printed precision")
-flagged[columns].round(3)
+outside = compared["verdict"] == "outside"
+printed_differs = ~compared["as_printed"].fillna(True).astype(bool)
+placed = int(compared["verdict"].isin(["inside", "outside"]).sum())
+print(f"{int(outside.sum())} of {placed} numbers lie outside our interval; {int(printed_differs.sum())} of "
+      f"{int(compared['as_printed'].notna().sum())} claims, designs, settings and counts differ as printed")
+differs = compared[outside | printed_differs]
+paper_table(differs, ["statistic", "paper", "ours", "interval_low", "interval_high", "verdict", "comparable",
+                      "number", "share_below", "share_above", "chance_outside"])
 
 # %% [markdown]
 # ## What this store cannot say
-# Numbers whose experiment, language or seed this store lacks, and numbers about something other than predictions.
+# Numbers whose experiment or language this store lacks, and numbers about something other than predictions.
 
 # %%
 missing = table[table["status"] != "compared"]
-missing.groupby(["status", "reason"]).size().rename("numbers").reset_index().sort_values("numbers",
-                                                                                          ascending=False)
+cannot = missing.groupby(["status", "verdict"]).size().rename("numbers").reset_index()
+paper_table(cannot.sort_values("numbers", ascending=False), ["numbers", "status", "verdict"])

@@ -4,9 +4,13 @@ The study (Tikhonova et al., 2022) fine-tuned mBERT (``bert-base-multilingual-ca
 trainer at batch 4 and learning rate 1e-5, trained every layer, on the whole RTE / TERRa training set (§5.1, §5.2),
 plus MNLI pairs (§5.3, §5.4), and scored AX-b (en), LiDiRus (ru) and its own French, German and Swedish
 translations. A run differs from that when its recorded config (``config.json`` of the run store, read with
-:meth:`diagnostics.finetune.Run.config`) names another model or recipe, a training subset, another extra
-data source, or when its language was scored on another diagnostic set (SweDiagnostics is not the study's
-Swedish translation; a user's fr / de file is not known to be the study's).
+:meth:`diagnostics.finetune.Run.config`) names another model or recipe, another reading of the validation
+schedule than the study's (``val_schedule``: ``russiansuperglue``), another classifier head than jiant's
+(``classifier_head``), a training subset, another extra data source, or when its language was scored on another
+diagnostic set (SweDiagnostics is not the study's Swedish translation; a user's fr / de file is not known to be the
+study's). A config written before the schedule and the head were recorded is not comparable: what it ran is not
+known. Probing numbers are comparable only when the probes used the study's feature list
+(:data:`STUDY_FEATURE_LIST`).
 """
 
 from __future__ import annotations
@@ -21,14 +25,21 @@ import pandas as pd
 MBERT_NAMES = frozenset({"bert-base-multilingual-cased", "google-bert/bert-base-multilingual-cased", "mbert"})
 #: The study's recipe: ``recipe`` (jiant v1's trainer), batch size, learning rate, every layer trained.
 STUDY_RECIPE = {"recipe": "jiant", "batch_size": 4, "lr": 1e-5, "train_top_k_layers": None}
+#: The study's reading of the validation schedule (``val_schedule`` of a run config) and its classifier head.
+STUDY_VAL_SCHEDULE = "russiansuperglue"
+STUDY_CLASSIFIER_HEAD = "jiant"
+#: The ``feature_list`` of probing results made with the study's feature list. The same value as
+#: ``diagnostics.probe.STUDY_FEATURES_NAME``, written out here because ``stats`` sits below ``probe`` and may not
+#: import it (a test checks that the two agree).
+STUDY_FEATURE_LIST = "study-text"
 #: Language -> the diagnostic sets that are the study's own for that language.
 STUDY_DIAGNOSTICS: Mapping[str, frozenset] = {"en": frozenset({"axb", "axb_superglue"}),
                                               "ru": frozenset({"lidirus"})}
 #: What a setting is called in the reasons when the store used it.
 _DIAGNOSTIC_NAMES = {"swediagnostics": "SweDiagnostics"}
-SETTING_COLUMNS = ["experiment", "language", "model", "model_path", "recipe", "batch_size", "lr", "dropout",
-                   "max_epochs", "train_top_k_layers", "train_size", "extra_name", "extra_size", "presence_within",
-                   "n_seeds"]
+SETTING_COLUMNS = ["experiment", "language", "model", "model_path", "recipe", "val_schedule", "classifier_head",
+                   "batch_size", "lr", "dropout", "max_epochs", "train_top_k_layers", "train_size", "extra_name",
+                   "extra_size", "presence_within", "n_seeds"]
 
 
 def run_settings(configs: Iterable[Mapping]) -> pd.DataFrame:
@@ -36,10 +47,12 @@ def run_settings(configs: Iterable[Mapping]) -> pd.DataFrame:
 
     ``configs`` are the ``config.json`` of each run (``{"run": {...}, "sweep": {...}}``, as
     :meth:`diagnostics.finetune.Run.config` returns it; ``ValueError`` without those sections). A sweep without a
-    ``recipe`` key ran the ``epoch`` recipe (written before that setting existed).
+    ``recipe`` key ran the ``epoch`` recipe (written before that setting existed). ``val_schedule`` and
+    ``classifier_head`` are read from the run section, else the sweep section; ``None`` when neither records them.
 
     Returns one row per (experiment, language, model) with the columns of :data:`SETTING_COLUMNS`: the model's local
-    ``model_path`` (``None`` when loaded by name), the recipe and its hyperparameters, ``train_size`` (``None``: the
+    ``model_path`` (``None`` when loaded by name), the recipe, its schedule reading, classifier head and
+    hyperparameters, ``train_size`` (``None``: the
     whole training set), the extra data's ``extra_name`` / ``extra_size`` (``None`` / 0 when none), the presence
     design's ``presence_within`` and the number of runs (``n_seeds``).
     """
@@ -57,12 +70,20 @@ def run_settings(configs: Iterable[Mapping]) -> pd.DataFrame:
         extra = sweep.get("extra_data") or {}
         presence = sweep.get("presence") or {}
         rows[key] = {"experiment": key[0], "language": key[1], "model": key[2], "model_path": model.get("path"),
-                     "recipe": sweep.get("recipe") or "epoch", "batch_size": sweep.get("batch_size"),
+                     "recipe": sweep.get("recipe") or "epoch",
+                     "val_schedule": _recorded(run, sweep, "val_schedule"),
+                     "classifier_head": _recorded(run, sweep, "classifier_head"), "batch_size": sweep.get("batch_size"),
                      "lr": sweep.get("lr"), "dropout": sweep.get("dropout"), "max_epochs": sweep.get("max_epochs"),
                      "train_top_k_layers": sweep.get("train_top_k_layers"), "train_size": sweep.get("train_size"),
                      "extra_name": extra.get("name"), "extra_size": int(extra.get("size") or 0),
                      "presence_within": presence.get("within"), "n_seeds": 1}
     return pd.DataFrame(list(rows.values()), columns=SETTING_COLUMNS)
+
+
+def _recorded(run: Mapping, sweep: Mapping, key: str):
+    """A setting as the run records it (the resolved value), else as the sweep does; ``None`` when neither does."""
+    value = run.get(key)
+    return sweep.get(key) if value is None else value
 
 
 def is_mbert(name: str | None, path: str | None = None) -> bool:
@@ -96,6 +117,39 @@ def _recipe_reason(setting: Mapping) -> str | None:
         return None
     # the study's hyperparameters with the epoch trainer is a recipe of its own; anything cheaper is the demo's kind
     return "demo recipe" if hyper else f"{setting.get('recipe')} recipe"
+
+
+def _schedule_reasons(setting: Mapping) -> list[str]:
+    """The validation-schedule reading and the classifier head, when not the study's (or not recorded)."""
+    reasons = []
+    schedule, head = setting.get("val_schedule"), setting.get("classifier_head")
+    if _missing(schedule):
+        reasons.append("validation schedule not recorded")
+    elif schedule != STUDY_VAL_SCHEDULE:
+        reasons.append(f"validation schedule read as {schedule} instead of the study's {STUDY_VAL_SCHEDULE}")
+    if _missing(head):
+        reasons.append("classifier head not recorded")
+    elif head != STUDY_CLASSIFIER_HEAD:
+        reasons.append(f"{head} classifier head instead of jiant's")
+    return reasons
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def probe_reason(probes: pd.DataFrame | None) -> str | None:
+    """Say why probing results are not the study's probes, or ``None`` when they are.
+
+    ``probes`` is the probing table of :func:`diagnostics.probe.probe_models`; it is the study's when every row's
+    ``feature_list`` is :data:`STUDY_FEATURE_LIST`. A table without that column (written before it was recorded)
+    or with another list gives ``"probing feature list not the study's"``.
+    """
+    if probes is None or probes.empty:
+        return None
+    if "feature_list" not in probes.columns or not (probes["feature_list"] == STUDY_FEATURE_LIST).all():
+        return "probing feature list not the study's"
+    return None
 
 
 def _data_reasons(setting: Mapping) -> list[str]:
@@ -133,7 +187,8 @@ def setting_reasons(setting: Mapping) -> list[str]:
     """Every way one (experiment, language, model) setting differs from the study's, most important first.
 
     ``setting`` is one row of :func:`run_settings`. Reasons read ``"embedded model"``, ``"demo recipe"``,
+    ``"validation schedule not recorded"``, ``"transformers classifier head instead of jiant's"``,
     ``"a 1000-pair training subset"`` ...; empty when the setting is the study's.
     """
     first = [_model_reason(setting), _recipe_reason(setting)]
-    return [r for r in first if r] + _data_reasons(setting)
+    return [r for r in first if r] + _schedule_reasons(setting) + _data_reasons(setting)

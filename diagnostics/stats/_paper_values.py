@@ -4,14 +4,20 @@ One function per statistic name of ``paper_numbers.csv`` (:data:`STATISTICS`), e
 (the scores of one model, with σ over seeds) and one row of the paper's numbers, and returning our value and the
 seed σ that goes with it. They only call the statistics of this package (:func:`~diagnostics.stats.stability`,
 :func:`~diagnostics.stats.rs_corr`, :func:`~diagnostics.stats.deltas` ...). A statistic that the store cannot
-give raises :class:`NotRun` (the experiment, language or seed is missing) or :class:`NotComputed` (it needs
+give raises :class:`NotRun` (the experiment or language is missing) or :class:`NotComputed` (it needs
 something other than predictions and probes: annotation, hardware).
+
+A number the study printed for one seed is a draw from its distribution of runs; our seed with the same index
+is not its counterpart (the random streams differ). Its statistics (:data:`SEED_VALUES`) give our value in each
+of our runs, and "ours" is their mean; :mod:`diagnostics.stats._paper_intervals` places the study's number
+among them.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -159,12 +165,15 @@ def _seed_rows(view: StoreView, row) -> pd.DataFrame:
     return view.rows(view.scores, view.one(row.experiment), row.language, row.category)
 
 
+def _mcc_per_seed(view, row) -> np.ndarray:
+    """Our MCC of the row's category in each of our runs (the study's seed index plays no part)."""
+    return _seed_rows(view, row).sort_values("seed")["mcc"].to_numpy(dtype=np.float64)
+
+
 def _mcc(view, row):
-    found = _seed_rows(view, row)
-    at_seed = found[found["seed"] == int(row.seed)]
-    if at_seed.empty:
-        raise NotRun(f"seed {int(row.seed)} not run")
-    return float(at_seed["mcc"].mean()), view.sigma(view.one(row.experiment), row.language, row.category)
+    with np.errstate(all="ignore"):
+        ours = float(np.nanmean(_mcc_per_seed(view, row)))
+    return ours, view.sigma(view.one(row.experiment), row.language, row.category)
 
 
 def _mean_mcc(view, row):
@@ -186,15 +195,29 @@ def _scores_of(view: StoreView, *experiments: str) -> pd.DataFrame:
     return view.scores[view.scores["experiment"].isin(experiments)]
 
 
+def _cross_language_per_seed(view, row) -> np.ndarray:
+    """The mean cross-language correlation of one run per language, for each seed run in every language."""
+    experiment = view.one(row.experiment)
+    languages = view.languages(experiment)
+    if len(languages) < 2:
+        raise NotRun("needs at least two languages")
+    scores = _scores_of(view, experiment)
+    seeds = sorted(set.intersection(*(set(scores.loc[scores["language"] == lang, "seed"]) for lang in languages)))
+    if not seeds:
+        raise NotRun("no seed was run in every language")
+    return np.array([mean_cross_language_corr(scores, basis="one_run", seed=int(s))["mean_r"].iloc[0]
+                     for s in seeds], dtype=np.float64)
+
+
 def _cross_language_corr(view, row):
+    if not pd.isna(row.seed):  # one run per language: our mean over seeds of that statistic
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return float(np.nanmean(_cross_language_per_seed(view, row))), float("nan")
     experiment = view.one(row.experiment)
     if len(view.languages(experiment)) < 2:
         raise NotRun("needs at least two languages")
-    basis = "seed_mean" if pd.isna(row.seed) else "one_run"
-    seed = 0 if pd.isna(row.seed) else int(row.seed)
-    if basis == "one_run" and not (_scores_of(view, experiment)["seed"] == seed).any():
-        raise NotRun(f"seed {seed} not run")
-    table = mean_cross_language_corr(_scores_of(view, experiment), basis=basis, seed=seed)
+    table = mean_cross_language_corr(_scores_of(view, experiment), basis="seed_mean")
     return float(table["mean_r"].iloc[0]), float("nan")
 
 
@@ -228,7 +251,8 @@ def _sigma_range(which: str) -> Callable:
 
 def _delta_frame(view: StoreView, row) -> pd.DataFrame:
     experiment, reference = view.one(row.experiment), view.one(row.reference)
-    frame = deltas(_scores_of(view, reference, experiment), {"experiment": reference}, {"experiment": experiment})
+    frame = deltas(_scores_of(view, reference, experiment), {"experiment": reference}, {"experiment": experiment},
+                   ddof=view.ddof)
     return frame[frame["level"] == "fine"]
 
 
@@ -272,7 +296,7 @@ def _relative_change_mean_mcc(view, row):
 def _sigma_decrease(view, row):
     experiment, reference = view.one(row.experiment), view.one(row.reference)
     table = average_sigma_decrease(_scores_of(view, reference, experiment), {"experiment": reference},
-                                   {"experiment": experiment})
+                                   {"experiment": experiment}, ddof=view.ddof)
     found = table[table["language"] == row.language]
     return float(found["sigma_decrease"].iloc[0]) if len(found) else float("nan"), float("nan")
 
@@ -495,6 +519,13 @@ def _finetuning_helps_probe(view, row):
         raise NotRun(f"needs the pretrained model and fine-tuned seeds probed in {row.language}")
     return float(tuned["accuracy"].mean() > pretrained["accuracy"].mean()), float("nan")
 
+
+#: Statistics about the probing results (comparable only with the study's feature list).
+PROBE_STATISTICS = frozenset({"design_probe_tasks", "design_probed_finetuned_models", "probe_accuracy",
+                              "best_in_lower_layers", "near_or_below_chance", "finetuning_helps_probe"})
+
+#: Statistics printed for single runs -> function ``(StoreView, row) -> our value in each of our runs``.
+SEED_VALUES: dict[str, Callable] = {"mcc": _mcc_per_seed, "cross_language_corr": _cross_language_per_seed}
 
 #: Statistic name (``paper_numbers.csv``) -> function ``(StoreView, row) -> (ours, sigma)``.
 STATISTICS: dict[str, Callable] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 
@@ -14,8 +15,9 @@ from diagnostics import data
 from diagnostics.finetune import SweepConfig, list_runs, run_dir
 from diagnostics.io_utils import write_json_atomic
 from diagnostics.stats import against_paper, category_scores, paper_numbers, paper_verdict
-from diagnostics.stats._paper import NUMBER_KINDS, PAPER_COLUMNS, RESULT_COLUMNS
-from diagnostics.stats._paper_settings import diagnostic_reason, is_mbert, run_settings, setting_reasons
+from diagnostics.stats._paper import ANSWER_COLUMNS, NUMBER_KINDS, PAPER_COLUMNS, RESULT_COLUMNS
+from diagnostics.stats._paper_settings import (STUDY_FEATURE_LIST, diagnostic_reason, is_mbert, probe_reason,
+                                              run_settings, setting_reasons)
 from diagnostics.stats._paper_values import STATISTICS
 from diagnostics.taxonomy import COARSE, canonical_coarse, canonical_fine
 
@@ -79,8 +81,13 @@ def predictions():
                      ignore_index=True)
 
 
+@functools.cache
+def _diagnostic(language):
+    return data.load("axb" if language == "en" else "lidirus")
+
+
 def _sklearn_mcc(predictions, language, seed, category):
-    dataset = data.load("axb" if language == "en" else "lidirus")
+    dataset = _diagnostic(language)
     ids = set(dataset.loc[dataset["features"].map(lambda f: category in f), "id"].astype(str))
     rows = predictions[(predictions["language"] == language) & (predictions["seed"] == seed)
                        & predictions["example_id"].isin(ids)]
@@ -95,26 +102,29 @@ def _row(frame, statistic, language, category, seed=None):
 
 @pytest.fixture(scope="module")
 def compared(predictions):
-    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"})
+    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, n_boot=200)
 
 
 def test_our_values_are_sklearn_mccs(predictions, compared):
     assert list(compared.columns) == RESULT_COLUMNS and len(compared) == sum(SECTION_COUNTS.values())
+    assert RESULT_COLUMNS[:len(ANSWER_COLUMNS)] == ANSWER_COLUMNS  # the answer first
     for language, category, seed in (("en", "Conditionals", 0), ("en", "Conditionals", 4), ("ru", "Datives", 0),
                                       ("ru", "Restrictivity", 1), ("en", "Nominalization", 3)):
         row = _row(compared, "mcc", language, category, seed)
-        assert row["ours"] == pytest.approx(_sklearn_mcc(predictions, language, seed, category))
-        per_seed = [_sklearn_mcc(predictions, language, s, category) for s in range(6)]
+        per_seed = np.array([_sklearn_mcc(predictions, language, s, category) for s in range(6)])
+        assert row["ours"] == pytest.approx(per_seed.mean())  # a single run of the paper among all our seeds
         assert row["sigma"] == pytest.approx(np.std(per_seed, ddof=1))
-        assert row["difference"] == pytest.approx(row["ours"] - row["paper"])
-        assert row["flag"] == (abs(row["ours"] - row["paper"]) > row["sigma"])
-        assert row["status"] == "compared"
+        assert row["share_below"] == pytest.approx((per_seed < row["paper"]).mean())
+        assert row["share_above"] == pytest.approx((per_seed > row["paper"]).mean())
+        inside = row["interval_low"] <= row["paper"] <= row["interval_high"]
+        assert row["verdict"] == ("inside" if inside else "outside") and row["interval"] == "prediction over seeds"
+        assert row["status"] == "compared" and row["n_seeds"] == 6
 
 
 def test_overall_mcc_is_the_mean_of_the_category_mccs(predictions, compared):
     dataset = data.load("axb")
     categories = sorted({f for features in dataset["features"] for f in features})
-    expected = np.mean([_sklearn_mcc(predictions, "en", 0, c) for c in categories])
+    expected = np.mean([[_sklearn_mcc(predictions, "en", s, c) for c in categories] for s in range(6)])
     assert _row(compared, "mcc", "en", "overall", 0)["ours"] == pytest.approx(expected)
 
 
@@ -122,33 +132,42 @@ def test_claims_and_ranges(predictions, compared):
     per_seed = [_sklearn_mcc(predictions, "en", s, "Core args") for s in range(6)]
     claim = _row(compared, "all_seeds_positive", "en", "Core args")
     assert claim["ours"] == float(all(m > 0 for m in per_seed))
-    assert claim["flag"] == (claim["ours"] != 1.0)
+    assert claim["as_printed"] == (claim["ours"] == 1.0) and claim["verdict"].startswith("no interval: a claim")
+    assert claim["verdict"].endswith("ours agrees" if claim["as_printed"] else "ours disagrees")
     sigmas = {lang: np.std([_sklearn_mcc(predictions, lang, s, "Datives") for s in range(6)], ddof=1)
               for lang in ("en", "ru")}
     assert _row(compared, "sigma_range_low", "all", "Datives")["ours"] == pytest.approx(min(sigmas.values()))
-    assert _row(compared, "sigma_range_high", "all", "Datives")["ours"] == pytest.approx(max(sigmas.values()))
+    high = _row(compared, "sigma_range_high", "all", "Datives")
+    assert high["ours"] == pytest.approx(max(sigmas.values()))
+    assert high["interval"] == "bootstrap over seeds and examples" and high["verdict"] in ("inside", "outside")
+    assert high["interval_low"] < high["interval_high"] and 0 < high["chance_outside"] < 1
 
 
 def test_data_rows_count_the_public_sets(compared):
     assert _row(compared, "n_pairs", "en", "overall")["ours"] == 1104
     share = _row(compared, "entailment_share", "ru", "overall")
     assert share["ours"] == pytest.approx((data.load("lidirus")["label"] == "entailment").mean())
-    assert not share["flag"]  # 0.42 as printed
-    assert _row(compared, "n_pairs", "en", "Universal")["flag"]  # the paper's 14 against the public 18
+    assert share["as_printed"]  # 0.42 as printed (0.4167 rounds to it)
+    assert share["verdict"] == "no interval: a count; same as printed"
+    assert not _row(compared, "n_pairs", "en", "Universal")["as_printed"]  # the paper's 14 against the public 18
 
 
 def test_rows_the_store_cannot_give(compared, predictions):
     assert (compared.loc[compared["language"].isin(["fr", "de", "sv"]), "status"] == "not run").all()
     extra = compared[compared["experiment"] == "extra-374000"]
-    assert (extra["status"] == "not run").all() and extra["reason"].str.contains("no extra-374000 runs").all()
+    assert (extra["status"] == "not run").all()
+    assert extra["verdict"].str.startswith("no interval: not run here (no extra-374000 runs").all()
     probing = compared[compared["section"] == "§5.4 probing"]
     assert (probing["status"] == "not computed").all() and probing["ours"].isna().all()
-    assert compared.loc[compared["status"] != "compared", "comparable"].isna().all()
-    # from scores instead of predictions: the label shares need the predictions
-    from_scores = against_paper(category_scores(predictions, {"axb": "axb", "lidirus": "lidirus"}))
+    not_compared = compared[compared["status"] != "compared"]
+    assert not_compared["comparable"].isna().all() and not_compared["why_not_comparable"].isna().all()
+    assert not_compared["interval_low"].isna().all()
+    # from scores instead of predictions: the label shares need the predictions, the bootstrap resamples seeds only
+    from_scores = against_paper(category_scores(predictions, {"axb": "axb", "lidirus": "lidirus"}), n_boot=200)
     assert _row(from_scores, "entailment_share", "en", "overall")["status"] == "not computed"
     assert _row(from_scores, "mcc", "en", "Conditionals", 0)["ours"] == \
         _row(compared, "mcc", "en", "Conditionals", 0)["ours"]
+    assert _row(from_scores, "sigma_range_low", "all", "Datives")["interval"] == "bootstrap over seeds"
 
 
 def _probe_rows(language, model, seed, task, best_layer, best, majority=0.6):
@@ -165,8 +184,8 @@ def test_probing_rows_from_a_probe_table(predictions):
             rows += _probe_rows(language, model, seed, "lexical_semantics", 10,
                                 0.65 if seed is None else tuned_ls, majority=0.64)
             rows += _probe_rows(language, model, seed, "predicate_argument_structure", 11, 0.75)  # 0.15 over chance
-    probes = pd.DataFrame(rows)
-    compared = against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, probes=probes)
+    probes = pd.DataFrame(rows).assign(feature_list=STUDY_FEATURE_LIST)
+    compared = against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, probes=probes, n_boot=50)
     probing = compared[compared["section"] == "§5.4 probing"]
     assert (probing["status"] == "compared").all()
     ours = {(r.statistic, r.language, r.category): r.ours for r in probing.itertuples()}
@@ -184,32 +203,35 @@ def test_probing_rows_from_a_probe_table(predictions):
     assert ours[("near_or_below_chance", "all", "Predicate-Argument Structure")] == 0  # 0.15 over chance
     assert ours[("finetuning_helps_probe", "en", "Lexical Semantics")] == 1
     assert ours[("finetuning_helps_probe", "ru", "Lexical Semantics")] == 0
-    flags = {(r.statistic, r.category): r.flag for r in probing.itertuples() if r.language == "all"}
-    assert not flags[("best_in_lower_layers", "Logic")] and not flags[("near_or_below_chance", "Lexical Semantics")]
-    assert flags[("near_or_below_chance", "Predicate-Argument Structure")]
+    agree = {(r.statistic, r.category): r.as_printed for r in probing.itertuples() if r.language == "all"}
+    assert agree[("best_in_lower_layers", "Logic")] and agree[("near_or_below_chance", "Lexical Semantics")]
+    assert not agree[("near_or_below_chance", "Predicate-Argument Structure")]
+    accuracy = _row(probing, "probe_accuracy", "all", "overall")
+    assert accuracy["verdict"].startswith("no interval: a probe is one fit") and pd.isna(accuracy["interval_low"])
     # a probe table of another model of the store gives this one no probing row
     other = against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"},
-                          probes=probes.assign(run_model="another"))
+                          probes=probes.assign(run_model="another"), n_boot=50)
     assert (other.loc[other["section"] == "§5.4 probing", "status"] == "not computed").all()
-
-
-def test_value_flags_use_our_sigma():
-    from diagnostics.stats._paper import _flag
-
-    assert _flag("value", 0.6, 0.1, 0.2, 0.05) is True
-    assert _flag("value", 0.6, 0.5, 0.2, 0.05) is False
-    assert _flag("value", 0.6, 0.5, float("nan"), 0.05) is pd.NA
-    assert _flag("claim", 1.0, 0.0, float("nan"), 0.5) is True
-    assert _flag("count", 0.42, 0.4167, float("nan"), 0.005) is False
 
 
 # --- comparability from the run store's configs --------------------------------------------------------------------
 
-def _store(tmp_path, predictions, model, **sweep):
-    """Write each run's config.json where and as the run store writes it; return the configs read back."""
+#: What the trainer records of the study's run: its reading of the validation schedule and its classifier head.
+STUDY_RUN = {"val_schedule": "russiansuperglue", "classifier_head": "jiant"}
+
+
+def _store(tmp_path, predictions, model, recorded=None, **sweep):
+    """Write each run's config.json where and as the run store writes it; return the configs read back.
+
+    ``recorded`` holds the sweep's ``val_schedule`` and ``classifier_head``; without it the configs lack them, as
+    those of a store written before they were recorded.
+    """
     config = SweepConfig(models=[model], **{k: v for k, v in sweep.items() if k != "recipe"}).to_dict()
     if "recipe" in sweep:
         config["recipe"] = sweep["recipe"]
+    for key in STUDY_RUN:
+        config.pop(key, None)
+    config.update(recorded or {})
     for (experiment, language, seed), _ in predictions.groupby(["experiment", "language", "seed"]):
         path = run_dir(tmp_path, experiment, language, model, seed)
         path.mkdir(parents=True)
@@ -220,38 +242,107 @@ def _store(tmp_path, predictions, model, **sweep):
     return [run.config() for run in list_runs(tmp_path)]
 
 
+def _mbert_store(tmp_path, predictions, recorded=STUDY_RUN):
+    table = predictions.assign(model="bert-base-multilingual-cased")
+    return table, _store(tmp_path, table, "bert-base-multilingual-cased", recorded, batch_size=4, lr=1e-5,
+                         recipe="jiant")
+
+
 def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, predictions):
     table = predictions.assign(model="embedded")
     configs = _store(tmp_path, table, "embedded", batch_size=16, lr=1e-4, train_top_k_layers=2)
-    result = against_paper(table, configs)
-    assert paper_verdict(result) == "not comparable: embedded model, demo recipe"
+    result = against_paper(table, configs, n_boot=50)
+    reasons = "embedded model, demo recipe, validation schedule not recorded, classifier head not recorded"
+    assert paper_verdict(result) == f"not comparable: {reasons}"
     compared = result[result["status"] == "compared"]
-    assert not compared["comparable"].any()
-    assert (compared["reason"] == "not comparable: embedded model, demo recipe").all()
+    assert not compared["comparable"].any() and (compared["why_not_comparable"] == reasons).all()
     assert run_settings(configs)["n_seeds"].tolist() == [6, 6]
+    assert result["val_schedule"].isna().all()
 
 
 def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, predictions):
-    table = predictions.assign(model="bert-base-multilingual-cased")
-    configs = _store(tmp_path, table, "bert-base-multilingual-cased", batch_size=4, lr=1e-5, recipe="jiant")
-    result = against_paper(table, configs)
+    table, configs = _mbert_store(tmp_path, predictions)
+    result = against_paper(table, configs, n_boot=50)
     compared = result[result["status"] == "compared"]
-    assert compared["comparable"].all() and (compared["reason"] == "comparable").all()
-    assert paper_verdict(result).startswith(f"comparable: {len(compared)} numbers")
+    assert compared["comparable"].all() and compared["why_not_comparable"].isna().all()
+    verdict = paper_verdict(result)
+    assert verdict.startswith(f"comparable: {len(compared)} numbers")
+    placed = compared[compared["verdict"].isin(["inside", "outside"])]
+    assert f"{(placed['verdict'] == 'outside').sum()} of {len(placed)} lie outside our 95% interval" in verdict
     setting = _row(result, "setting_batch_size", "all", "overall")
-    assert setting["ours"] == 4 and not setting["flag"]
+    assert setting["ours"] == 4 and setting["as_printed"]
+    assert (compared["val_schedule"] == "russiansuperglue").all()
+
+
+@pytest.mark.parametrize(("recorded", "reasons"), [
+    ({}, "validation schedule not recorded, classifier head not recorded"),
+    ({"val_schedule": "per_epoch", "classifier_head": "jiant"},
+     "validation schedule read as per_epoch instead of the study's russiansuperglue"),
+    ({"val_schedule": "russiansuperglue", "classifier_head": "transformers"},
+     "transformers classifier head instead of jiant's"),
+])
+def test_schedule_and_head_must_be_the_study_s(tmp_path, predictions, recorded, reasons):
+    table, configs = _mbert_store(tmp_path, predictions, recorded)
+    result = against_paper(table, configs, n_boot=20)
+    assert paper_verdict(result) == f"not comparable: {reasons}"
+    compared = result[result["status"] == "compared"]
+    assert (compared["why_not_comparable"] == reasons).all()
+    assert compared["val_schedule"].isna().all() if not recorded else \
+        (compared["val_schedule"] == recorded["val_schedule"]).all()
+
+
+def test_the_run_records_the_resolved_schedule_and_head():
+    config = {"run": {"experiment": "base", "language": "en", "model": "m", "val_schedule": "jiant_superglue"},
+              "sweep": {"val_schedule": None, "classifier_head": "jiant"}}
+    setting = run_settings([config]).iloc[0]
+    assert setting["val_schedule"] == "jiant_superglue" and setting["classifier_head"] == "jiant"
+
+
+def _probe_table(feature_list=STUDY_FEATURE_LIST):
+    rows = []
+    for language in ("en", "ru"):
+        for model, seed in [("pretrained", None)] + [(f"seed={k}", k) for k in range(6)]:
+            for task in ("logic", "lexical_semantics", "predicate_argument_structure"):
+                rows += _probe_rows(language, model, seed, task, 3, 0.7)
+    table = pd.DataFrame(rows)
+    return table if feature_list is None else table.assign(feature_list=feature_list)
+
+
+@pytest.mark.parametrize("feature_list", [STUDY_FEATURE_LIST, "fifteen-features", None])
+def test_probing_rows_need_the_study_s_feature_list(tmp_path, predictions, feature_list):
+    table, configs = _mbert_store(tmp_path, predictions)
+    result = against_paper(table, configs, probes=_probe_table(feature_list), n_boot=20)
+    probing = result[(result["section"] == "§5.4 probing") & (result["status"] == "compared")]
+    assert len(probing) == 8
+    if feature_list == STUDY_FEATURE_LIST:
+        assert probing["comparable"].all() and probing["why_not_comparable"].isna().all()
+    else:  # another list, or results written before the list was recorded
+        assert not probing["comparable"].any()
+        assert (probing["why_not_comparable"] == "probing feature list not the study's").all()
+    others = result[(result["section"] != "§5.4 probing") & (result["status"] == "compared")]
+    assert others["comparable"].all()
+    assert probe_reason(None) is None
+
+
+def test_the_study_feature_list_is_the_probe_stage_s():
+    import diagnostics.probe as probe
+
+    name = getattr(probe, "STUDY_FEATURES_NAME", None)
+    assert name in (None, STUDY_FEATURE_LIST)  # stats may not import probe: the value is written out in both
 
 
 def test_recipe_and_data_reasons():
     study = {"model": "bert-base-multilingual-cased", "recipe": "jiant", "batch_size": 4, "lr": 1e-5,
              "train_top_k_layers": None, "train_size": None, "extra_name": None, "extra_size": 0,
-             "experiment": "base"}
+             "experiment": "base", **STUDY_RUN}
     assert setting_reasons(study) == []
     assert setting_reasons({**study, "recipe": "epoch"}) == ["epoch recipe"]  # a config without `recipe` reads epoch
     assert setting_reasons({**study, "experiment": "extra-10000", "extra_name": "sick", "extra_size": 10000}) == \
         ["extra data from SICK instead of MNLI"]
     assert setting_reasons({**study, "train_size": 1000, "extra_name": "sick", "extra_size": 3000}) == \
         ["a 1000-pair training subset", "3000 SICK pairs added to the language's own data"]
+    assert setting_reasons({**study, "val_schedule": None, "classifier_head": float("nan")}) == \
+        ["validation schedule not recorded", "classifier head not recorded"]
     assert is_mbert("mbert", "/models/anything") and is_mbert("local", "/models/bert-base-multilingual-cased")
     assert not is_mbert("embedded")
     assert diagnostic_reason("sv", "swediagnostics") == "sv scored on SweDiagnostics instead of the study's sv set"
@@ -261,9 +352,8 @@ def test_recipe_and_data_reasons():
 
 
 def test_missing_recipe_key_reads_as_epoch(tmp_path, predictions):
-    table = predictions.assign(model="bert-base-multilingual-cased")
-    configs = _store(tmp_path, table, "bert-base-multilingual-cased", batch_size=4, lr=1e-5)
+    table, configs = _mbert_store(tmp_path, predictions)
     for config in configs:
         config["sweep"].pop("recipe", None)
     assert run_settings(configs)["recipe"].eq("epoch").all()
-    assert paper_verdict(against_paper(table, configs)) == "not comparable: epoch recipe"
+    assert paper_verdict(against_paper(table, configs, n_boot=20)) == "not comparable: epoch recipe"
