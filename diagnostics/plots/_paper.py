@@ -42,7 +42,7 @@ def paper_comparison(frame: pd.DataFrame, title: str | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
         Left: one point per compared per-category or overall MCC (``mcc`` and ``mean_mcc`` rows), paper on x, ours
-        on y (for a number printed for one seed: our seed mean) with our interval as the error bar (prediction
+        on y (for a number printed for one seed: our seed mean) with our interval as a vertical line (prediction
         interval of one run, or bootstrap interval of the seed mean), coloured by the verdict (the paper's number
         inside or outside that interval); hollow markers for numbers that are not comparable; the diagonal is
         perfect agreement. Right: per section, how many of the paper's numbers lie inside or outside our
@@ -62,12 +62,12 @@ def paper_comparison(frame: pd.DataFrame, title: str | None = None) -> Figure:
             part = points[(outcome == verdict) & (comparable == good)]
             if part.empty:
                 continue
-            low = (part["ours"] - part["interval_low"]).clip(lower=0).fillna(0).to_numpy()
-            high = (part["interval_high"] - part["ours"]).clip(lower=0).fillna(0).to_numpy()
             colour = _OUTCOMES[verdict]
-            left.errorbar(part["paper"], part["ours"], yerr=[low, high], fmt="o", ms=5, alpha=0.75, capsize=2,
-                          color=colour, mec=colour, mfc=colour if good else "none",
-                          label=f"{verdict}{'' if good else ' (not comparable)'}")
+            spans = part.dropna(subset=["interval_low", "interval_high"])
+            # the interval as a line (a percentile interval need not hold our estimate, so no error bar)
+            left.vlines(spans["paper"], spans["interval_low"], spans["interval_high"], color=colour, alpha=0.5, lw=1)
+            left.plot(part["paper"], part["ours"], "o", ms=5, alpha=0.75, color=colour, mec=colour,
+                      mfc=colour if good else "none", label=f"{verdict}{'' if good else ' (not comparable)'}")
     left.axline((0, 0), slope=1, color="black", lw=0.8, ls="--")
     left.axhline(0, color="#bbbbbb", lw=0.6)
     left.axvline(0, color="#bbbbbb", lw=0.6)

@@ -113,6 +113,7 @@ class StoreDraws:
         self.n_boot, self.seed, self.resample = int(n_boot), int(seed), resample
         self._settings: dict = {}
         self._examples: dict = {}
+        self._matrices: dict = {}
 
     def get(self, experiment: str, language: str, stratified: bool = False) -> SettingDraws:
         """The draws of one (experiment, language); ``stratified`` for statistics of a single category.
@@ -149,7 +150,11 @@ class StoreDraws:
         return SettingDraws(matrix[seed_idx], seed_idx, [str(c) for c in wide.columns])
 
     def _from_predictions(self, experiment: str, language: str, stratified: bool) -> SettingDraws:
-        m = setting_arrays(self.predictions, {"experiment": experiment, "language": language}, self.dataset)
+        key = (experiment, language)
+        if key not in self._matrices:  # one selection for the whole-set and the stratified draws
+            self._matrices[key] = setting_arrays(self.predictions, dict(zip(("experiment", "language"), key)),
+                                                 self.dataset)
+        m = self._matrices[key]
         m.predictions  # noqa: B018 - refuse runs that do not cover the same examples
         keep = m.categories.any(axis=0)
         cats, names = m.categories[:, keep], [n for n, k in zip(m.category_names, keep) if k]

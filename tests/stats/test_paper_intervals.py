@@ -214,3 +214,17 @@ def test_paper_chance_sums_the_rows(hand_built):
     assert chance.loc["all", "numbers"] == len(placed)
     assert chance.loc["all", "expected_outside"] == pytest.approx(
         chance.drop(index="all")["expected_outside"].sum())
+
+
+def test_cross_language_samples_correlate_the_drawn_seed_means(hand_built):
+    scores, _ = hand_built
+    draws = StoreDraws(scores, n_boot=200, seed=3)
+    row = _paper_row("cross_language_corr", "all", "overall", seed=0)._replace(seed=pd.NA)  # about all seeds
+    samples, _ = bootstrap_samples(draws, StoreView(scores), row)
+    means = {}
+    for language in ("en", "ru"):
+        d = draws.get("base", language)
+        means[language] = d.values[:, :, [d.categories.index(c) for c in ("Conditionals", "Negation")]].mean(axis=1)
+    by_hand = [np.corrcoef(means["en"][b], means["ru"][b])[0, 1] if means["ru"][b].std() > 0 else np.nan
+               for b in range(200)]
+    np.testing.assert_allclose(samples, by_hand)
