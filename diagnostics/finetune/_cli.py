@@ -23,7 +23,8 @@ def run_command(
 
     The config is checked whole before anything runs, in a dry run too: its values, the models and data files it
     needs and the sizes it asks of them. A bad value or a missing input is one line ``error: <file>:<line>: <key>:
-    ...`` with exit code 2; runs that fail while training are listed and exit with code 1.
+    ...`` with exit code 2; runs that fail while training, are interrupted (a cancelled, preempted or timed-out job)
+    or are locked by another process are listed and exit with code 1.
     """
     from ._config import load_config
 
@@ -49,7 +50,7 @@ def run_command(
 
     results = run_sweep(cfg)
     typer.echo(results[["language", "model", "seed", "state"]].to_string(index=False))
-    problems = results[results["state"].isin(["failed", "locked"])]
+    problems = results[results["state"].isin(["failed", "interrupted", "locked"])]
     for row in problems.itertuples():
         typer.echo(f"{row.language}/{row.model}/seed={row.seed}: {row.state}: {row.error}", err=True)
     typer.echo(f"runs in {Path(cfg.output_dir) / cfg.experiment}")

@@ -168,7 +168,9 @@ class SweepConfig:
     workers : int
         Processes of the ``pool`` executor.
     executor_options : dict
-        Options of the executor (submitit parameters such as ``timeout_min``, ``slurm_partition``).
+        Options of the executor: ``threads_per_worker``; for ``submitit`` also ``cluster``, ``poll_s``,
+        ``lost_job_grace_s``, ``requeue`` and submitit parameters such as ``timeout_min``, ``slurm_partition``,
+        ``slurm_array_parallelism`` (``docs/slurm.md``).
     progress : bool
         Show progress bars.
     fuse : int or "auto"
@@ -664,4 +666,12 @@ def _problems(config: SweepConfig) -> list[tuple[str, str]]:
                              f"expected an integer >= 1, found {show(threads)}"))
     if options.get("cluster") is not None and options["cluster"] not in SUBMITIT_CLUSTERS:
         problems.append(("executor_options.cluster", choice(str(options["cluster"]), SUBMITIT_CLUSTERS)))
+    for key, low in (("poll_s", 0.0), ("lost_job_grace_s", 0.0)):
+        value = options.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < low
+                                  or key == "poll_s" and value == 0):
+            problems.append((f"executor_options.{key}", f"expected a number of seconds "
+                             f"{'> 0' if key == 'poll_s' else '>= 0'}, found {show(value)}"))
+    if options.get("requeue") is not None and not isinstance(options["requeue"], bool):
+        problems.append(("executor_options.requeue", f"expected true or false, found {show(options['requeue'])}"))
     return problems

@@ -1,27 +1,28 @@
 """Where runs execute. Jobs are independent, so an executor only maps :func:`train_job` over them.
 
 A job is a list of runs: one run (``fuse: 1``), or a group of runs of one experiment, language and model trained as
-one computation (:mod:`.train_group`). Executors yield one outcome per run, whatever the grouping.
+one computation (:mod:`.train_group`). Executors yield one outcome per run, whatever the grouping, as jobs end.
 
 ``inprocess`` (default) runs them one after another here; ``pool`` uses local processes (``spawn``; threads are
-split between workers); ``submitit`` submits to SLURM (``executor_options``: ``cluster`` = ``slurm`` | ``local``
-| ``debug``, plus submitit parameters such as ``timeout_min``, ``slurm_partition``, ``gpus_per_node``).
+split between workers); ``submitit`` submits them to SLURM as one job array and watches them (:mod:`._submitit`;
+``executor_options``: ``cluster`` = ``slurm`` | ``local`` | ``debug``, ``poll_s``, ``lost_job_grace_s``,
+``requeue``, plus submitit parameters such as ``timeout_min``, ``slurm_partition``, ``gpus_per_node``,
+``slurm_array_parallelism``). A SLURM job runs :class:`SweepJob`, which marks its runs interrupted when the job is
+cancelled, preempted or times out.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
+from . import _store as store
 from ._config import EXECUTOR_NAMES
 from ._train import RunSpec, train_run
-
-#: ``timeout_min`` of submitit's local executor unless ``executor_options`` set one (submitit's own is 2 minutes).
-LOCAL_TIMEOUT_MIN = 24 * 60
-
 
 #: Exit status of a pool worker whose parent died.
 EXIT_PARENT_GONE = 70
@@ -77,15 +78,22 @@ def _worker(job: list[RunSpec], threads: int | None) -> list[dict[str, Any]]:
     return train_job(job, progress=False)
 
 
-def failure(spec: RunSpec, err: BaseException) -> dict[str, Any]:
-    """Build the outcome record of a run that raised: ``locked`` (another live process holds it) or ``failed``.
+def failure(spec: RunSpec, err: BaseException, *, killed: bool = False) -> dict[str, Any]:
+    """Build the outcome record of a run that did not finish: ``locked``, ``interrupted`` or ``failed``.
 
-    Keys: ``path`` (the run folder), ``state`` and ``error`` (type and message).
+    ``locked``: another live process holds the run. ``interrupted``: it was stopped from outside (``killed``: its
+    process died, e.g. a pool worker; or its folder reads ``interrupted``, :func:`~._store.run_state`), the word
+    ``diagnostics sweep status`` uses for it too. ``failed``: its training raised. Keys: ``path`` (the run folder),
+    ``state`` and ``error`` (type and message).
     """
     from ._run_lock import RunLockedError
 
-    state = "locked" if isinstance(err, RunLockedError) or "RunLockedError" in f"{type(err).__name__}{err}" \
-        else "failed"
+    if isinstance(err, RunLockedError) or "RunLockedError" in f"{type(err).__name__}{err}":
+        state = "locked"
+    elif killed or store.run_state(spec.path) == "interrupted":
+        state = "interrupted"
+    else:
+        state = "failed"
     return {"path": str(spec.path), "state": state, "error": f"{type(err).__name__}: {err}"}
 
 
@@ -124,6 +132,7 @@ def run_pool(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -
     """
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
     threads = options.get("threads_per_worker") or max(1, (os.cpu_count() or 1) // workers)
     # each worker exits when this process dies, even by SIGKILL (exit_with_parent)
@@ -133,42 +142,86 @@ def run_pool(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -
         for future in as_completed(futures):
             try:
                 yield from future.result()
+            except BrokenProcessPool as err:  # the worker died (killed, out of memory)
+                yield from (failure(spec, err, killed=True) for spec in futures[future])
             except Exception as err:
                 yield from (failure(spec, err) for spec in futures[future])
 
 
+class SweepJob:
+    """What a SLURM job of the sweep runs: train one job (a run or a fused group), failures as outcome records.
+
+    Inside the job it marks its runs ``interrupted`` (an ``INTERRUPTED`` file, :func:`~._store.mark_interrupted`)
+    when the job is stopped from outside. On ``SIGTERM`` (``scancel``, preemption, the time limit; SIGKILL follows
+    ``KillWait`` seconds later) it exits at once without a result, so the sweep reads the job's end from SLURM (and
+    waits for it again if SLURM requeues it); with ``requeue`` it goes on instead, so that a ``SIGUSR2`` that follows
+    can still requeue it. On ``SIGUSR2`` (submitit's warning before the time limit, or a preemption signal) submitit
+    calls :meth:`checkpoint`, which requeues the job when ``requeue`` is set. A requeued or retried run starts from
+    scratch.
+
+    Parameters
+    ----------
+    requeue : bool
+        Requeue the job on ``SIGUSR2`` (submitit's checkpoint hook; submitit counts the timeouts).
+    """
+
+    #: Exit status of a job that stopped on SIGTERM (128 + 15, as the shell reports it).
+    EXIT_TERMINATED = 143
+
+    def __init__(self, requeue: bool = False):
+        self.requeue = requeue
+
+    def __call__(self, job: list[RunSpec], threads: int | None) -> list[dict[str, Any]]:
+        threads = threads or int(os.environ.get("SLURM_CPUS_PER_TASK") or 0) or None
+        try:
+            previous = signal.signal(signal.SIGTERM, lambda signum, frame: self._terminated(job))
+        except ValueError:  # not the main thread (submitit's debug executor in a thread): no handler
+            previous = None
+        try:
+            return _safe_worker(job, threads)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+    def _terminated(self, job: list[RunSpec]) -> None:
+        for spec in job:
+            store.mark_interrupted(spec.path, "SIGTERM: the job was cancelled, preempted or reached its time limit")
+        if self.requeue:  # a SIGUSR2 may follow (preemption): its checkpoint requeues the job
+            sys.stderr.write("SIGTERM: runs marked interrupted; going on until SIGUSR2 (requeue) or the kill\n")
+            return
+        sys.stderr.write("SIGTERM: runs marked interrupted; exiting\n")
+        sys.stderr.flush()
+        os._exit(self.EXIT_TERMINATED)
+
+    def checkpoint(self, job: list[RunSpec], threads: int | None):
+        """submitit's hook on ``SIGUSR2``: mark the runs interrupted; requeue (return the same call) if asked.
+
+        Returns ``None`` without ``requeue``: submitit then ends the job with an error the runs report as
+        ``interrupted``.
+        """
+        from submitit.helpers import DelayedSubmission
+
+        what = "requeued, the run restarts from scratch" if self.requeue else \
+            "not requeued (executor_options.requeue is off)"
+        for spec in job:
+            store.mark_interrupted(spec.path, f"SIGUSR2: time limit near or preempted; {what}")
+        return DelayedSubmission(self, job, threads) if self.requeue else None
+
+
 def run_submitit(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:
-    """Submit each job through submitit (SLURM, or its local / debug executors for testing).
+    """Submit the jobs through submitit as one SLURM job array (or to its local / debug executors for testing).
 
     A fused group is one SLURM job too. ``options`` is the sweep's ``executor_options``: ``cluster`` (``slurm``,
-    ``local`` or ``debug``), ``folder`` (of the job logs), ``threads_per_worker``, and submitit parameters
-    (``timeout_min``, ``slurm_partition`` ...); ``workers`` is unused (the cluster schedules the jobs). Yields one
-    outcome per run, in submission order: the record :func:`train_run` returns, or a :func:`failure` record.
+    ``local`` or ``debug``), ``folder`` (of the job logs), ``threads_per_worker``, ``poll_s`` (seconds between
+    ``squeue`` polls), ``lost_job_grace_s`` (how long a job that ended without a result may still deliver one),
+    ``requeue`` (requeue on timeout / preemption) and submitit parameters (``timeout_min``, ``slurm_partition``,
+    ``gpus_per_node``, ``slurm_array_parallelism`` ...); ``workers`` is unused (the cluster schedules the jobs).
+    Yields one outcome per run, as jobs end (:func:`~._submitit.submit_and_watch`): the record :func:`train_run`
+    returns, or a :func:`failure` record.
     """
-    import submitit
+    from ._submitit import submit_and_watch
 
-    options = dict(options)
-    cluster = options.pop("cluster", None)
-    first = jobs[0][0]
-    folder = options.pop("folder", None) or str(Path(first.config["output_dir"]) / first.config["experiment"]
-                                                / ".submitit" / "%j")
-    threads = options.pop("threads_per_worker", None)
-    if cluster == "local":
-        executor = submitit.LocalExecutor(folder=folder)
-        # submitit's local default (2 minutes, then SIGUSR2) kills a real run half-way; a run ends on its own
-        options.setdefault("timeout_min", LOCAL_TIMEOUT_MIN)
-    elif cluster == "debug":
-        executor = submitit.DebugExecutor(folder=folder)
-    else:
-        executor = submitit.AutoExecutor(folder=folder, cluster=cluster)
-    if options:
-        executor.update_parameters(**options)
-    submitted = [(job, executor.submit(_safe_worker, job, threads)) for job in jobs]
-    for job, handle in submitted:
-        try:
-            yield from handle.result()
-        except Exception as err:
-            yield from (failure(spec, err) for spec in job)
+    yield from submit_and_watch(jobs, options, SweepJob(requeue=bool(options.get("requeue"))), failure)
 
 
 #: The runtime table: each of the config's :data:`~diagnostics.finetune._config.EXECUTOR_NAMES` -> its function.

@@ -10,6 +10,8 @@ Layout::
         checkpoint/         optional: the best model as a Hugging Face folder (safetensors)
         LOCK                pid + host of the process training it (removed when it ends)
         FAILED              traceback of the last failure (removed when a retry starts)
+        INTERRUPTED         why the last attempt was stopped from outside: a signal, a cancelled, timed-out or
+                            preempted SLURM job (removed when a retry starts)
         DONE                written last: the run is complete, with the sha256 of the four files above
 
 This module is the one reader of that layout: :func:`list_runs` lists the runs of a store (filtered by
@@ -102,6 +104,15 @@ def mark_failed(path: Path, report: str) -> None:
         write_text_atomic(Path(path) / "FAILED", report)
 
 
+def mark_interrupted(path: Path, reason: str) -> None:
+    """Write ``INTERRUPTED`` (``reason``: the signal or the job's fate) atomically in an unfinished run folder, so that
+    the run reads ``interrupted`` whatever its training writes while it unwinds; a disk error here is ignored."""
+    path = Path(path)
+    if path.is_dir() and not is_done(path):
+        with suppress(OSError):
+            write_text_atomic(path / "INTERRUPTED", reason.rstrip() + "\n")
+
+
 def write_predictions(path: Path, predictions: pd.DataFrame) -> None:
     """Write a run's ``predictions.parquet`` (columns :data:`PREDICTION_COLUMNS`) atomically."""
     write_table(predictions, Path(path) / PREDICTIONS_FILE)
@@ -163,14 +174,17 @@ def library_versions() -> dict[str, Any]:
 
 
 def run_state(path: Path) -> str:
-    """The state of a run folder: ``done``, ``running`` (live lock), ``failed`` (``FAILED`` marker), ``interrupted``
-    (stale lock or partial files without a live owner) or ``pending`` (empty / missing).
+    """The state of a run folder: ``done``, ``running`` (live lock), ``interrupted`` (stopped from outside: an
+    ``INTERRUPTED`` marker, or a stale lock or partial files without a live owner and without ``FAILED``), ``failed``
+    (``FAILED`` marker: the training raised) or ``pending`` (empty / missing).
     """
     path = Path(path)
     if is_done(path):
         return "done"
     if lock_held(path):
         return "running"
+    if (path / "INTERRUPTED").exists():
+        return "interrupted"
     if (path / "FAILED").exists():
         return "failed"
     if path.exists() and any(path.iterdir()):

@@ -1,0 +1,268 @@
+"""The sweep's jobs on SLURM through submitit: one job array, watched by its own polls, each job reported as it ends.
+
+submitit's own waiting reads job states from ``sacct`` only: without accounting every poll warns, and a job that died
+without a result stays ``UNKNOWN``, which it reads as running, so the sweep would wait for ever. Here the sweep asks
+``squeue`` itself (then ``sacct`` where accounting answers, :mod:`._slurm`), reads each job's result file as soon as
+it appears, and treats a job that has ended (or left the queue) without a result as over once
+``lost_job_grace_s`` has passed: its runs are reported ``interrupted``, with the job's SLURM state and the tail of its
+log. Ctrl-C cancels the sweep's unfinished jobs (``scancel`` by job id) and says which.
+
+``cluster: local`` (submitit's local executor, processes on this machine) is watched the same way, its processes in
+place of the queue; ``cluster: debug`` runs each job in this process when its result is read.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import _store as store
+from ._config import ConfigError
+from ._slurm import GONE, JobState, accounting_available, cancel, job_states
+from ._train import RunSpec
+
+#: The executor's own options (``executor_options``) and their defaults; every other key goes to submitit.
+OWN_OPTIONS: dict[str, Any] = {"cluster": None, "folder": None, "threads_per_worker": None, "poll_s": 15.0,
+                               "lost_job_grace_s": 60.0, "requeue": False}
+#: ``timeout_min`` of submitit's local executor unless ``executor_options`` set one (submitit's own is 2 minutes).
+LOCAL_TIMEOUT_MIN = 24 * 60
+#: Lines of a lost job's log quoted in its runs' error.
+LOG_TAIL_LINES = 8
+
+
+def split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split ``executor_options`` into this executor's own options (with defaults) and submitit's parameters."""
+    own = {key: options.get(key, default) for key, default in OWN_OPTIONS.items()}
+    return own, {key: value for key, value in options.items() if key not in OWN_OPTIONS}
+
+
+def make_executor(jobs: list[list[RunSpec]], own: dict[str, Any], params: dict[str, Any]):
+    """The submitit executor for ``own["cluster"]`` with ``params`` set; logs in ``own["folder"]`` (default
+    ``<output_dir>/<experiment>/.submitit/%j`` of the first run)."""
+    import submitit
+
+    first = jobs[0][0]
+    folder = own["folder"] or str(Path(first.config["output_dir"]) / first.config["experiment"] / ".submitit" / "%j")
+    params = dict(params)
+    if own["cluster"] == "local":
+        executor = submitit.LocalExecutor(folder=folder)
+        # submitit's local default (2 minutes, then SIGUSR2) kills a real run half-way; a run ends on its own
+        params.setdefault("timeout_min", LOCAL_TIMEOUT_MIN)
+    elif own["cluster"] == "debug":
+        executor = submitit.DebugExecutor(folder=folder)
+    else:
+        executor = submitit.AutoExecutor(folder=folder, cluster=own["cluster"])
+        if executor.cluster == "slurm":
+            params.setdefault("name", f"diagnostics-{first.config['experiment']}")
+            if own["requeue"]:  # SLURM may requeue the jobs itself (preemption, node failure)
+                extra = dict(params.get("slurm_additional_parameters") or {})
+                extra.setdefault("requeue", True)
+                params["slurm_additional_parameters"] = extra
+    if params:
+        try:
+            executor.update_parameters(**params)
+        except (NameError, ValueError, TypeError) as err:  # submitit names the parameters it knows
+            raise ConfigError([("executor_options", str(err).strip().splitlines()[0])]) from None
+    return executor
+
+
+def submit(executor, worker: Callable, jobs: list[list[RunSpec]], threads: int | None) -> list:
+    """Submit every job as one batch: one SLURM job array (``slurm_array_parallelism`` of them at once)."""
+    with executor.batch():
+        handles = [executor.submit(worker, job, threads) for job in jobs]
+    return handles
+
+
+@dataclass
+class _Waiting:
+    """A submitted job not yet reported: its handle, its runs, and since when it has seemed ended without a result."""
+
+    handle: Any
+    job: list[RunSpec]
+    ended_since: float | None = None
+    state: JobState | None = field(default=None)
+
+    @property
+    def job_id(self) -> str:
+        return str(self.handle.job_id)
+
+
+def read_result(handle) -> tuple[str, Any] | None:
+    """A job's ``(outcome, value)`` from its result file (``success`` / ``error``); ``None`` while there is none."""
+    from submitit.core.utils import pickle_load
+
+    path = handle.paths.result_pickle
+    if not path.exists():
+        return None
+    try:
+        return pickle_load(path)
+    except (EOFError, OSError, ValueError):
+        return None  # not complete yet: the next look reads it
+
+
+def log_tail(handle, lines: int = LOG_TAIL_LINES) -> str:
+    """The last ``lines`` lines of a job's stderr log (its stdout when stderr is empty), one string."""
+    for path in (handle.paths.stderr, handle.paths.stdout):
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            continue
+        if text:
+            return " | ".join(text.splitlines()[-lines:])
+    return "(no log)"
+
+
+def lost_outcomes(waiting: _Waiting) -> list[dict[str, Any]]:
+    """The outcomes of a job that ended without a result: each run as its folder reads (``done`` when it finished,
+    ``failed`` when its training raised, else ``interrupted``), with the job's SLURM state and log tail."""
+    state = waiting.state.state if waiting.state else GONE
+    where = {"squeue": "squeue", "sacct": "sacct"}.get(waiting.state.source if waiting.state else "", "")
+    said = "it left the queue and no accounting knows it" if state == GONE else f"state {state}" + \
+        (f" from {where}" if where else "")
+    error = (f"SLURM job {waiting.job_id} ended without a result ({said}); log "
+             f"{waiting.handle.paths.stderr}: {log_tail(waiting.handle)}")
+    outcomes = []
+    for spec in waiting.job:
+        folder = store.run_state(spec.path)
+        if folder == "done":
+            outcomes.append({"path": str(spec.path), "state": "done", "metrics": None})
+        else:
+            outcomes.append({"path": str(spec.path), "state": "failed" if folder == "failed" else "interrupted",
+                             "error": error})
+    return outcomes
+
+
+def _local_states(waiting: list[_Waiting]) -> dict[str, JobState]:
+    """States of submitit's local jobs: their processes in place of a queue."""
+    return {w.job_id: JobState("COMPLETED" if w.handle.done() else "RUNNING", "", "process") for w in waiting}
+
+
+def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, JobState] | None],
+          failure: Callable[[RunSpec, BaseException], dict[str, Any]], poll_s: float, grace_s: float,
+          clock: Callable[[], float] | None = None,
+          sleep: Callable[[float], None] | None = None) -> Iterator[dict[str, Any]]:
+    """Yield the outcomes of each job as it ends, in the order the jobs end.
+
+    Each job's result file is read every second; ``states`` (job ids -> :class:`JobState`, ``None`` when unknown) is
+    asked every ``poll_s`` seconds. A job SLURM calls ended (or no longer lists) while it has no result is given up
+    ``grace_s`` seconds later (:func:`lost_outcomes`); an unknown state never counts as ended. A job that raised
+    outside the training (``error`` result) is reported with ``failure``. ``waiting`` is emptied as jobs end.
+    ``clock`` and ``sleep`` default to :func:`time.monotonic` and :func:`time.sleep`.
+    """
+    clock = clock or time.monotonic
+    sleep = sleep or time.sleep
+    next_poll = clock()
+    while waiting:
+        for item in list(waiting):
+            result = read_result(item.handle)
+            if result is not None:
+                waiting.remove(item)
+                yield from _outcomes(item, result, failure)
+        if not waiting:
+            return
+        now = clock()
+        if now >= next_poll:
+            next_poll = now + poll_s
+            known = states([item.job_id for item in waiting])
+            for item in waiting if known is not None else ():
+                state = known.get(item.job_id)
+                item.state = state or item.state
+                if state is None or not state.ended:
+                    item.ended_since = None
+                elif item.ended_since is None:
+                    item.ended_since = now
+        for item in list(waiting):
+            if item.ended_since is not None and now - item.ended_since >= grace_s:
+                waiting.remove(item)
+                result = read_result(item.handle)  # a last look: the file may have arrived just now
+                yield from (_outcomes(item, result, failure) if result is not None else lost_outcomes(item))
+        if waiting:
+            sleep(min(1.0, poll_s))
+
+
+def _outcomes(item: _Waiting, result: tuple[str, Any], failure: Callable) -> list[dict[str, Any]]:
+    outcome, value = result
+    if outcome == "success" and isinstance(value, list):
+        return value
+    message = str(value).strip().splitlines()[-1] if str(value).strip() else "no message"
+    error = RuntimeError(f"SLURM job {item.job_id} raised outside the training: {message}")
+    return [failure(spec, error) for spec in item.job]
+
+
+def cancel_waiting(waiting: list[_Waiting], cluster: str) -> None:
+    """Cancel the jobs still waiting (Ctrl-C): ``scancel`` by job id on SLURM, the processes of the local executor;
+    say on stderr which."""
+    if not waiting:
+        return
+    ids = [item.job_id for item in waiting]
+    if cluster == "slurm":
+        ok = cancel(ids)
+        what = f"cancelled {len(ids)} SLURM job(s) of this sweep: {' '.join(ids)}" if ok else \
+            f"could not cancel the SLURM jobs of this sweep; cancel them with: scancel {' '.join(ids)}"
+    else:
+        for item in waiting:
+            item.handle.cancel(check=False)
+        what = f"cancelled {len(ids)} job(s) of this sweep"
+    sys.stderr.write(f"interrupted: {what}; their runs start from scratch when the sweep runs again\n")
+    sys.stderr.flush()
+
+
+def submit_and_watch(jobs: list[list[RunSpec]], options: dict[str, Any], worker: Callable,
+                     failure: Callable[[RunSpec, BaseException], dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Submit ``jobs`` (one SLURM job array) and yield their runs' outcomes as each job ends.
+
+    Parameters
+    ----------
+    jobs : list of list of RunSpec
+        The sweep's jobs (a run, or a fused group of runs).
+    options : dict
+        ``executor_options``: :data:`OWN_OPTIONS` and submitit parameters (``timeout_min``, ``slurm_partition``,
+        ``gpus_per_node``, ``slurm_array_parallelism`` ...).
+    worker : callable
+        What a job runs: ``worker(job, threads)`` returns one outcome record per run.
+    failure : callable
+        ``failure(spec, error)``: the outcome record of a run whose job raised outside the training.
+
+    Yields
+    ------
+    dict
+        One outcome per run (``path``, ``state``, ``error``), as jobs end.
+    """
+    own, params = split_options(options)
+    executor = make_executor(jobs, own, params)
+    handles = submit(executor, worker, jobs, own["threads_per_worker"])
+    waiting = [_Waiting(handle, job) for handle, job in zip(handles, jobs)]
+    cluster = executor.cluster if hasattr(executor, "cluster") else own["cluster"]
+    if own["cluster"] == "debug" or cluster == "debug":
+        for item in waiting:  # runs each job here, when its result is asked for
+            try:
+                yield from item.handle.result()
+            except Exception as err:
+                yield from (failure(spec, err) for spec in item.job)
+        return
+    if cluster == "slurm":
+        sys.stderr.write(f"submitted {len(jobs)} SLURM job(s): {_ids(waiting)}; logs in "
+                         f"{Path(str(executor.folder))}\n")
+        accounting = accounting_available()
+
+        def states(ids: list[str]) -> dict[str, JobState] | None:
+            return job_states(ids, accounting=accounting)
+    else:
+        def states(ids: list[str]) -> dict[str, JobState] | None:
+            return _local_states([item for item in waiting if item.job_id in ids])
+    try:
+        yield from watch(waiting, states=states, failure=failure, poll_s=float(own["poll_s"]),
+                         grace_s=float(own["lost_job_grace_s"]))
+    except KeyboardInterrupt:
+        cancel_waiting(waiting, cluster)
+        raise
+
+
+def _ids(waiting: list[_Waiting]) -> str:
+    ids = [item.job_id for item in waiting]
+    arrays = sorted({i.split("_")[0] for i in ids if "_" in i})
+    return f"array {arrays[0]} ({len(ids)} tasks)" if len(arrays) == 1 and len(ids) > 1 else " ".join(ids)
