@@ -182,7 +182,8 @@ def run_sweep(config: SweepConfig, *, executor: str | None = None, workers: int 
     Returns
     -------
     pandas.DataFrame
-        ``language, model, seed, state, error, path``; ``state`` in done / skipped / locked / failed.
+        ``language, model, seed, state, error, path``; ``state`` in done / skipped / locked / failed /
+        interrupted (stopped from outside: a killed worker, a cancelled, preempted or timed-out job).
     """
     return run_sweeps([config], executor=executor, workers=workers).drop(columns="experiment")
 
@@ -262,6 +263,8 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
             bar.update(1)
             if outcome.get("error"):
                 bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}: {outcome['error']}")
+            elif lead.progress:  # each run as it ends (a cluster's jobs end in any order)
+                bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}")
         bar.close()
     return pd.DataFrame(rows).sort_values("path", key=lambda c: c.map(order)).reset_index(drop=True)
 
