@@ -167,7 +167,7 @@ def _strings(module: str) -> list[ast.Constant]:
 
 def test_the_graph_sees_module_and_function_level_imports():
     assert "diagnostics.finetune._config" in GRAPH["diagnostics.finetune._sweep"]  # module level, relative
-    assert "diagnostics.finetune._train_group" in GRAPH["diagnostics.finetune._executors"]  # inside a function
+    assert "diagnostics.finetune._unpadding" in GRAPH["diagnostics.finetune._train"]  # inside a function
     assert "diagnostics.data" in GRAPH["diagnostics.annotate._io"]  # ``from .. import data`` inside a function
     assert {"diagnostics.stats._mcc", "diagnostics.stats"} <= GRAPH["diagnostics.finetune._train"]
 
@@ -454,3 +454,21 @@ def test_the_tests_of_a_stage_package_live_in_its_folder():
     assert not strays, f"test modules that do not import the stage of their folder: {strays}"
     stage_named = [path.name for path in TESTS.glob("test_*.py") if path.stem.split("_")[1] in STAGE_PACKAGES]
     assert not stage_named, f"move them to tests/<stage>/: {stage_named}"
+
+
+# --- one training engine ------------------------------------------------------------------------------------------
+
+def test_one_module_takes_the_run_lock_and_one_loop_per_recipe_exists():
+    """The run lifecycle (lock, done, failed) lives in one module, and the engine's loops are the only ones."""
+    takers = sorted({module for module in MODULES if module != "diagnostics.finetune._run_lock"
+                     for node in ast.walk(TREES[module]) if isinstance(node, ast.Call)
+                     and getattr(node.func, "id", getattr(node.func, "attr", None)) == "RunLock"})
+    assert takers == ["diagnostics.finetune._train"], f"modules that take the run lock: {takers}"
+    optimizers = sorted(f"{module}.{node.name}" for module in MODULES for node in ast.walk(TREES[module])
+                        if isinstance(node, ast.ClassDef) and any(getattr(b, "attr", getattr(b, "id", "")) ==
+                                                                  "Optimizer" for b in node.bases))
+    assert not optimizers, f"torch optimizers beside the engine's stacked ones: {optimizers}"
+    loops = sorted(f"{module}.{node.name}" for module in MODULES if module.startswith("diagnostics.finetune")
+                   for node in ast.walk(TREES[module]) if isinstance(node, ast.FunctionDef)
+                   and (node.name.endswith("_loop") or node.name in ("fit", "_fit_jiant")))
+    assert loops == ["diagnostics.finetune._fused._epoch_loop", "diagnostics.finetune._fused._jiant_loop"], loops

@@ -40,7 +40,7 @@ LANGUAGE_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-OPTIMIZERS = ("adamw", "adam", "sgd", "bert_adam")
+OPTIMIZERS = ("adamw", "bert_adam")
 RECIPES = ("epoch", "jiant")
 SCHEDULERS = ("linear", "constant")
 SELECTION_METRICS = ("accuracy", "mcc")
@@ -103,12 +103,13 @@ class SweepConfig:
         every parameter, as jiant v1 gave its optimizer one group).
     dropout : float
         Hidden, attention and classifier dropout.
-    optimizer : {"adamw", "adam", "sgd", "bert_adam"}
-        The optimiser. ``bert_adam`` (with ``recipe: jiant`` only) is the BertAdam that jiant v1 ran: Adam without
-        bias correction, weight decay added to the update, its own warm-up schedule and a per-tensor gradient clip
-        (:class:`diagnostics.finetune._jiant.BertAdam`).
+    optimizer : {"adamw", "bert_adam"}
+        The optimiser. ``adamw`` (with ``recipe: epoch``) is ``torch.optim.AdamW``'s update. ``bert_adam`` (with
+        ``recipe: jiant`` only) is the BertAdam that jiant v1 ran: Adam without bias correction, weight decay added to
+        the update, its own warm-up schedule and a per-tensor gradient clip
+        (:class:`diagnostics.finetune._stacked_optim.StackedBertAdam`).
     adam_eps : float
-        Epsilon of Adam / AdamW / BertAdam (BertAdam's own default, used by jiant, is 1e-6).
+        Epsilon of AdamW / BertAdam (BertAdam's own default, used by jiant, is 1e-6).
     max_grad_norm : float
         Gradient clipping norm over all trainable parameters together (0: none).
     scheduler : {"linear", "constant"}
@@ -583,7 +584,7 @@ def _problems(config: SweepConfig) -> list[tuple[str, str]]:
         problems.append(("classifier_head", "expected transformers with train_top_k_layers (jiant's head belongs "
                                             "to full fine-tuning, as jiant ran it), found 'jiant'"))
     if config.recipe == "epoch" and config.optimizer == "bert_adam":
-        problems.append(("optimizer", "expected adamw, adam or sgd with recipe: epoch (bert_adam's warm-up is "
+        problems.append(("optimizer", "expected adamw with recipe: epoch (bert_adam's warm-up is "
                                       "tied to the jiant recipe's step budget; set recipe: jiant), found 'bert_adam'"))
     if not config.experiment.strip() or config.experiment in (".", "..") or re.search(r"[/\\]", config.experiment):
         problems.append(("experiment", f"expected a folder name without '/', found {config.experiment!r}"))

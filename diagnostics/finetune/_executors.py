@@ -1,7 +1,7 @@
 """Where runs execute. Jobs are independent, so an executor only maps :func:`train_job` over them.
 
 A job is a list of runs: one run (``fuse: 1``), or a group of runs of one experiment, language and model trained as
-one computation (:mod:`.train_group`). Executors yield one outcome per run, whatever the grouping, as jobs end.
+one computation (:func:`.train.train_group`). Executors yield one outcome per run, whatever the grouping, as jobs end.
 
 ``inprocess`` (default) runs them one after another here; ``pool`` uses local processes (``spawn``; threads are
 split between workers); ``submitit`` submits them to SLURM as one job array and watches them (:mod:`._submitit`;
@@ -65,7 +65,7 @@ def train_job(job: list[RunSpec], progress: bool | None = None) -> list[dict[str
     """
     if len(job) == 1:
         return [train_run(job[0], progress=progress)]
-    from ._train_group import train_group
+    from ._train import train_group
 
     return train_group(job, progress=progress)
 

@@ -32,8 +32,9 @@ from torch import nn
 
 from ._batching import batch_order, bucket_batches, length_sorted_batches
 from ._config import SweepConfig
-from ._loop import FitResult, make_scheduler, total_steps
+from ._loop import FitResult, schedule_factor, total_steps
 from ._modeling import parameter_groups
+from ._stacked_optim import StackedAdamW, StackedBertAdam
 
 __all__ = ["StackedClassifiers", "StackedAdamW", "StackedBertAdam", "fit_fused", "batched_validator",
            "predict_proba_stacked"]
@@ -61,11 +62,17 @@ class StackedClassifiers:
     def __init__(self, models: Sequence[nn.Module], device: str = "cpu"):
         if not models:
             raise ValueError("no models to stack")
-        self.template = copy.deepcopy(models[0]).to("meta")
-        # eager attention is plain batched matmuls, which vmap batches natively; SDPA falls back to a loop over
-        # the runs on the CPU, and its memory-efficient CUDA kernel's backward is not batchable on every build
-        if hasattr(self.template, "set_attn_implementation"):
-            self.template.set_attn_implementation("eager")
+        # a group of one calls its own module without vmap: its attention kernel and its hooks (skipping padding,
+        # diagnostics.finetune._unpadding) stay, and it runs as fast as the module alone
+        self.direct = len(models) == 1
+        if self.direct:
+            self.template = models[0].to(device)
+        else:
+            self.template = copy.deepcopy(models[0]).to("meta")
+            # eager attention is plain batched matmuls, which vmap batches natively; SDPA falls back to a loop over
+            # the runs on the CPU, and its memory-efficient CUDA kernel's backward is not batchable on every build
+            if hasattr(self.template, "set_attn_implementation"):
+                self.template.set_attn_implementation("eager")
         self.device = device
         self.trainable = [name for name, p in models[0].named_parameters() if p.requires_grad]
         named = [dict(m.named_parameters()) for m in models]
@@ -93,12 +100,17 @@ class StackedClassifiers:
         ``train`` turns dropout on where the model has it; ``amp`` is the autocast dtype (``None``: full precision).
         """
         self.template.train(train)
-        kwargs = dict(batch)
-        if "attention_mask" in kwargs:
-            kwargs["attention_mask"] = _additive_mask(kwargs["attention_mask"], amp or torch.float32)
-        in_dims = (0, 0, None, None if shared_inputs else 0)
         device_type = self.device.split(":")[0]
         with torch.autocast(device_type, dtype=amp or torch.float32, enabled=amp is not None):
+            if self.direct:
+                kwargs = batch if shared_inputs else {k: v[0] for k, v in batch.items()}
+                params = {name: p[0] for name, p in self.params.items()}
+                buffers = {name: b[0] for name, b in self.buffers.items()}
+                return self._call(params, buffers, self.shared, kwargs).float()[None]
+            kwargs = dict(batch)
+            if "attention_mask" in kwargs:
+                kwargs["attention_mask"] = _additive_mask(kwargs["attention_mask"], amp or torch.float32)
+            in_dims = (0, 0, None, None if shared_inputs else 0)
             out = torch.vmap(self._call, in_dims=in_dims, randomness="different")(
                 self.params, self.buffers, self.shared, kwargs)
         return out.float()
@@ -116,104 +128,6 @@ class StackedClassifiers:
     def state_of(self, position: int) -> dict[str, torch.Tensor]:
         """A CPU copy of one run's trainable tensors (the format of :func:`~.modeling.trainable_state`)."""
         return {name: p[position].detach().cpu().clone() for name, p in self.params.items()}
-
-
-def _adamw(params, grads, exp_avgs, exp_avg_sqs, steps, *, lr: float, weight_decay: float, eps: float,
-           grad_scale: torch.Tensor | None) -> None:
-    """``torch.optim.AdamW``'s own update (its fused kernel where this build has one) over lists of tensors."""
-    from torch.optim import adam
-
-    options = {"amsgrad": False, "beta1": 0.9, "beta2": 0.999, "lr": lr, "weight_decay": weight_decay, "eps": eps,
-               "maximize": False}
-    fused = params[0].device.type in ("cpu", "cuda")
-    try:
-        adam.adam(params, grads, exp_avgs, exp_avg_sqs, [], steps, fused=fused, grad_scale=grad_scale,
-                  decoupled_weight_decay=True, **options)
-    except TypeError:  # torch before AdamW became Adam with decoupled weight decay
-        from torch.optim import adamw
-
-        adamw.adamw(params, grads, exp_avgs, exp_avg_sqs, [], steps, fused=fused, grad_scale=grad_scale, **options)
-
-
-class _StackedMoments:
-    """Adam-type moments over stacked parameters: dropping runs that leave, each run's gradient norm."""
-
-    stack: StackedClassifiers
-    exp_avg: dict[str, torch.Tensor]
-    exp_avg_sq: dict[str, torch.Tensor]
-
-    def keep(self, runs: Sequence[int]) -> None:
-        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's)."""
-        index = torch.as_tensor(list(runs), dtype=torch.long, device=self.stack.device)
-        self.exp_avg = {n: t.index_select(0, index) for n, t in self.exp_avg.items()}
-        self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
-
-    def grad_norms(self) -> torch.Tensor:
-        """Each run's gradient norm over all of that run's parameters, float32 of shape (K,)."""
-        grads = [p.grad for p in self.stack.params.values() if p.grad is not None]
-        return torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]).norm(dim=0)
-
-
-class StackedAdamW(_StackedMoments):
-    """AdamW over stacked parameters, with a learning rate and gradient clipping per run.
-
-    Each run's slices go through ``torch.optim.AdamW``'s own update (the fused kernel where available), so a
-    fused run takes the steps its solo run takes. Clipping folds into the update: each run's clipping factor is
-    passed as the kernel's gradient scale, which saves a pass over the gradients.
-
-    Parameters
-    ----------
-    stack : StackedClassifiers
-        The runs whose ``params`` are updated in place.
-    model : torch.nn.Module
-        One of the runs' modules, to group parameters as the solo loop does (no weight decay on biases and
-        LayerNorm; ``head_lr`` for the head).
-    config : SweepConfig
-        Supplies ``lr``, ``head_lr``, ``weight_decay``, ``adam_eps`` and ``max_grad_norm``.
-    """
-
-    def __init__(self, stack: StackedClassifiers, model: nn.Module, config: SweepConfig):
-        self.stack = stack
-        self.eps, self.max_grad_norm = config.adam_eps, config.max_grad_norm
-        ids = {id(p): name for name, p in model.named_parameters()}
-        self.groups: list[tuple[float, float, list[str]]] = []
-        for group in parameter_groups(model, config.lr, config.head_lr, config.weight_decay):
-            names = [ids[id(p)] for p in group["params"]]
-            self.groups.append((group["lr"], group["weight_decay"], names))
-        self.exp_avg = {n: torch.zeros_like(p) for n, p in stack.params.items()}
-        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in stack.params.items()}
-        self.steps = [{n: torch.zeros((), dtype=torch.float32, device=stack.device) for n in stack.params}
-                      for _ in range(stack.size)]
-
-    def keep(self, runs: Sequence[int]) -> None:
-        """Keep the state of the runs at positions ``runs`` (call with the same positions as the stack's)."""
-        super().keep(runs)
-        self.steps = [self.steps[i] for i in runs]
-
-    @torch.no_grad()
-    def step(self, factors: Sequence[float]) -> torch.Tensor:
-        """Clip each run's gradients to ``max_grad_norm`` (global over its parameters) and update every run.
-
-        ``factors`` multiply the base learning rates per run (the schedule's value at each run's step). Returns each
-        run's gradient norm before clipping, shape (K,).
-        """
-        norms = self.grad_norms()
-        # clip_grad_norm_'s factor, applied by the kernel as 1 / grad_scale
-        coef = (self.max_grad_norm / (norms + 1e-6)).clamp(max=1.0) if self.max_grad_norm else None
-        for run in range(self.stack.size):
-            scale = None if coef is None else (1.0 / coef[run]).reshape(1).to(torch.float32)
-            for base_lr, decay, names in self.groups:
-                names = [n for n in names if self.stack.params[n].grad is not None]
-                if not names:
-                    continue
-                _adamw([self.stack.params[n][run] for n in names],
-                       [self.stack.params[n].grad[run] for n in names],
-                       [self.exp_avg[n][run] for n in names], [self.exp_avg_sq[n][run] for n in names],
-                       [self.steps[run][n] for n in names], lr=base_lr * float(factors[run]),
-                       weight_decay=decay, eps=self.eps, grad_scale=scale)
-        for p in self.stack.params.values():
-            p.grad = None
-        return norms
 
 
 def _stack_batches(train, batches: Sequence[np.ndarray], pad_to: int | None) -> dict[str, torch.Tensor]:
@@ -266,77 +180,6 @@ def predict_proba_stacked(stack: StackedClassifiers, inputs, batch_size: int, de
     return out
 
 
-class StackedBertAdam(_StackedMoments):
-    """The jiant v1 optimisation step over stacked parameters: global clipping per run, then BertAdam per run.
-
-    The step of the ``jiant`` recipe (:func:`~.loop.fit` with ``recipe: jiant``): each run's gradients are clipped
-    to ``max_grad_norm`` over all of its parameters (jiant's trainer), then each tensor to
-    ``bert_adam_max_grad_norm`` (inside BertAdam), then BertAdam's update (no bias correction, epsilon outside the
-    square root, weight decay added to the update) at the run's own learning rate: its base rate, decayed on its
-    own plateaus, times the shared warm-up schedule (all runs of a group take the same number of steps).
-
-    Parameters
-    ----------
-    stack : StackedClassifiers
-        The runs whose ``params`` are updated in place.
-    model : torch.nn.Module
-        One of the runs' modules, to group parameters as the solo loop does.
-    config : SweepConfig
-        The recipe.
-    t_total : int
-        BertAdam's schedule length (see :func:`~.jiant.step_budget`).
-    """
-
-    betas = (0.9, 0.999)
-
-    def __init__(self, stack: StackedClassifiers, model: nn.Module, config: SweepConfig, t_total: int):
-        self.stack, self.config, self.t_total, self.updates = stack, config, t_total, 0
-        ids = {id(p): name for name, p in model.named_parameters()}
-        self.groups = [(g["lr"], g["weight_decay"], [ids[id(p)] for p in g["params"]])
-                       for g in parameter_groups(model, config.lr, config.head_lr, config.weight_decay,
-                                                 decay_all=True)]
-        self.exp_avg = {n: torch.zeros_like(p) for n, p in stack.params.items()}
-        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in stack.params.items()}
-
-    @torch.no_grad()
-    def step(self, decay: torch.Tensor) -> torch.Tensor:
-        """Clip and update every run.
-
-        ``decay`` is each run's plateau decay so far (its base learning rate over the configured one), shape (K,).
-        Returns each run's gradient norm before clipping, shape (K,).
-        """
-        from ._jiant import warmup_linear
-
-        config, (beta1, beta2) = self.config, self.betas
-        norms = self.grad_norms()
-        coef = ((config.max_grad_norm / (norms + 1e-6)).clamp(max=1.0) if config.max_grad_norm
-                else torch.ones_like(norms))
-        multiplier = warmup_linear(self.updates / self.t_total, config.warmup_ratio) if self.t_total > 0 else 1.0
-        decay = decay.to(norms.device, torch.float32)
-        for base_lr, weight_decay, names in self.groups:
-            lr = decay * (base_lr * multiplier)
-            for name in names:
-                p = self.stack.params[name]
-                if p.grad is None:
-                    continue
-                shape = (-1,) + (1,) * (p.dim() - 1)
-                scale = coef
-                if config.bert_adam_max_grad_norm > 0:  # the tensor's norm after the global clip
-                    tensor_norm = torch.linalg.vector_norm(p.grad.flatten(1), dim=1) * coef
-                    scale = coef * (config.bert_adam_max_grad_norm / (tensor_norm + 1e-6)).clamp(max=1.0)
-                g = p.grad.mul_(scale.view(shape))
-                m, v = self.exp_avg[name], self.exp_avg_sq[name]
-                m.mul_(beta1).add_(g, alpha=1 - beta1)
-                v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
-                update = m / (v.sqrt() + config.adam_eps)
-                if weight_decay > 0:
-                    update.add_(p, alpha=weight_decay)
-                p.sub_(update.mul_(lr.view(shape)))
-                p.grad = None
-        self.updates += 1
-        return norms
-
-
 @dataclass
 class _Run:
     """The per-run state of a fused loop."""
@@ -355,11 +198,17 @@ class _Run:
 def _train_step(stack: StackedClassifiers, active: list[_Run], train, gold: torch.Tensor,
                 batches: Sequence[np.ndarray], pad_to: int | None, device: str, amp: torch.dtype | None,
                 update: Callable[[], Any]) -> None:
-    """One step of every active run on its own batch: forward, per-run losses, backward, update, counters."""
+    """One step of every active run on its own batch: forward, per-run losses, backward, update, counters.
+
+    Nothing here waits for the device: inputs and labels go over from pinned memory without blocking, token counts
+    come from the host's copy of the batch, losses stay on the device until a check reads them.
+    """
     tensors = _stack_batches(train, batches, pad_to)
-    kwargs = {k: v.to(device, non_blocking=True) for k, v in tensors.items()}
-    labels = torch.stack([gold[b] for b in batches]).to(device)
-    logits = stack.logits(kwargs, amp=amp)
+    tensors["labels"] = torch.stack([gold[b] for b in batches])
+    pinned = device.startswith("cuda")
+    moved = {k: (v.pin_memory() if pinned else v).to(device, non_blocking=True) for k, v in tensors.items()}
+    labels = moved.pop("labels")
+    logits = stack.logits(moved, amp=amp)
     per_run = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
                                                 reduction="none").view(labels.shape).mean(1)
     per_run.sum().backward()  # runs share no parameter: each run's gradient is its own loss's
@@ -429,8 +278,7 @@ def _leave(stack: StackedClassifiers, optimizer, active: list[_Run], leaving: li
 def _epoch_loop(stack, runs, model, train, gold, config, validate, device, amp, steps, bar) -> None:
     """The ``epoch`` recipe for a group: AdamW, linear schedule, a validation after each epoch, patience in epochs."""
     optimizer = StackedAdamW(stack, model, config)
-    factor = make_scheduler(config, torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0),
-                            steps).lr_lambdas[0]
+    factor = schedule_factor(config, steps)
     selection = f"validation_{config.selection_metric}"
     pad_to = config.max_seq_length if config.pad_to_max_length else None
     active, step = list(runs), 0
@@ -483,7 +331,7 @@ def _jiant_loop(stack, runs, model, train, gold, config, validate, device, amp, 
     while active:  # epochs repeat until every run's checks have stopped it
         orders = {run.index: bucket_batches(train.lengths, config.batch_size, run.generator) for run in active}
         for position in range(batches_per_epoch):
-            decay = torch.tensor([run.decay for run in active])
+            decay = [run.decay for run in active]  # host floats, changed only at checks
             _train_step(stack, active, train, gold, [orders[run.index][position] for run in active], pad_to,
                         device, amp, lambda d=decay: optimizer.step(d))
             step += 1

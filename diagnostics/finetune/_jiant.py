@@ -1,11 +1,12 @@
 """jiant v1's SuperGLUE training recipe, the one the reference study ran: BertAdam, its warm-up, the plateau rules.
 
-Three small pieces, each a function of a few numbers so that many runs can later be stepped together:
+Small pieces, each a function of a few numbers, so that many runs can be stepped together:
 
 * :func:`warmup_linear` and :func:`step_budget`: BertAdam's learning-rate multiplier (pytorch_pretrained_bert 0.6.2,
   ``WarmupLinearSchedule``) and the ``t_total`` jiant's ``trainer.py`` gives it;
-* :class:`BertAdam` / :func:`bert_adam_update`: Adam without bias correction, epsilon outside the square root,
-  weight decay added to the update, each tensor's gradient clipped to its own norm first;
+* BertAdam's update (Adam without bias correction, epsilon outside the square root, weight decay added to the
+  update, each tensor's gradient clipped to its own norm first) is the engine's
+  (:class:`diagnostics.finetune._stacked_optim.StackedBertAdam`);
 * :class:`PlateauController`: takes the validation scores one by one and says whether the check is a new best,
   whether the learning rate is decayed (torch's ``ReduceLROnPlateau`` as jiant configured it: mode max, absolute
   threshold) and whether training stops (jiant's ``_check_history`` and ``_check_stop``).
@@ -18,12 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import torch
-
 #: torch's ReduceLROnPlateau skips a decay smaller than this (its ``eps``).
 _DECAY_EPS = 1e-8
-#: torch's clip_grad_norm_ divides by the norm plus this.
-_CLIP_EPS = 1e-6
 
 
 def warmup_linear(progress: float, warmup: float) -> float:
@@ -102,111 +99,6 @@ def schedule_name(val_interval: int | None, max_vals: int) -> str:
 def resolve_val_interval(val_interval: int | None, batches_per_epoch: int) -> int:
     """Return the steps between validation checks: the setting, or one epoch's batches when it is ``None``."""
     return int(val_interval) if val_interval else max(1, batches_per_epoch)
-
-
-@torch.no_grad()
-def clip_each_(grads: list[torch.Tensor], max_norm: float) -> None:
-    """Scale every gradient tensor whose own L2 norm exceeds ``max_norm`` down to it (BertAdam's per-tensor clip).
-
-    In place; ``max_norm <= 0`` clips nothing.
-    """
-    if max_norm <= 0 or not grads:
-        return
-    coefs = torch._foreach_norm(grads)  # one 0-d tensor per gradient, in its dtype
-    torch._foreach_add_(coefs, _CLIP_EPS)
-    torch._foreach_reciprocal_(coefs)
-    torch._foreach_mul_(coefs, max_norm)
-    torch._foreach_clamp_max_(coefs, 1.0)
-    torch._foreach_mul_(grads, coefs)
-
-
-@torch.no_grad()
-def bert_adam_update(params: list[torch.Tensor], grads: list[torch.Tensor], exp_avg: list[torch.Tensor],
-                     exp_avg_sq: list[torch.Tensor], *, lr: float, weight_decay: float, betas=(0.9, 0.999),
-                     eps: float = 1e-6) -> None:
-    """One BertAdam update of a list of tensors, in place (gradients already clipped).
-
-    ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2``, ``p -= lr * (m / (sqrt(v) + eps) + weight_decay * p)``:
-    no bias correction, and the decay is part of the update (scaled by the scheduled rate, not by the moments).
-    ``params``, ``grads`` and the moment buffers ``exp_avg``, ``exp_avg_sq`` are in one order; ``lr`` is the
-    scheduled rate of this update.
-    """
-    b1, b2 = betas
-    torch._foreach_mul_(exp_avg, b1)
-    torch._foreach_add_(exp_avg, grads, alpha=1 - b1)
-    torch._foreach_mul_(exp_avg_sq, b2)
-    torch._foreach_addcmul_(exp_avg_sq, grads, grads, value=1 - b2)
-    denom = torch._foreach_sqrt(exp_avg_sq)
-    torch._foreach_add_(denom, eps)
-    update = torch._foreach_div(exp_avg, denom)
-    if weight_decay > 0:
-        torch._foreach_add_(update, params, alpha=weight_decay)
-    torch._foreach_add_(params, update, alpha=-lr)
-
-
-class BertAdam(torch.optim.Optimizer):
-    """BertAdam as pytorch_pretrained_bert 0.6.2 defines it (the ``bert_adam`` that jiant v1 ran through AllenNLP).
-
-    Each group's ``lr`` is the base rate (what a plateau decay changes); an update uses
-    ``lr * warmup_linear(step / t_total, warmup)`` with ``step`` the updates taken before it.
-
-    Parameters
-    ----------
-    params : iterable
-        Parameters or parameter groups (each may set ``lr`` and ``weight_decay``).
-    lr : float
-        Base learning rate.
-    warmup : float
-        Share of ``t_total`` spent warming up.
-    t_total : int
-        Steps of the schedule (``<= 0``: a constant multiplier of 1).
-    betas : tuple of float
-        Moment decay rates (BertAdam's ``b1``, ``b2``).
-    eps : float
-        BertAdam's ``e``.
-    weight_decay : float
-        Default decay of groups that set none.
-    max_grad_norm : float
-        Per-tensor gradient clip (``<= 0``: none).
-    """
-
-    def __init__(self, params, lr: float, *, warmup: float = 0.1, t_total: int = -1, betas=(0.9, 0.999),
-                 eps: float = 1e-6, weight_decay: float = 0.01, max_grad_norm: float = 1.0):
-        """Set the defaults of every group and the schedule shared by all of them."""
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
-                                  "max_grad_norm": max_grad_norm})
-        self.warmup, self.t_total, self.updates = max(float(warmup), 0.0), t_total, 0
-
-    def multiplier(self) -> float:
-        """The schedule's multiplier of the next update."""
-        return warmup_linear(self.updates / self.t_total, self.warmup) if self.t_total > 0 else 1.0
-
-    @torch.no_grad()
-    def step(self, closure=None):
-        """Clip each gradient tensor, then apply one update to every parameter that has a gradient.
-
-        Returns the loss of ``closure`` (which re-evaluates the model), ``None`` without one.
-        """
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        scale = self.multiplier()
-        for group in self.param_groups:
-            params = [p for p in group["params"] if p.grad is not None]
-            if not params:
-                continue
-            grads = [p.grad for p in params]
-            for p in params:
-                if not self.state[p]:
-                    self.state[p]["exp_avg"] = torch.zeros_like(p)
-                    self.state[p]["exp_avg_sq"] = torch.zeros_like(p)
-            clip_each_(grads, group["max_grad_norm"])
-            bert_adam_update(params, grads, [self.state[p]["exp_avg"] for p in params],
-                             [self.state[p]["exp_avg_sq"] for p in params], lr=group["lr"] * scale,
-                             weight_decay=group["weight_decay"], betas=group["betas"], eps=group["eps"])
-        self.updates += 1
-        return loss
 
 
 @dataclass

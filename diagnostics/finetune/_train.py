@@ -1,10 +1,15 @@
-"""One run: fine-tune with one seed, keep the best validation epoch, predict every diagnostic set, store it.
+"""The one lifecycle of every job: a group of runs trained as one (a single run is a group of one).
 
-This module sets a run up and stores what it produces; its data come from :mod:`.inputs`, its optimisation loop
-from :mod:`.loop` (plain torch on a transformers model: dynamic padding, the ``epoch`` recipe or jiant v1's
-recipe, gradient clipping, early stopping, bf16/fp16 autocast on CUDA) and its predictions from :mod:`.predict`.
-On CPU a seed fully determines the run (same thread count): torch's RNG is seeded before the head is initialised,
-batch orders come from a seeded generator and deterministic algorithms are requested.
+A job holds runs that differ only in their seed (:mod:`.grouping`). Each run is skipped when finished, locked
+(a run another process holds is left out and reported ``locked``), cleared of a partial earlier attempt, and marked
+failed (``FAILED`` with the traceback) or done (``DONE``, written last) at the end. The group is prepared once
+(data, tokenisation, cached features), trained by the engine (:func:`~.fused.fit_fused`: its loop of the config's
+recipe over the runs' stacked weights), predicted in one pass per evaluation batch, and each run is stored in its own
+folder: ``config.json``, ``versions.json``, ``metrics.json`` (with a ``fused`` record: the group's seeds, its size,
+precision and TF32 setting), ``predictions.parquet`` and an optional checkpoint. Killing a group loses its
+unfinished runs only, which the next sweep trains again. On CPU a seed fully determines a run in a group of a given
+composition (same thread count): torch's RNG is seeded before each head is initialised, batch orders come from a
+generator seeded with the run's seed, and deterministic algorithms are requested.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import os
 import time
 import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,12 +31,14 @@ from diagnostics.schema import CLASS_LABELS
 from diagnostics.stats._mcc import mcc
 
 from . import _store as store
-from ._run_lock import RunLock
 from ._config import ModelSpec, SweepConfig
+from ._fused import StackedClassifiers, batched_validator, fit_fused, predict_proba_stacked
 from ._inputs import RunInputs, prepare_inputs
-from ._loop import FitResult, fit
-from ._predict import SetPredictions, predict_proba, predict_sets
+from ._loop import FitResult
+from ._predict import SetPredictions, prediction_table
+from ._quality import category_summary
 from ._resources import PeakMemory, fitness_mib, protocol_figures
+from ._run_lock import RunLock, RunLockedError
 
 
 @dataclass
@@ -137,7 +144,7 @@ def _scores(gold: np.ndarray, proba: np.ndarray) -> dict[str, float]:
 
 
 def train_run(spec: RunSpec, *, progress: bool | None = None) -> dict[str, Any]:
-    """Train, evaluate and store one run; skip it when finished; refuse when another process holds it.
+    """Train, evaluate and store one run: a group of one (:func:`train_group`).
 
     Parameters
     ----------
@@ -156,54 +163,145 @@ def train_run(spec: RunSpec, *, progress: bool | None = None) -> dict[str, Any]:
     RunLockedError
         Another live process trains this run.
     """
-    path = spec.path
-    if store.is_done(path):
-        return {"path": str(path), "state": "skipped", "metrics": store._read_json(path / "metrics.json")}
-    with RunLock(path):
-        if store.is_done(path):  # finished by another process between the check and the lock
-            return {"path": str(path), "state": "skipped", "metrics": store._read_json(path / "metrics.json")}
-        store.clear_partial(path)
-        try:
-            metrics = _train(spec, path, progress)
-        except BaseException:
-            store.mark_failed(path, traceback.format_exc())
-            raise
-        store.mark_done(path, {"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
-    return {"path": str(path), "state": "done", "metrics": metrics}
+    outcome = train_group([spec], progress=progress)[0]
+    if outcome["state"] == "locked":
+        raise RunLockedError(outcome["error"].split(": ", 1)[-1])
+    return outcome
 
 
-def _train(spec: RunSpec, path: Path, progress: bool | None) -> dict[str, Any]:
-    """Fine-tune, predict and store one run in ``path``; returns its metrics."""
-    config, model_spec = spec.sweep, spec.model_spec
+def train_group(specs: list[RunSpec], *, progress: bool | None = None) -> list[dict[str, Any]]:
+    """Train, evaluate and store runs that differ only in their seed as one group (one run: a group of one).
+
+    Parameters
+    ----------
+    specs : list of RunSpec
+        Runs of one experiment, language and model.
+    progress : bool, optional
+        Show a progress bar (defaults to the config's ``progress``).
+
+    Returns
+    -------
+    list of dict
+        One outcome per run, in the order of ``specs``: ``{"path", "state": "done"|"skipped", "metrics"}``, or
+        ``{"path", "state": "locked", "error"}`` for a run another process holds. What training raises is re-raised
+        once every run of the group has a ``FAILED`` file with the traceback.
+    """
+    outcomes: dict[str, dict[str, Any]] = {}
+    with ExitStack() as locks:
+        todo = []
+        for spec in specs:
+            if store.is_done(spec.path):
+                outcomes[str(spec.path)] = _skipped(spec)
+                continue
+            try:
+                locks.enter_context(RunLock(spec.path))
+            except RunLockedError as err:
+                outcomes[str(spec.path)] = {"path": str(spec.path), "state": "locked",
+                                            "error": f"{type(err).__name__}: {err}"}
+                continue
+            if store.is_done(spec.path):  # finished by another process between the check and the lock
+                outcomes[str(spec.path)] = _skipped(spec)
+                continue
+            store.clear_partial(spec.path)
+            todo.append(spec)
+        if todo:
+            try:
+                metrics = _train_runs(todo, progress)
+            except BaseException:
+                for spec in todo:
+                    store.mark_failed(spec.path, traceback.format_exc())
+                raise
+            for spec, run_metrics in zip(todo, metrics):
+                store.mark_done(spec.path, {"best": run_metrics["best"],
+                                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
+                outcomes[str(spec.path)] = {"path": str(spec.path), "state": "done", "metrics": run_metrics}
+    return [outcomes[str(spec.path)] for spec in specs]
+
+
+def _skipped(spec: RunSpec) -> dict[str, Any]:
+    return {"path": str(spec.path), "state": "skipped", "metrics": store._read_json(spec.path / "metrics.json")}
+
+
+def _train_runs(specs: list[RunSpec], progress: bool | None) -> list[dict[str, Any]]:
+    """Fine-tune the group, predict every set for every run, store each run's files; returns their metrics."""
+    config, model_spec, language = specs[0].sweep, specs[0].model_spec, specs[0].language
     show = config.progress if progress is None else progress
+    seeds = [spec.seed for spec in specs]
     with _torch_settings(config) as device:
         amp = _autocast_dtype(config, device)
-        _write_run_settings(path, spec, config, device, amp)
+        for spec in specs:
+            _write_run_settings(spec.path, spec, config, device, amp)
         clock = _Clock()
         with PeakMemory() as memory:
             if device.startswith("cuda"):
                 torch.cuda.reset_peak_memory_stats()
             model_path = resolve_model_path(model_spec)
-            data = prepare_inputs(config, spec.language, model_path, feature_folder(config, model_spec),
-                                  device=device, amp=amp, show=show)
-            model = _build_model(config, model_path, spec.seed, device)
+            data = prepare_inputs(config, language, model_path, feature_folder(config, model_spec), device=device,
+                                  amp=amp, show=show)
+            models = _build_models(config, model_path, seeds)
             clock.init_s = time.perf_counter() - clock.started
-            fitted = _fit(model, data, spec, config, device, amp, show)
-            predicted = predict_sets(model, data.eval_frames, data.inputs, _run_columns(spec, config, model_spec),
-                                     batch_size=config.eval_batch_size, device=device, amp=amp,
-                                     pretrain_seed=model_spec.pretrain_seed)
+            gold_train = torch.from_numpy(np.array(label_ids(data.train_frame["label"])))
+            gold_val, inputs_val = label_ids(data.eval_frames["validation"]["label"]), data.inputs["validation"]
+            if config.recipe == "jiant" and config.val_data_limit is not None:
+                gold_val, inputs_val = gold_val[:config.val_data_limit], inputs_val.head(config.val_data_limit)
+            fitted = fit_fused(models, data.inputs["train"], gold_train, config, seeds=seeds, device=device, amp=amp,
+                               validate=batched_validator(inputs_val, gold_val, config.eval_batch_size, device, amp,
+                                                          _scores),
+                               show=show, desc=f"{config.experiment} {language} {model_spec.name} seeds {seeds}")
+            predicted = _predict(models, specs, data, config, device, amp)
             if config.save_checkpoint:
                 from ._modeling import save_checkpoint
 
-                save_checkpoint(model, model_path, path / "checkpoint", data.tokenizer)
+                for spec, model in zip(specs, models):
+                    save_checkpoint(model, model_path, spec.path / "checkpoint", data.tokenizer)
             cuda_peak = torch.cuda.max_memory_allocated() if device.startswith("cuda") else None
-        _write_predictions(path, predicted.tables)
-    resources = _resources(clock, memory.peak, cuda_peak, fitted, data, predicted)
-    resources |= protocol_figures(model_path, spec.language, device, config.output_dir,
-                                  fitted.best["validation_accuracy"])
-    metrics = _metrics(config, fitted, data.train_frame, model, predicted, resources, device)
-    store.write_json_atomic(path / "metrics.json", metrics)
-    return metrics
+        group = {"seeds": seeds, "size": len(specs), "precision": config.precision, "autocast": str(amp),
+                 "tf32": bool(torch.backends.cuda.matmul.allow_tf32),
+                 "skip_padding": bool(getattr(models[0], "_unpadding", False))}
+        out = []
+        for spec, model, fit, pred in zip(specs, models, fitted, predicted):
+            _write_predictions(spec.path, pred.tables)
+            resources = _resources(clock, memory.peak, cuda_peak, fit, data, pred)
+            resources |= protocol_figures(model_path, language, device, config.output_dir,
+                                          fit.best["validation_accuracy"])
+            metrics = _metrics(config, fit, data.train_frame, model, pred, resources, device) | {"fused": group}
+            store.write_json_atomic(spec.path / "metrics.json", metrics)
+            out.append(metrics)
+    return out
+
+
+def _build_models(config: SweepConfig, model_path: Path, seeds: list[int]) -> list:
+    """The group's classifiers, each head initialised from its seed; a group of one may skip padding."""
+    from ._modeling import load_classifier
+
+    models = [load_classifier(model_path, seed=seed, dropout=config.dropout, top_k=config.train_top_k_layers,
+                              freeze_embeddings=config.freeze_embeddings, head=config.classifier_head)
+              for seed in seeds]
+    if config.skip_padding and len(models) == 1:  # stacked runs go through vmap, which cannot gather real tokens
+        from ._unpadding import enable_unpadding
+
+        enable_unpadding(models[0])
+    return models
+
+
+def _predict(models, specs: list[RunSpec], data, config, device: str, amp) -> list[SetPredictions]:
+    """Every run's predictions of every evaluation set but validation, the runs stacked in one pass per batch."""
+    stack = StackedClassifiers(models, device)
+    out = [SetPredictions() for _ in specs]
+    started = time.perf_counter()
+    for name, frame in data.eval_frames.items():
+        if name == "validation":
+            continue
+        proba = predict_proba_stacked(stack, data.inputs[name], config.eval_batch_size, device, amp)
+        for spec, pred, row in zip(specs, out, proba):
+            columns = _run_columns(spec, config, spec.model_spec)
+            pred.records += len(frame)
+            pred.tables.append(prediction_table(columns, name, frame, row, spec.model_spec.pretrain_seed))
+            pred.categories[name] = category_summary(frame, row)
+    share = (time.perf_counter() - started) / len(specs)  # each run's share of the group's prediction time
+    for pred in out:
+        pred.seconds = share
+    return out
 
 
 @contextmanager
@@ -247,37 +345,6 @@ class _Clock:
     started: float = field(default_factory=time.perf_counter)
     cpu_started: float = field(default_factory=time.process_time)
     init_s: float = 0.0
-
-
-def _build_model(config: SweepConfig, model_path: Path, seed: int, device: str):
-    """The classifier to fine-tune, its head initialised from ``seed`` (optionally without padding compute)."""
-    from ._modeling import load_classifier
-
-    model = load_classifier(model_path, seed=seed, dropout=config.dropout, top_k=config.train_top_k_layers,
-                            freeze_embeddings=config.freeze_embeddings, head=config.classifier_head).to(device)
-    if config.skip_padding:
-        from ._unpadding import enable_unpadding
-
-        enable_unpadding(model)
-    return model
-
-
-def _fit(model, data: RunInputs, spec: RunSpec, config: SweepConfig, device: str, amp: torch.dtype | None,
-         show: bool) -> FitResult:
-    """Run the optimisation loop on the training mixture, selecting the epoch (or check) on the validation set."""
-    gold_train = torch.from_numpy(np.array(label_ids(data.train_frame["label"])))
-    gold_val = label_ids(data.eval_frames["validation"]["label"])
-    inputs_val = data.inputs["validation"]
-    if config.recipe == "jiant" and config.val_data_limit is not None:  # jiant validates on the first N pairs
-        gold_val, inputs_val = gold_val[:config.val_data_limit], inputs_val.head(config.val_data_limit)
-
-    def validate() -> dict[str, float]:
-        """Scores of the current model on the validation set."""
-        proba = predict_proba(model, inputs_val, config.eval_batch_size, device, amp)
-        return _scores(gold_val, proba)
-
-    return fit(model, data.inputs["train"], gold_train, config, seed=spec.seed, validate=validate, device=device,
-               amp=amp, desc=spec.describe(), show=show)
 
 
 def _run_columns(spec: RunSpec, config: SweepConfig, model_spec: ModelSpec) -> dict[str, Any]:

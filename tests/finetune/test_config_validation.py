@@ -38,7 +38,7 @@ def write_config(folder: Path, model: Path, name: str = "sweep.yaml", **changes:
     ("freeze_embeddings", "maybe", "true or false", "'maybe'"),
     ("precision", "fp8", "one of auto, fp32, tf32, bf16, fp16", "'fp8'"),
     ("device", "gpu", "one of auto, cpu, cuda", "'gpu' (did you mean 'cuda'?)"),
-    ("optimizer", "AdamW", "one of adamw, adam, sgd", "'AdamW' (did you mean 'adamw'?)"),
+    ("optimizer", "AdamW", "one of adamw, bert_adam", "'AdamW' (did you mean 'adamw'?)"),
     ("executor", "ray", "one of inprocess, pool, submitit", "'ray'"),
     ("selection_metric", "f1", "one of accuracy, mcc", "'f1'"),
     ("patience", "0", "an integer >= 1", "0"),

@@ -7,9 +7,9 @@ import torch
 from diagnostics.finetune._batching import TokenInputs
 from diagnostics.finetune import SweepConfig
 from diagnostics.finetune._fused import StackedAdamW, StackedClassifiers, batched_validator, fit_fused
-from diagnostics.finetune._loop import fit
 from diagnostics.finetune._modeling import load_classifier
-from diagnostics.finetune._predict import predict_proba
+
+from _oracle import fit, predict_proba
 
 SEEDS = [0, 1, 2]
 VOCAB = 120
@@ -199,3 +199,23 @@ def test_a_sweep_with_fuse_trains_one_job_per_group_and_equals_the_sweep_of_sing
     # the grouping is not part of what a run is: a single-run sweep over the fused store finds every run done
     again = run_sweep(load_config(write_config(tmp_path / "fused", tiny_model_dir, **common)))
     assert again["state"].tolist() == ["skipped"] * 3
+
+
+@pytest.mark.parametrize("recipe", ["epoch", "jiant"])
+@pytest.mark.parametrize("size", [1, 8])
+def test_a_group_of_one_and_of_eight_equal_their_oracle_runs(small_model_dir, pairs, recipe, size):
+    """The engine at K = 1 (one run is a group of one) and K = 8 against the plain loop, dropout off, fp32."""
+    jiant = dict(recipe="jiant", optimizer="bert_adam", adam_eps=1e-6, val_interval=3, max_vals=4, patience=20)
+    config = _config(max_epochs=2, **(jiant if recipe == "jiant" else {}))
+    train, gold, val, gold_val = pairs
+    seeds = list(range(size))
+    models = [load_classifier(small_model_dir, seed=s, dropout=0.0) for s in seeds]
+    results = fit_fused(models, train, gold, config, seeds=seeds, device="cpu",
+                        validate=batched_validator(val, gold_val, 8, "cpu", None, _accuracy))
+    for seed, model, result in zip(seeds, models, results):
+        solo_model, solo_result = _solo(small_model_dir, pairs, config, seed)
+        np.testing.assert_allclose(predict_proba(model, val, 8, "cpu", None),
+                                   predict_proba(solo_model, val, 8, "cpu", None), atol=1e-5)
+        assert [h["step"] for h in result.history] == [h["step"] for h in solo_result.history]
+        for a, b in zip(result.history, solo_result.history):
+            assert a["train_loss"] == pytest.approx(b["train_loss"], abs=1e-5)

@@ -1,0 +1,215 @@
+"""The optimizers of the training engine: AdamW and jiant's BertAdam over K runs' stacked parameters, in one pass.
+
+A step is a handful of operations whatever K and the number of parameter tensors:
+
+1. one ``_foreach_norm`` over every (run, tensor) gradient: the per-tensor norms, from which each run's global
+   norm (its clip to ``max_grad_norm``) and, for BertAdam, each tensor's norm after that clip (its per-tensor clip
+   to ``bert_adam_max_grad_norm``) are derived on the device, with no second pass;
+2. one ``_foreach_mul_`` scaling every stacked gradient by its runs' combined clip factors (a (K, 1, ...) column
+   per tensor, broadcast);
+3. torch's fused Adam kernel (``_fused_adamw_``: reads weight, gradient and both moments once, writes weight and
+   moments once) per run and parameter group, at that run's learning rate.
+
+BertAdam is that kernel without bias correction: with a step count so large that ``beta ** step`` is 0, the
+kernel's update ``p <- p (1 - lr wd) - lr m / (sqrt(v) + eps)`` is pytorch_pretrained_bert 0.6.2's (decay added
+to the update, epsilon outside the square root). Gradients persist between steps (zeroed after each update, so
+backward accumulates into them in place) and every per-run view is made once per group composition, not per step.
+Learning rates are host-side floats (a run's base rate, its plateau decays and the warm-up factor), so no step
+reads a value back from the device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+from ._config import SweepConfig
+from ._modeling import parameter_groups
+
+#: torch's clip_grad_norm_ (and BertAdam's per-tensor clip) divide by the norm plus this.
+_CLIP_EPS = 1e-6
+#: A step count at which the fused kernel's bias corrections 1 - beta ** step are exactly 1 (BertAdam has none).
+_NO_BIAS_CORRECTION_STEP = 1e9
+
+
+class _StackedOptimizer:
+    """Moments, persistent gradients and per-run views over a stack's parameters; the clip factors of a step."""
+
+    betas = (0.9, 0.999)
+
+    def __init__(self, stack, model: nn.Module, config: SweepConfig, *, decay_all: bool):
+        self.stack, self.config = stack, config
+        ids = {id(p): name for name, p in model.named_parameters()}
+        self.groups = [(g["lr"], g["weight_decay"], [ids[id(p)] for p in g["params"]])
+                       for g in parameter_groups(model, config.lr, config.head_lr, config.weight_decay,
+                                                 decay_all=decay_all)]
+        self.names = [name for _, _, names in self.groups for name in names]
+        self.exp_avg = {n: torch.zeros_like(stack.params[n]) for n in self.names}
+        self.exp_avg_sq = {n: torch.zeros_like(stack.params[n]) for n in self.names}
+        self._bind()
+
+    def _bind(self) -> None:
+        """(Re)make the persistent gradients and every per-run view, for the stack's current runs."""
+        params = self.stack.params
+        for name in self.names:
+            params[name].grad = torch.zeros_like(params[name])
+        runs = range(self.stack.size)
+        self.grads = [params[n].grad for n in self.names]
+        self.grad_views = [params[n].grad[k] for k in runs for n in self.names]
+        # each step's clip factors land here; one (K, 1, ...) column per tensor broadcasts over its stacked gradient
+        self._scale = torch.ones((self.stack.size, len(self.names)), dtype=self.grads[0].dtype,
+                                 device=self.stack.device)
+        self._scale_columns = [self._scale[:, i].view((-1,) + (1,) * (g.dim() - 1)) for i, g in enumerate(self.grads)]
+        self.views = [[(base_lr, decay, [params[n][k] for n in names], [params[n].grad[k] for n in names],
+                        [self.exp_avg[n][k] for n in names], [self.exp_avg_sq[n][k] for n in names])
+                       for base_lr, decay, names in self.groups] for k in runs]
+
+    def keep(self, runs: Sequence[int]) -> None:
+        """Keep the state of the runs at positions ``runs`` (after the stack kept the same positions)."""
+        index = torch.as_tensor(list(runs), dtype=torch.long, device=self.stack.device)
+        self.exp_avg = {n: t.index_select(0, index) for n, t in self.exp_avg.items()}
+        self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
+        self._bind()
+
+    def _tensor_norms(self) -> torch.Tensor:
+        """The norm of every (run, tensor) gradient, float32 of shape (K, tensors), in one pass."""
+        return torch.stack(torch._foreach_norm(self.grad_views)).view(self.stack.size, len(self.names)).float()
+
+    @torch.no_grad()
+    def grad_norms(self) -> torch.Tensor:
+        """Each run's gradient norm over all of its parameters, float32 of shape (K,), on the device."""
+        return torch.linalg.vector_norm(self._tensor_norms(), dim=1)
+
+    @torch.no_grad()
+    def _clip(self, per_tensor_max: float) -> torch.Tensor:
+        """Scale every gradient by its run's global clip (and, with ``per_tensor_max > 0``, its own clip).
+
+        Returns each run's gradient norm before clipping, shape (K,), on the device.
+        """
+        size, count = self.stack.size, len(self.names)
+        norms = self._tensor_norms()
+        total = torch.linalg.vector_norm(norms, dim=1)
+        max_norm = self.config.max_grad_norm
+        coef = (max_norm / (total + _CLIP_EPS)).clamp(max=1.0) if max_norm else torch.ones_like(total)
+        scale = coef[:, None].expand(size, count)
+        if per_tensor_max > 0:  # the tensor's norm after the global clip
+            scale = scale * (per_tensor_max / (norms * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
+        self._scale.copy_(scale)
+        torch._foreach_mul_(self.grads, self._scale_columns)
+        return total
+
+    def _update(self, run: int, lr_factor: float, steps: list[torch.Tensor]) -> None:
+        """The fused Adam kernel over one run's groups at ``base_lr * lr_factor``."""
+        beta1, beta2 = self.betas
+        for base_lr, decay, params, grads, exp_avg, exp_avg_sq in self.views[run]:
+            if params:
+                torch._fused_adamw_(params, grads, exp_avg, exp_avg_sq, [], steps[:len(params)],
+                                    lr=base_lr * lr_factor, beta1=beta1, beta2=beta2, weight_decay=decay,
+                                    eps=self.config.adam_eps, amsgrad=False, maximize=False)
+
+
+class StackedAdamW(_StackedOptimizer):
+    """``torch.optim.AdamW`` for K stacked runs: no decay on biases and LayerNorm, ``head_lr``, a global clip per run.
+
+    Each run takes the update its solo AdamW would (bias correction by the step count, the fused kernel); its
+    gradients are clipped to ``max_grad_norm`` over all of its own parameters first.
+
+    Parameters
+    ----------
+    stack : StackedClassifiers
+        The runs whose ``params`` are updated in place.
+    model : torch.nn.Module
+        One of the runs' modules, to group parameters as transformers' training does.
+    config : SweepConfig
+        Supplies ``lr``, ``head_lr``, ``weight_decay``, ``adam_eps`` and ``max_grad_norm``.
+    """
+
+    def __init__(self, stack, model: nn.Module, config: SweepConfig):
+        super().__init__(stack, model, config, decay_all=False)
+        self.updates = 0
+
+    @torch.no_grad()
+    def step(self, factors: Sequence[float]) -> torch.Tensor:
+        """Clip each run's gradients and update every run; then zero the gradients.
+
+        Parameters
+        ----------
+        factors : sequence of float
+            Per run, the schedule's multiplier of the base learning rates at this step.
+
+        Returns
+        -------
+        torch.Tensor
+            Each run's gradient norm before clipping, shape (K,), on the device (not read back).
+        """
+        norms = self._clip(0.0)
+        self.updates += 1
+        steps = self._steps(float(self.updates))
+        for run in range(self.stack.size):
+            self._update(run, float(factors[run]), steps)
+        torch._foreach_zero_(self.grad_views)
+        return norms
+
+    def _steps(self, value: float) -> list[torch.Tensor]:
+        """The step counts the kernel reads (one per tensor; every run of a group has taken the same steps)."""
+        if getattr(self, "_step_value", None) != value:
+            longest = max((len(names) for _, _, names in self.groups), default=0)
+            device = self.stack.device
+            self._step_tensors = [torch.full((), value, dtype=torch.float32, device=device)] * longest
+            self._step_value = value
+        return self._step_tensors
+
+
+class StackedBertAdam(_StackedOptimizer):
+    """jiant v1's step for K stacked runs: the global clip per run, then BertAdam with its per-tensor clip.
+
+    Each run's gradients are clipped to ``max_grad_norm`` over all of its parameters (jiant's trainer), then each
+    tensor to ``bert_adam_max_grad_norm`` (inside BertAdam), then BertAdam's update (no bias correction, epsilon
+    outside the square root, weight decay on every parameter added to the update) at the run's own learning rate:
+    its base rate, decayed on its own plateaus, times BertAdam's warm-up schedule.
+
+    Parameters
+    ----------
+    stack : StackedClassifiers
+        The runs whose ``params`` are updated in place.
+    model : torch.nn.Module
+        One of the runs' modules (its parameter names).
+    config : SweepConfig
+        The recipe.
+    t_total : int
+        BertAdam's schedule length (see :func:`~diagnostics.finetune._jiant.step_budget`).
+    """
+
+    def __init__(self, stack, model: nn.Module, config: SweepConfig, t_total: int):
+        super().__init__(stack, model, config, decay_all=True)
+        self.t_total, self.updates = t_total, 0
+        longest = max((len(names) for _, _, names in self.groups), default=0)
+        self._steps = [torch.full((), _NO_BIAS_CORRECTION_STEP, dtype=torch.float32, device=stack.device)] * longest
+
+    @torch.no_grad()
+    def step(self, decay: Sequence[float] | torch.Tensor) -> torch.Tensor:
+        """Clip and update every run; then zero the gradients.
+
+        Parameters
+        ----------
+        decay : sequence of float
+            Each run's plateau decay so far (its base learning rate over the configured one), length K.
+
+        Returns
+        -------
+        torch.Tensor
+            Each run's gradient norm before clipping, shape (K,), on the device (not read back).
+        """
+        from ._jiant import warmup_linear
+
+        config = self.config
+        norms = self._clip(config.bert_adam_max_grad_norm)
+        multiplier = warmup_linear(self.updates / self.t_total, config.warmup_ratio) if self.t_total > 0 else 1.0
+        factors = decay.tolist() if isinstance(decay, torch.Tensor) else list(decay)
+        for run in range(self.stack.size):
+            self._update(run, float(factors[run]) * multiplier, self._steps)
+        torch._foreach_zero_(self.grad_views)
+        self.updates += 1
+        return norms
