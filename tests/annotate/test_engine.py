@@ -186,6 +186,12 @@ def test_cli_run_and_evaluate_user_file(tmp_path):
     assert result.exit_code == 0, result.output
     scores = pd.read_csv(tmp_path / "s.csv").set_index("feature")
     assert scores.loc["Negation", "f1"] == 1.0
+    result = runner.invoke(app, ["annotate", "evaluate", "--lang", "fr", "--path", str(source), "--presence", "-o",
+                                 str(tmp_path / "p.csv")])
+    assert result.exit_code == 0, result.output
+    presence = pd.read_csv(tmp_path / "p.csv").set_index("feature")
+    # the names of the third pair count in either sentence (presence), not across the pair, where they are the same
+    assert scores.loc["Named entities", "predicted"] == 0 and presence.loc["Named entities", "predicted"] == 1
     bad = runner.invoke(app, ["annotate", "run", "--lang", "fr", str(tmp_path / "missing.jsonl"), str(out)])
     assert bad.exit_code == 2 and "no such file" in bad.output
 
