@@ -27,6 +27,7 @@ the paper's number comes from the same distribution as ours (:func:`chance_singl
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable
@@ -59,16 +60,22 @@ def prediction_interval(values, level: float = 0.95) -> tuple[float, float]:
     (float, float)
         The low and high ends; NaN with fewer than two values.
     """
-    from scipy import stats
-
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), found {level!r}")
     x = np.asarray(values, dtype=np.float64)
     x = x[np.isfinite(x)]
     if len(x) < 2:
         return float("nan"), float("nan")
-    half = stats.t.ppf((1 + level) / 2, len(x) - 1) * x.std(ddof=1) * math.sqrt(1 + 1 / len(x))
+    half = _t_quantile((1 + level) / 2, len(x) - 1) * x.std(ddof=1) * math.sqrt(1 + 1 / len(x))
     return float(x.mean() - half), float(x.mean() + half)
+
+
+@functools.lru_cache(maxsize=256)
+def _t_quantile(q: float, df: int) -> float:
+    """Student's t quantile (cached: every row and every left-out seed asks for the same few)."""
+    from scipy import stats
+
+    return float(stats.t.ppf(q, df))
 
 
 def chance_single_run(values, level: float = 0.95) -> float:

@@ -70,6 +70,7 @@ class StoreView:
         self.settings = settings
         self.ddof = ddof
         self.stab = stability(scores, ddof=ddof)
+        self.cache: dict = {}  # values that several rows (and the intervals) ask for
 
     def experiments(self, pattern: str | None) -> list[str]:
         """List the store's experiments a paper experiment names (``extra-*`` and ``presence-*`` patterns included).
@@ -205,8 +206,11 @@ def _cross_language_per_seed(view, row) -> np.ndarray:
     seeds = sorted(set.intersection(*(set(scores.loc[scores["language"] == lang, "seed"]) for lang in languages)))
     if not seeds:
         raise NotRun("no seed was run in every language")
-    return np.array([mean_cross_language_corr(scores, basis="one_run", seed=int(s))["mean_r"].iloc[0]
-                     for s in seeds], dtype=np.float64)
+    key = ("cross_language_per_seed", experiment)
+    if key not in view.cache:
+        view.cache[key] = np.array([mean_cross_language_corr(scores, basis="one_run", seed=int(s))["mean_r"].iloc[0]
+                                    for s in seeds], dtype=np.float64)
+    return view.cache[key]
 
 
 def _cross_language_corr(view, row):

@@ -101,6 +101,12 @@ def _row(frame, statistic, language, category, seed=None):
 
 
 @pytest.fixture(scope="module")
+def scores(predictions):
+    """The predictions' category scores: the comparability tests need no example draws."""
+    return category_scores(predictions, {"axb": "axb", "lidirus": "lidirus"})
+
+
+@pytest.fixture(scope="module")
 def compared(predictions):
     return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, n_boot=200)
 
@@ -152,7 +158,7 @@ def test_data_rows_count_the_public_sets(compared):
     assert not _row(compared, "n_pairs", "en", "Universal")["as_printed"]  # the paper's 14 against the public 18
 
 
-def test_rows_the_store_cannot_give(compared, predictions):
+def test_rows_the_store_cannot_give(compared, scores):
     assert (compared.loc[compared["language"].isin(["fr", "de", "sv"]), "status"] == "not run").all()
     extra = compared[compared["experiment"] == "extra-374000"]
     assert (extra["status"] == "not run").all()
@@ -163,7 +169,7 @@ def test_rows_the_store_cannot_give(compared, predictions):
     assert not_compared["comparable"].isna().all() and not_compared["why_not_comparable"].isna().all()
     assert not_compared["interval_low"].isna().all()
     # from scores instead of predictions: the label shares need the predictions, the bootstrap resamples seeds only
-    from_scores = against_paper(category_scores(predictions, {"axb": "axb", "lidirus": "lidirus"}), n_boot=200)
+    from_scores = against_paper(scores, n_boot=200)
     assert _row(from_scores, "entailment_share", "en", "overall")["status"] == "not computed"
     assert _row(from_scores, "mcc", "en", "Conditionals", 0)["ours"] == \
         _row(compared, "mcc", "en", "Conditionals", 0)["ours"]
@@ -176,7 +182,7 @@ def _probe_rows(language, model, seed, task, best_layer, best, majority=0.6):
              "accuracy": best if layer == best_layer else best - 0.05} for layer in range(13)]
 
 
-def test_probing_rows_from_a_probe_table(predictions):
+def test_probing_rows_from_a_probe_table(scores):
     rows = []
     for language, tuned_ls in (("en", 0.70), ("ru", 0.60)):  # fine-tuning helps Lexical Semantics in en, not in ru
         for model, seed in [("pretrained", None)] + [(f"seed={k}", k) for k in range(6)]:
@@ -185,7 +191,7 @@ def test_probing_rows_from_a_probe_table(predictions):
                                 0.65 if seed is None else tuned_ls, majority=0.64)
             rows += _probe_rows(language, model, seed, "predicate_argument_structure", 11, 0.75)  # 0.15 over chance
     probes = pd.DataFrame(rows).assign(feature_list=STUDY_FEATURE_LIST)
-    compared = against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, probes=probes, n_boot=50)
+    compared = against_paper(scores, probes=probes, n_boot=50)
     probing = compared[compared["section"] == "§5.4 probing"]
     assert (probing["status"] == "compared").all()
     ours = {(r.statistic, r.language, r.category): r.ours for r in probing.itertuples()}
@@ -209,8 +215,7 @@ def test_probing_rows_from_a_probe_table(predictions):
     accuracy = _row(probing, "probe_accuracy", "all", "overall")
     assert accuracy["verdict"].startswith("no interval: a probe is one fit") and pd.isna(accuracy["interval_low"])
     # a probe table of another model of the store gives this one no probing row
-    other = against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"},
-                          probes=probes.assign(run_model="another"), n_boot=50)
+    other = against_paper(scores, probes=probes.assign(run_model="another"), n_boot=50)
     assert (other.loc[other["section"] == "§5.4 probing", "status"] == "not computed").all()
 
 
@@ -220,7 +225,7 @@ def test_probing_rows_from_a_probe_table(predictions):
 STUDY_RUN = {"val_schedule": "russiansuperglue", "classifier_head": "jiant"}
 
 
-def _store(tmp_path, predictions, model, recorded=None, **sweep):
+def _store(tmp_path, table, model, recorded=None, **sweep):
     """Write each run's config.json where and as the run store writes it; return the configs read back.
 
     ``recorded`` holds the sweep's ``val_schedule`` and ``classifier_head``; without it the configs lack them, as
@@ -232,7 +237,7 @@ def _store(tmp_path, predictions, model, recorded=None, **sweep):
     for key in STUDY_RUN:
         config.pop(key, None)
     config.update(recorded or {})
-    for (experiment, language, seed), _ in predictions.groupby(["experiment", "language", "seed"]):
+    for (experiment, language, seed), _ in table.groupby(["experiment", "language", "seed"]):
         path = run_dir(tmp_path, experiment, language, model, seed)
         path.mkdir(parents=True)
         write_json_atomic(path / "config.json", {
@@ -242,14 +247,14 @@ def _store(tmp_path, predictions, model, recorded=None, **sweep):
     return [run.config() for run in list_runs(tmp_path)]
 
 
-def _mbert_store(tmp_path, predictions, recorded=STUDY_RUN):
-    table = predictions.assign(model="bert-base-multilingual-cased")
+def _mbert_store(tmp_path, table, recorded=STUDY_RUN):
+    table = table.assign(model="bert-base-multilingual-cased")
     return table, _store(tmp_path, table, "bert-base-multilingual-cased", recorded, batch_size=4, lr=1e-5,
                          recipe="jiant")
 
 
-def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, predictions):
-    table = predictions.assign(model="embedded")
+def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, scores):
+    table = scores.assign(model="embedded")
     configs = _store(tmp_path, table, "embedded", batch_size=16, lr=1e-4, train_top_k_layers=2)
     result = against_paper(table, configs, n_boot=50)
     reasons = "embedded model, demo recipe, validation schedule not recorded, classifier head not recorded"
@@ -260,8 +265,8 @@ def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, predict
     assert result["val_schedule"].isna().all()
 
 
-def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, predictions):
-    table, configs = _mbert_store(tmp_path, predictions)
+def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, scores):
+    table, configs = _mbert_store(tmp_path, scores)
     result = against_paper(table, configs, n_boot=50)
     compared = result[result["status"] == "compared"]
     assert compared["comparable"].all() and compared["why_not_comparable"].isna().all()
@@ -281,8 +286,8 @@ def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, predictions):
     ({"val_schedule": "russiansuperglue", "classifier_head": "transformers"},
      "transformers classifier head instead of jiant's"),
 ])
-def test_schedule_and_head_must_be_the_study_s(tmp_path, predictions, recorded, reasons):
-    table, configs = _mbert_store(tmp_path, predictions, recorded)
+def test_schedule_and_head_must_be_the_study_s(tmp_path, scores, recorded, reasons):
+    table, configs = _mbert_store(tmp_path, scores, recorded)
     result = against_paper(table, configs, n_boot=20)
     assert paper_verdict(result) == f"not comparable: {reasons}"
     compared = result[result["status"] == "compared"]
@@ -309,8 +314,8 @@ def _probe_table(feature_list=STUDY_FEATURE_LIST):
 
 
 @pytest.mark.parametrize("feature_list", [STUDY_FEATURE_LIST, "fifteen-features", None])
-def test_probing_rows_need_the_study_s_feature_list(tmp_path, predictions, feature_list):
-    table, configs = _mbert_store(tmp_path, predictions)
+def test_probing_rows_need_the_study_s_feature_list(tmp_path, scores, feature_list):
+    table, configs = _mbert_store(tmp_path, scores)
     result = against_paper(table, configs, probes=_probe_table(feature_list), n_boot=20)
     probing = result[(result["section"] == "§5.4 probing") & (result["status"] == "compared")]
     assert len(probing) == 8
@@ -351,8 +356,8 @@ def test_recipe_and_data_reasons():
     assert diagnostic_reason("en", "axb") is None
 
 
-def test_missing_recipe_key_reads_as_epoch(tmp_path, predictions):
-    table, configs = _mbert_store(tmp_path, predictions)
+def test_missing_recipe_key_reads_as_epoch(tmp_path, scores):
+    table, configs = _mbert_store(tmp_path, scores)
     for config in configs:
         config["sweep"].pop("recipe", None)
     assert run_settings(configs)["recipe"].eq("epoch").all()
