@@ -26,15 +26,16 @@
 #   (one seed, e.g. "Conditionals, en, seed 0: 0.6") is set against all our seeds, never against our seed with the
 #   same index (the random streams differ, so the indices pair nothing): `ours` is our seed mean and the interval
 #   is the 95 % prediction interval for one new run of ours, mean ± t·s·√(1 + 1/n) over our n seeds;
-#   `share below` / `share above` (further right) say how many of our seeds lie below and above the paper's run.
+#   `share below` / `share above` (in the table of differences) say how many of our seeds lie below and above it.
 #   A number about **all seeds** (a seed mean, a σ, a correlation, a share, a relative change) gets the 95 %
 #   bootstrap interval of our statistic: seeds and diagnostic examples resampled jointly, as Multi-Bootstrap does,
 #   1,000 draws with a fixed seed.
 # * `verdict`: **inside** means the interval holds the paper's number; **outside** means it does not: for a
-#   single run, one new run of ours would rarely land there; for a number about all seeds, our statistic is
-#   unlikely to be it. Claims ("positive for every seed", 1 = true), designs, settings and counts have no
-#   interval: they are compared as printed, i.e. ours must equal the paper's value to its last printed digit (the
-#   paper's 0.42 stands for anything from 0.415 to 0.425; its learning rate 1e-05 for 1e-05 exactly).
+#   single run, one new run of ours would rarely land there; for a number about all seeds, it lies beyond the
+#   values our statistic takes in 95 % of the bootstrap draws. Claims ("positive for every seed", 1 = true),
+#   designs, settings and counts have no interval: they are compared as printed, i.e. ours must equal the paper's
+#   value to its last printed digit (the paper's 0.42 stands for anything from 0.415 to 0.425, its learning rate
+#   1e-05 for 0.5e-05 to 1.5e-05).
 # * `comparable`, `why not comparable`: only runs of mBERT (`bert-base-multilingual-cased`) trained with the study's
 #   recipe (jiant v1's trainer, batch 4, lr 1e-5, every layer), its reading of the validation schedule
 #   (`russiansuperglue`, shown per row as `val schedule`) and jiant's classifier head, on the study's data, scored

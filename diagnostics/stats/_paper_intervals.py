@@ -361,7 +361,10 @@ def place(view: StoreView, draws: StoreDraws, row, ours: float, level: float) ->
         return {**out, **_single_run(SEED_VALUES[row.statistic](view, row), row.value, level)}
     if row.statistic not in SAMPLERS:
         return {**out, "verdict": "no interval: " + NO_INTERVAL.get(row.statistic, "no resampling for it here")}
-    samples, used = bootstrap_samples(draws, view, row)
+    try:
+        samples, used = bootstrap_samples(draws, view, row)
+    except LookupError as err:  # a setting the point estimate did without (e.g. a category one language lacks)
+        return {**out, "verdict": f"no interval: {err}"}
     n_seeds = min(d.n_seeds for d in used)
     out.update(n_seeds=n_seeds, interval=BOOTSTRAP_BOTH if all(d.examples for d in used) else BOOTSTRAP_SEEDS)
     if n_seeds < 2:
