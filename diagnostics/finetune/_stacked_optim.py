@@ -5,15 +5,15 @@ A step is a handful of operations whatever K and the number of parameter tensors
 1. one ``_foreach_norm`` over every (run, tensor) gradient: the per-tensor norms, from which each run's global
    norm (its clip to ``max_grad_norm``) and, for BertAdam, each tensor's norm after that clip (its per-tensor clip
    to ``bert_adam_max_grad_norm``) are derived on the device, with no second pass;
-2. one ``_foreach_mul_`` scaling every stacked gradient by its runs' combined clip factors (a (K, 1, ...) column
-   per tensor, broadcast);
+2. BertAdam only: one ``_foreach_mul_`` scaling every stacked gradient by its runs' combined clip factors (a
+   (K, 1, ...) column per tensor, broadcast); AdamW's clip is the kernel's own gradient scale instead;
 3. torch's fused Adam kernel (``_fused_adamw_``: reads weight, gradient and both moments once, writes weight and
    moments once) per run and parameter group, at that run's learning rate.
 
 BertAdam is that kernel without bias correction: with a step count so large that ``beta ** step`` is 0, the
 kernel's update ``p <- p (1 - lr wd) - lr m / (sqrt(v) + eps)`` is pytorch_pretrained_bert 0.6.2's (decay added
-to the update, epsilon outside the square root). Gradients persist between steps (zeroed after each update, so
-backward accumulates into them in place) and every per-run view is made once per group composition, not per step.
+to the update, epsilon outside the square root). Each run's view of its weights and moments is made once per group
+composition; of its gradients (fresh each step: nothing to zero or accumulate into) by one ``unbind`` per tensor.
 Learning rates are host-side floats (a run's base rate, its plateau decays and the warm-up factor), so no step
 reads a value back from the device.
 """
@@ -35,7 +35,7 @@ _NO_BIAS_CORRECTION_STEP = 1e9
 
 
 class _StackedOptimizer:
-    """Moments, persistent gradients and per-run views over a stack's parameters; the clip factors of a step."""
+    """Moments and per-run views over a stack's parameters; the per-(run, tensor) gradient norms of a step."""
 
     betas = (0.9, 0.999)
 
@@ -51,20 +51,19 @@ class _StackedOptimizer:
         self._bind()
 
     def _bind(self) -> None:
-        """(Re)make the persistent gradients and every per-run view, for the stack's current runs."""
-        params = self.stack.params
-        for name in self.names:
-            params[name].grad = torch.zeros_like(params[name])
-        runs = range(self.stack.size)
-        self.grads = [params[n].grad for n in self.names]
-        self.grad_views = [params[n].grad[k] for k in runs for n in self.names]
-        # each step's clip factors land here; one (K, 1, ...) column per tensor broadcasts over its stacked gradient
-        self._scale = torch.ones((self.stack.size, len(self.names)), dtype=self.grads[0].dtype,
-                                 device=self.stack.device)
-        self._scale_columns = [self._scale[:, i].view((-1,) + (1,) * (g.dim() - 1)) for i, g in enumerate(self.grads)]
-        self.views = [[(base_lr, decay, [params[n][k] for n in names], [params[n].grad[k] for n in names],
-                        [self.exp_avg[n][k] for n in names], [self.exp_avg_sq[n][k] for n in names])
-                       for base_lr, decay, names in self.groups] for k in runs]
+        """(Re)make every per-run view of the weights and moments, and the clip buffers, for the stack's runs."""
+        params, size = self.stack.params, self.stack.size
+        self.views = [[(base_lr, decay, [params[n][k] for n in names], [self.exp_avg[n][k] for n in names],
+                        [self.exp_avg_sq[n][k] for n in names])
+                       for base_lr, decay, names in self.groups] for k in range(size)]
+        # the clip factors of a step land in these buffers, read through views made once: a (K, 1, ...) column per
+        # tensor broadcasts over its stacked gradient; a one-element view per run is the kernel's gradient scale
+        dtype, device = params[self.names[0]].dtype, self.stack.device
+        self._scale = torch.ones((size, len(self.names)), dtype=dtype, device=device)
+        self._scale_columns = [self._scale[:, i].view((-1,) + (1,) * (params[n].dim() - 1))
+                               for i, n in enumerate(self.names)]
+        self._inverse = torch.ones(size, dtype=torch.float32, device=device)
+        self._inverse_views = [self._inverse[k:k + 1] for k in range(size)]
 
     def keep(self, runs: Sequence[int]) -> None:
         """Keep the state of the runs at positions ``runs`` (after the stack kept the same positions)."""
@@ -73,41 +72,47 @@ class _StackedOptimizer:
         self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
         self._bind()
 
-    def _tensor_norms(self) -> torch.Tensor:
+    def _gradients(self) -> tuple[list[torch.Tensor], list[list[torch.Tensor]]]:
+        """The stacked gradients, and each run's gradient views (one ``unbind`` per tensor, nothing copied)."""
+        stacked = [self.stack.params[n].grad for n in self.names]
+        unbound = [g.unbind(0) for g in stacked]
+        return stacked, [[tensor[k] for tensor in unbound] for k in range(self.stack.size)]
+
+    def _norms(self, by_run: list[list[torch.Tensor]]) -> torch.Tensor:
         """The norm of every (run, tensor) gradient, float32 of shape (K, tensors), in one pass."""
-        return torch.stack(torch._foreach_norm(self.grad_views)).view(self.stack.size, len(self.names)).float()
+        flat = [g for run in by_run for g in run]
+        return torch.stack(torch._foreach_norm(flat)).view(self.stack.size, len(self.names)).float()
 
     @torch.no_grad()
     def grad_norms(self) -> torch.Tensor:
         """Each run's gradient norm over all of its parameters, float32 of shape (K,), on the device."""
-        return torch.linalg.vector_norm(self._tensor_norms(), dim=1)
+        return torch.linalg.vector_norm(self._norms(self._gradients()[1]), dim=1)
 
-    @torch.no_grad()
-    def _clip(self, per_tensor_max: float) -> torch.Tensor:
-        """Scale every gradient by its run's global clip (and, with ``per_tensor_max > 0``, its own clip).
-
-        Returns each run's gradient norm before clipping, shape (K,), on the device.
-        """
-        size, count = self.stack.size, len(self.names)
-        norms = self._tensor_norms()
+    def _global_clip(self, norms: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Each run's norm (K,) and its factor of the clip to ``max_grad_norm`` (1 without clipping)."""
         total = torch.linalg.vector_norm(norms, dim=1)
         max_norm = self.config.max_grad_norm
         coef = (max_norm / (total + _CLIP_EPS)).clamp(max=1.0) if max_norm else torch.ones_like(total)
-        scale = coef[:, None].expand(size, count)
-        if per_tensor_max > 0:  # the tensor's norm after the global clip
-            scale = scale * (per_tensor_max / (norms * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
-        self._scale.copy_(scale)
-        torch._foreach_mul_(self.grads, self._scale_columns)
-        return total
+        return total, coef
 
-    def _update(self, run: int, lr_factor: float, steps: list[torch.Tensor]) -> None:
-        """The fused Adam kernel over one run's groups at ``base_lr * lr_factor``."""
+    def _update(self, run: int, lr_factor: float, grads: list[torch.Tensor], steps: list[torch.Tensor],
+                grad_scale: torch.Tensor | None) -> None:
+        """The fused Adam kernel over one run's groups at ``base_lr * lr_factor`` (gradients divided by the scale)."""
         beta1, beta2 = self.betas
-        for base_lr, decay, params, grads, exp_avg, exp_avg_sq in self.views[run]:
+        start = 0
+        for base_lr, decay, params, exp_avg, exp_avg_sq in self.views[run]:
+            end = start + len(params)
             if params:
-                torch._fused_adamw_(params, grads, exp_avg, exp_avg_sq, [], steps[:len(params)],
+                torch._fused_adamw_(params, grads[start:end], exp_avg, exp_avg_sq, [], steps[:len(params)],
                                     lr=base_lr * lr_factor, beta1=beta1, beta2=beta2, weight_decay=decay,
-                                    eps=self.config.adam_eps, amsgrad=False, maximize=False)
+                                    eps=self.config.adam_eps, amsgrad=False, maximize=False,
+                                    grad_scale=grad_scale)
+            start = end
+
+    def _release(self) -> None:
+        """Drop the gradients: the next backward writes fresh ones (nothing to zero, nothing to add to)."""
+        for name in self.names:
+            self.stack.params[name].grad = None
 
 
 class StackedAdamW(_StackedOptimizer):
@@ -144,12 +149,14 @@ class StackedAdamW(_StackedOptimizer):
         torch.Tensor
             Each run's gradient norm before clipping, shape (K,), on the device (not read back).
         """
-        norms = self._clip(0.0)
+        _, by_run = self._gradients()
+        norms, coef = self._global_clip(self._norms(by_run))
+        self._inverse.copy_(coef.reciprocal())  # the kernel divides each run's gradients by its scale
         self.updates += 1
         steps = self._steps(float(self.updates))
         for run in range(self.stack.size):
-            self._update(run, float(factors[run]), steps)
-        torch._foreach_zero_(self.grad_views)
+            self._update(run, float(factors[run]), by_run[run], steps, self._inverse_views[run])
+        self._release()
         return norms
 
     def _steps(self, value: float) -> list[torch.Tensor]:
@@ -205,11 +212,18 @@ class StackedBertAdam(_StackedOptimizer):
         from ._jiant import warmup_linear
 
         config = self.config
-        norms = self._clip(config.bert_adam_max_grad_norm)
+        stacked, by_run = self._gradients()
+        per_tensor = self._norms(by_run)
+        norms, coef = self._global_clip(per_tensor)
+        scale = coef[:, None].expand_as(per_tensor)
+        if config.bert_adam_max_grad_norm > 0:  # each tensor's norm after the global clip
+            scale = scale * (config.bert_adam_max_grad_norm / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
+        self._scale.copy_(scale)
+        torch._foreach_mul_(stacked, self._scale_columns)
         multiplier = warmup_linear(self.updates / self.t_total, config.warmup_ratio) if self.t_total > 0 else 1.0
         factors = decay.tolist() if isinstance(decay, torch.Tensor) else list(decay)
         for run in range(self.stack.size):
-            self._update(run, float(factors[run]) * multiplier, self._steps)
-        torch._foreach_zero_(self.grad_views)
+            self._update(run, float(factors[run]) * multiplier, by_run[run], self._steps, None)
+        self._release()
         self.updates += 1
         return norms
