@@ -1,125 +1,518 @@
-"""Fused training through the real sweep: the study's recipe with ``fuse: 1`` and ``fuse: auto`` in one run.
+"""Fused training at the study's recipe: K runs trained as one group against one run alone, per precision.
 
-Both arms run ``diagnostics sweep run configs/paper.yaml`` (the jiant recipe at batch 4, fp32) on the same
-randomly initialised model and the same RTE training subset, English only, one epoch (one validation check), and
-differ only in ``fuse``. The model is a BERT of mBERT's depth and width (12 x 768, 12 heads, 3072) whose embedding
-has the embedded tokenizer's XLM-R vocabulary (250,037 rows; mBERT's own has 119,547 and its tokenizer cannot be
-fetched offline): its optimizer state is 1.6x mBERT's, so the figures are conservative for the study's model.
+Everything is made in the process, so the script runs on a bare GPU machine from a checkout with
+``PYTHONPATH=.`` (no install, no weights, no tokenizer, no network):
 
-Reported per arm, from the runs' ``metrics.json``: aggregate training pairs/s (every run's training pairs over the
-training time of its job: a fused group's runs share one clock, so it is counted once), peak device memory, the
-group size K, and the padding share of the training batches (1 - real tokens / padded tokens). ``speedup`` is
-``fuse: auto`` over ``fuse: 1`` (fp32), per precision of ``--precisions`` (e.g. ``fp32,tf32,bf16``: the fused arm
-runs once per precision). ``fuse: 1`` trains ``--solo-seeds`` runs one after another (its rate does not
-depend on how many); ``fuse: auto`` trains ``--seeds`` runs. With ``--plan PLAN.json`` (``diagnostics pipeline
---scale paper --dry-run --json``) the plan's pairs to train are divided by each arm's rate: the projected upper bound
-of the whole study in device-hours (training only; early stopping ends most runs sooner).
+* the model: a randomly initialised ``BertModel`` of mBERT's size (vocabulary 119,547, 12 layers x 768, 12 heads,
+  3072 intermediate, 512 positions), written to a temporary folder as safetensors and loaded per run by
+  ``load_classifier`` with jiant's pair head and dropout 0.1, each run from its own seed (``--size tiny``: a
+  2-layer, 32-wide model with a vocabulary of 1,000, to check the script on a CPU);
+* the training pairs: token ids drawn at random, lengths those of the real train pairs (``--dataset rte`` or
+  ``terra``: every pair's length once, from ``benchmarks/data/pair_lengths.json``; lengths in the embedded model's
+  XLM-R tokens, truncated at 256, see that file), random labels;
+* the recipe: the study's (``configs/paper.yaml``: jiant's trainer, BertAdam, batch 4, lr 1e-5, global clipping 5.0
+  then per tensor 1.0, weight decay 0.01, warm-up 0.1), trained by ``fit_fused`` with a constant validation.
 
-Run: ``python benchmarks/bench_fused_sweep.py --device cuda [--seeds 16] [--train-size 1000] [--precisions
-fp32,tf32,bf16] [--plan plan.json]``;
-writes ``benchmarks/results/bench_fused_sweep_<device>.json``. ``--size tiny --device cpu --seeds 3 --solo-seeds 1
---train-size 64`` checks the script itself on a CPU.
+Arms, all in one process: ``fuse=1`` (one run through ``fit_fused`` with K = 1, fp32: the baseline) and K = 8, 12,
+16 runs as one group, each at fp32, tf32 (fp32 weights, TF32 matrix products) and bf16 (autocast). An arm that
+runs out of device memory is recorded as such, and the larger K of its precision are skipped. Timing: a check
+(the constant validation) every ``--warmup`` steps; the clock runs from the second check (so the warm-up and the
+first check's copy of the best weights are left out) to the last, ``--steps`` steps later, with the device
+synchronised at both ends. Per arm: aggregate pairs/s (K x batch x steps / seconds), its ratio to the baseline,
+peak device memory (``torch.cuda.max_memory_allocated``), and the padding share of the batches the arm trained
+(1 - real tokens / padded tokens over all its steps, warm-up included, from ``fit_fused``'s run counters; a group
+pads its runs' batches to one width). The runs are loaded once: an arm starts from the weights the arm before left
+(a step's cost does not depend on them).
+
+``--profile`` adds a short ``torch.profiler`` record of one fused step (K = the first fused K, the first precision):
+the top 15 kernels by device time, the step's kernel count and device time, and its host syncs, counted twice:
+synchronising calls the profiler saw (``cuda*Synchronize``, device-to-host copies) and
+``torch.cuda.set_sync_debug_mode("warn")`` warnings, by the source line that made them. The window runs from a
+check (its bookkeeping after the validation included) to the next one: one training step.
+
+Run: ``PYTHONPATH=. python benchmarks/bench_fused_sweep.py [--device cuda] [--quick] [--profile]``; writes
+``benchmarks/results/bench_fused_sweep_<device>.json`` (``--out`` to change). The default steps are budgeted for the
+full set to finish within 6 minutes on an H100 (estimated from one run's step time, not yet timed there: the
+progress lines show each arm's wall time). ``--quick`` trains the baseline and K = 8 at fp32 for a few steps.
+``--size tiny --device cpu`` checks the script on a CPU in seconds (set ``OMP_NUM_THREADS=1`` where other processes
+share the cores: a thread pool that waits for descheduled threads makes each op take milliseconds).
+``--write-lengths`` remakes ``benchmarks/data/pair_lengths.json`` (needs the package's data and embedded model).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib.util
 import json
-import os
 import platform
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
+from collections import Counter
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
-SIZES = {"mbert": {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
-                   "intermediate_size": 3072, "max_position_embeddings": 512},
-         "tiny": {}}
+if importlib.util.find_spec("diagnostics") is None:  # a checkout without the package installed or on PYTHONPATH
+    sys.path.insert(0, str(ROOT))
+
+RESULTS = Path(__file__).resolve().parent / "results"
+LENGTHS = Path(__file__).resolve().parent / "data" / "pair_lengths.json"
+SIZES = {"mbert": {"vocab_size": 119547, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                   "intermediate_size": 3072, "max_position_embeddings": 512, "type_vocab_size": 2},
+         "tiny": {"vocab_size": 1000, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
+                  "intermediate_size": 64, "max_position_embeddings": 512, "type_vocab_size": 2}}
+#: The study's recipe (configs/paper.yaml), the settings a training step reads.
+RECIPE = {"recipe": "jiant", "optimizer": "bert_adam", "batch_size": 4, "lr": 1e-5, "dropout": 0.1,
+          "adam_eps": 1e-6, "weight_decay": 0.01, "max_grad_norm": 5.0, "bert_adam_max_grad_norm": 1.0,
+          "warmup_ratio": 0.1, "max_epochs": 10, "max_seq_length": 256, "classifier_head": "jiant",
+          "selection_metric": "accuracy", "val_schedule": "custom", "progress": False}
+PRECISIONS = ("fp32", "tf32", "bf16")
+KS = (8, 12, 16)
+MAX_SEQ_LENGTH = 256
 
 
-def sweep(config: Path, work: Path, name: str, seeds: int, fuse: str, device: str, train_size: int,
-          precision: str = "fp32") -> dict:
-    """One arm: ``diagnostics sweep run`` with the given ``fuse`` and precision; its figures from the runs' metrics."""
-    overrides = [f"experiment={name}", f"output_dir={work / 'runs'}", f"seeds=[{','.join(map(str, range(seeds)))}]",
-                 f"fuse={fuse}", f"device={device}", f"train_size={train_size}", "max_epochs=1",
-                 f"precision={precision}",
-                 "languages=[en]", "save_checkpoint=false", "progress=false",
-                 f"models=[{{name: bench, path: {work / 'model'}}}]"]
-    command = [sys.executable, "-m", "diagnostics", "sweep", "run", str(config)]
-    for item in overrides:
-        command += ["--set", item]
-    started = time.perf_counter()
-    subprocess.run(command, check=True, cwd=work, env=os.environ | {"HF_HUB_OFFLINE": "1"})
-    wall = time.perf_counter() - started
-    runs = sorted((work / "runs" / name / "en" / "bench").glob("seed=*/metrics.json"))
-    metrics = [json.loads(path.read_text(encoding="utf-8")) for path in runs]
-    jobs: dict[str, float] = {}
-    pairs = padded = real = 0.0
-    for run in metrics:
-        resources = run["resources"]
-        job = json.dumps(run.get("fused", {}).get("seeds")) if "fused" in run else str(id(run))
-        jobs[job] = max(jobs.get(job, 0.0), resources["train_s"])
-        pairs += resources["train_examples_per_s"] * resources["train_s"]
-        padded += resources["mean_padded_length"]
-        real += resources["mean_length"]
-    train_s = sum(jobs.values())
-    return {"fuse": fuse, "precision": precision, "runs": len(metrics), "jobs": len(jobs),
-            "group_size": max(run.get("fused", {}).get("size", 1) for run in metrics),
-            "train_pairs": int(round(pairs)), "train_s": round(train_s, 2),
-            "pairs_per_s": round(pairs / train_s, 1) if train_s else None,
-            "padding_share": round(1 - real / padded, 3) if padded else None,
-            "peak_memory_mib": max(run["resources"]["train_peak_memory_mib"] for run in metrics),
-            "peak_memory_kind": metrics[0]["resources"]["train_peak_memory_kind"], "wall_s": round(wall, 1)}
+# --- inputs -------------------------------------------------------------------------------------------------------
+
+def pair_lengths(dataset: str, path: Path = LENGTHS) -> list[int]:
+    """Every train pair's length in tokens (one entry per pair, shortest first), from the histogram file."""
+    counts = json.loads(path.read_text(encoding="utf-8"))["datasets"][dataset]["counts"]
+    return [int(length) for length, n in sorted(counts.items(), key=lambda kv: int(kv[0])) for _ in range(n)]
 
 
-def project(plan_path: Path, pairs_per_s: float) -> dict:
-    """Device-hours of a dry-run plan's runs still to train, at ``pairs_per_s``."""
-    plan = json.loads(plan_path.read_text(encoding="utf-8"))
-    todo = [r for r in plan["runs"] if r["state"] != "done"]
-    pairs = sum(r["max_pair_epochs"] or 0 for r in todo)
-    return {"runs": len(todo), "max_pairs": pairs, "max_hours": round(pairs / pairs_per_s / 3600, 1)}
+def random_pairs(lengths: list[int], vocab_size: int, seed: int = 0):
+    """Pairs of the given lengths with random token ids, random labels; ``(TokenInputs, gold)``.
 
-
-def main() -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--device", default="cuda")
-    parser.add_argument("--size", choices=sorted(SIZES), default="mbert")
-    parser.add_argument("--seeds", type=int, default=16, help="runs of the fused arm")
-    parser.add_argument("--solo-seeds", type=int, default=2, help="runs of the fuse=1 arm")
-    parser.add_argument("--fuse", default="auto", help="fuse of the fused arm (auto or K)")
-    parser.add_argument("--train-size", type=int, default=1000)
-    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "paper.yaml")
-    parser.add_argument("--precisions", default="fp32",
-                        help="precisions of the fused arm, comma-separated (fp32,tf32,bf16); fuse=1 runs fp32")
-    parser.add_argument("--plan", type=Path)
-    parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
+    Ids: the first token 101 and the last 102 (BERT's [CLS] / [SEP]), the others drawn above the first 1000 ids
+    (below 5 for a vocabulary that small); segment ids 0 for the first 70 % of a pair, 1 after (no cost depends on
+    either). The pairs come in a seeded random order.
+    """
+    import numpy as np
     import torch
 
-    from diagnostics.models import tiny_random_model
+    from diagnostics.finetune._batching import TokenInputs
 
+    rng = np.random.default_rng(seed)
+    low = 1000 if vocab_size > 2000 else 5
+    ids, types = [], []
+    for n in rng.permutation(np.asarray(lengths)):
+        n = int(n)
+        row = rng.integers(low, vocab_size, size=n)
+        row[0], row[-1] = 101 % vocab_size, 102 % vocab_size
+        ids.append(row.tolist())
+        first = max(1, int(0.7 * n))
+        types.append([0] * first + [1] * (n - first))
+    gold = torch.from_numpy(rng.integers(0, 2, size=len(ids)).astype(np.int64))
+    return TokenInputs(ids, types, 0), gold
+
+
+def write_model(folder: Path, size: str, seed: int = 0) -> dict:
+    """A randomly initialised ``BertModel`` of ``SIZES[size]`` saved as safetensors in ``folder``; its config."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(seed)
+    config = BertConfig(**SIZES[size])
+    BertModel(config).save_pretrained(folder, safe_serialization=True)
+    return SIZES[size]
+
+
+# --- timing -------------------------------------------------------------------------------------------------------
+
+def _sync(device: str) -> None:
+    import torch
+
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+class CheckClock:
+    """A constant validation for ``fit_fused`` that stamps the time of every check, the device synchronised."""
+
+    def __init__(self, device: str):
+        self.device, self.times = device, []
+
+    def __call__(self, stack, members) -> list[dict[str, float]]:
+        _sync(self.device)
+        self.times.append(time.perf_counter())
+        return [{"accuracy": 0.5, "mcc": 0.0} for _ in members]
+
+
+def sweep_config(interval: int, max_steps: int, device: str, precision: str):
+    """The study's recipe, with a check every ``interval`` steps and no stopping rule before ``max_steps``."""
+    from diagnostics.finetune import SweepConfig
+
+    return SweepConfig(**RECIPE, val_interval=interval, max_steps=max_steps, max_vals=10**6, patience=10**6,
+                       lr_patience=10**6, device=device.split(":")[0], precision=precision)
+
+
+def _oom_error():
+    import torch
+
+    return getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
+
+
+def _precision_settings(precision: str):
+    """(autocast dtype, TF32 matmul flag) of a precision."""
+    import torch
+
+    return (torch.bfloat16 if precision == "bf16" else None), precision == "tf32"
+
+
+def run_arm(models, train, gold, precision: str, device: str, warmup: int, steps: int, first_seed: int = 0) -> dict:
+    """Train ``models`` (seeded ``first_seed``, ``first_seed + 1`` ...) as one group for ``2 * warmup + steps``
+    steps; the figures of the timed ``steps``."""
+    import torch
+
+    from diagnostics.finetune._fused import fit_fused
+
+    k = len(models)
+    amp, tf32 = _precision_settings(precision)
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    cuda = device.startswith("cuda")
+    if cuda:
+        gc.collect()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+    clock = CheckClock(device)
+    config = sweep_config(warmup, 2 * warmup + steps, device, precision)
+    arm = {"k": k, "precision": precision, "autocast": str(amp) if amp else None, "tf32": tf32}
+    started = time.perf_counter()
+    try:
+        results = fit_fused(models, train, gold, config, seeds=[first_seed + i for i in range(k)], validate=clock,
+                            device=device, amp=amp, desc=f"K={k} {precision}")
+    except _oom_error() as err:
+        results, arm["error"] = None, str(err).splitlines()[0][:300]
+    wall = time.perf_counter() - started
+    if results is None:  # the traceback (and the group's tensors) are released by now
+        arm["status"] = "out_of_memory"
+        if cuda:
+            arm["peak_memory_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
+            gc.collect()
+            torch.cuda.empty_cache()
+        return arm
+    if len(clock.times) < 3:
+        raise RuntimeError(f"K={k} {precision}: {len(clock.times)} checks where at least 3 were expected: the "
+                           "engine no longer validates every val_interval steps, so this benchmark cannot time it")
+    seconds = clock.times[-1] - clock.times[1]
+    real = sum(r.counters.real_tokens for r in results)
+    padded = sum(r.counters.padded_tokens for r in results)
+    arm |= {"status": "ok", "steps_trained": sorted({r.counters.step for r in results}), "timed_steps": steps,
+            "checks": len(clock.times), "seconds": round(seconds, 4),
+            "pairs_per_s": round(k * RECIPE["batch_size"] * steps / seconds, 2),
+            "steps_per_s": round(steps / seconds, 3),
+            "padding_share": round(1 - real / padded, 4) if padded else None,
+            "real_tokens": real, "padded_tokens": padded, "arm_wall_s": round(wall, 2)}
+    if cuda:
+        arm["peak_memory_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
+        arm["peak_reserved_mib"] = round(torch.cuda.max_memory_reserved() / 2**20, 1)
+    return arm
+
+
+# --- profile of one step ------------------------------------------------------------------------------------------
+
+def _source(filename: str) -> str:
+    """A source file named without the machine's folders: relative to the checkout, or from the package root."""
+    path = Path(filename)
+    if path.is_relative_to(ROOT):
+        return path.relative_to(ROOT).as_posix()
+    parts = path.parts
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return "/".join(parts[parts.index(marker) + 1:])
+    return path.name
+
+
+class ProfileWindow:
+    """A constant validation that records, from check ``open_at`` to the next one, a profile and the host syncs."""
+
+    def __init__(self, device: str, open_at: int):
+        self.device, self.open_at, self.checks = device, open_at, 0
+        self.cuda = device.startswith("cuda")
+        self.profiler = self._warnings = None
+        self.log: list = []
+        self.closed = False
+
+    def __call__(self, stack, members) -> list[dict[str, float]]:
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+
+        self.checks += 1
+        if self.checks == self.open_at:
+            _sync(self.device)
+            activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if self.cuda else [])
+            self.profiler = profile(activities=activities)
+            self.profiler.start()
+            self._warnings = warnings.catch_warnings(record=True)
+            self.log = self._warnings.__enter__()
+            warnings.simplefilter("always")
+            if self.cuda:
+                torch.cuda.set_sync_debug_mode("warn")
+        elif self.checks == self.open_at + 1:
+            self.close()
+        return [{"accuracy": 0.5, "mcc": 0.0} for _ in members]
+
+    def close(self) -> bool:
+        """End the window if it is open (also after an error); whether a window was recorded."""
+        import torch
+
+        if self._warnings is not None:
+            if self.cuda:
+                torch.cuda.set_sync_debug_mode(0)
+            self._warnings.__exit__(None, None, None)
+            self._warnings = None
+            _sync(self.device)  # one cudaDeviceSynchronize of ours, taken off the count below
+            self.profiler.stop()
+            self.closed = True
+        return self.closed
+
+    def summary(self) -> dict:
+        """The window's top 15 kernels (ops on a CPU), kernel count, device time and host syncs."""
+        from torch.autograd import DeviceType
+
+        events = self.profiler.key_averages()
+        key = "self_device_time_total" if self.cuda else "self_cpu_time_total"
+
+        def own_time(event) -> float:
+            value = getattr(event, key, None)
+            return float(value if value is not None else getattr(event, "self_cuda_time_total", 0.0))
+
+        if self.cuda:
+            kernels = [e for e in events if e.device_type == DeviceType.CUDA]
+        else:
+            kernels = [e for e in events if e.device_type == DeviceType.CPU and e.key.startswith("aten::")]
+        top = sorted(kernels, key=own_time, reverse=True)[:15]
+        try:
+            table = events.table(sort_by=key, row_limit=15, max_name_column_width=80)
+        except (AttributeError, KeyError):
+            table = events.table(sort_by="self_cuda_time_total", row_limit=15, max_name_column_width=80)
+        out = {"window": f"from the check after step {self.open_at} (its bookkeeping after the validation "
+                         f"included) to the check after step {self.open_at + 1}: one training step",
+               "time_unit": "us", "sorted_by": key,
+               "top": [{"name": e.key[:200], "calls": e.count, "time_us": round(own_time(e), 1)} for e in top],
+               "launches" if self.cuda else "aten_ops": sum(e.count for e in kernels),
+               "total_us": round(sum(own_time(e) for e in kernels), 1), "table": table}
+        if self.cuda:
+            names = Counter(e.name for e in self.profiler.events())
+            syncs = {name: n for name, n in names.items() if "Synchronize" in name}
+            if syncs.get("cudaDeviceSynchronize"):
+                syncs["cudaDeviceSynchronize"] -= 1
+            by_line = Counter(f"{_source(w.filename)}:{w.lineno}" for w in self.log
+                              if "synchroniz" in str(w.message).lower())
+            out["host_syncs"] = {
+                "sync_calls": {name: n for name, n in sorted(syncs.items()) if n},
+                "device_to_host_copies": sum(n for name, n in names.items() if "DtoH" in name),
+                "sync_debug_warnings": sum(by_line.values()),
+                "sync_debug_warnings_by_line": dict(by_line.most_common())}
+        return out
+
+
+def profile_step(models, train, gold, precision: str, device: str, first_seed: int = 0) -> dict:
+    """Profile one fused step after 3 (a check after every step, the window from the third to the fourth)."""
+    import torch
+
+    from diagnostics.finetune._fused import fit_fused
+
+    amp, tf32 = _precision_settings(precision)
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    window = ProfileWindow(device, open_at=3)
+    config = sweep_config(1, 4, device, precision)
+    try:
+        fit_fused(models, train, gold, config, seeds=[first_seed + i for i in range(len(models))], validate=window,
+                  device=device, amp=amp, desc="profile")
+    except _oom_error() as err:
+        return {"k": len(models), "precision": precision, "status": "out_of_memory",
+                "error": str(err).splitlines()[0][:300]}
+    finally:
+        recorded = window.close()
+        if device.startswith("cuda"):
+            gc.collect()
+            torch.cuda.empty_cache()
+    if not recorded:
+        return {"k": len(models), "precision": precision, "status": "no_window",
+                "error": f"{window.checks} checks in 4 steps, where a check after every step was expected"}
+    return {"k": len(models), "precision": precision, "status": "ok", **window.summary()}
+
+
+# --- the machine --------------------------------------------------------------------------------------------------
+
+def machine(device: str) -> dict:
+    """Card, driver, CUDA runtime and library versions (the CPU and thread count on a CPU)."""
+    import numpy
+    import torch
+    import transformers
+
+    facts = {"device": device, "python": platform.python_version(), "torch": torch.__version__,
+             "transformers": transformers.__version__, "numpy": numpy.__version__}
+    if not device.startswith("cuda"):
+        return facts | {"cpu": platform.processor() or platform.machine(), "torch_threads": torch.get_num_threads()}
+    index = torch.device(device).index or 0
+    props = torch.cuda.get_device_properties(index)
+    facts |= {"card": torch.cuda.get_device_name(index), "cuda_runtime": torch.version.cuda,
+              "capability": ".".join(map(str, torch.cuda.get_device_capability(index))),
+              "memory_gib": round(props.total_memory / 2**30, 1), "driver": None}
+    try:
+        rows = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30, check=True).stdout.splitlines()
+        name, driver = (part.strip() for part in rows[index].split(","))
+        facts |= {"card": name, "driver": driver}
+    except (OSError, subprocess.SubprocessError, IndexError, ValueError):
+        facts["driver_note"] = "nvidia-smi not available: card from torch, no driver version"
+    return facts
+
+
+# --- the length histogram -----------------------------------------------------------------------------------------
+
+def write_lengths(path: Path = LENGTHS, cache: str | None = None) -> dict:
+    """Tokenise the RTE and TERRa train pairs with the embedded tokenizer; write their length histogram to ``path``."""
+    import numpy as np
+
+    from diagnostics import data
+    from diagnostics.models import load_tokenizer, resolve_model
+
+    tokenizer = load_tokenizer(resolve_model("embedded", cache=cache).path)
+    datasets = {}
+    for name in ("rte", "terra"):
+        frame = data.load(name, "train")
+        premises, hypotheses = frame["premise"].astype(str).tolist(), frame["hypothesis"].astype(str).tolist()
+        full = np.array([len(x) for x in tokenizer(premises, hypotheses, truncation=False)["input_ids"]])
+        cut = np.array([len(x) for x in tokenizer(premises, hypotheses, truncation=True,
+                                                  max_length=MAX_SEQ_LENGTH)["input_ids"]])
+        values, counts = np.unique(cut, return_counts=True)
+        datasets[name] = {"source": f"diagnostics.data.load({name!r}, 'train')",
+                          "language": str(frame["language"].iloc[0]), "pairs": int(len(cut)),
+                          "truncated": int((full > MAX_SEQ_LENGTH).sum()),
+                          "mean": round(float(cut.mean()), 2), "median": float(np.median(cut)),
+                          "max": int(cut.max()), "counts": {str(v): int(c) for v, c in zip(values, counts)}}
+    record = {
+        "description": "Token lengths of the RTE (en) and TERRa (ru) train pairs: length -> number of pairs, per "
+                       "dataset. benchmarks/bench_fused_sweep.py trains random token ids of these lengths.",
+        "tokens": "the embedded model's tokenizer (multilingual-e5-small: XLM-R SentencePiece, 250,002 pieces), the "
+                  "project's offline default; mBERT's own WordPiece tokenizer cannot be fetched offline, so these "
+                  "are XLM-R token counts, not mBERT's",
+        "pair": f"premise and hypothesis as one pair with the tokenizer's special tokens (<s> A </s></s> B </s>), "
+                f"truncated to max_seq_length {MAX_SEQ_LENGTH} longest side first ('truncated' counts the pairs "
+                "that were longer)",
+        "max_seq_length": MAX_SEQ_LENGTH, "made_by": "python benchmarks/bench_fused_sweep.py --write-lengths",
+        "datasets": datasets}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+# --- main ---------------------------------------------------------------------------------------------------------
+
+def _ints(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part]
+
+
+def _progress(arm: dict) -> str:
+    name = f"K={arm['k']:>2} {arm['precision']:>4}"
+    if arm["status"] != "ok":
+        return f"{name}: {arm['status']} {arm.get('error') or arm.get('reason', '')}"
+    memory = f", peak {arm['peak_memory_mib'] / 1024:.1f} GiB" if "peak_memory_mib" in arm else ""
+    return (f"{name}: {arm['pairs_per_s']:9.1f} pairs/s ({arm['ratio']:.2f}x){memory}, padding "
+            f"{arm['padding_share']:.2f}, {arm['timed_steps']} steps in {arm['seconds']:.1f} s "
+            f"(arm {arm['arm_wall_s']:.0f} s)")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default="cuda", help="cuda, cuda:<n> or cpu")
+    parser.add_argument("--size", choices=sorted(SIZES), default="mbert")
+    parser.add_argument("--dataset", choices=("rte", "terra"), default="rte", help="whose pair lengths to train")
+    parser.add_argument("--ks", default=",".join(map(str, KS)), help="group sizes of the fused arms")
+    parser.add_argument("--precisions", default=",".join(PRECISIONS), help="precisions of the fused arms")
+    parser.add_argument("--warmup", type=int, default=5, help="steps between checks; 2 x warmup steps untimed")
+    parser.add_argument("--steps", type=int, default=30, help="timed steps of a fused arm")
+    parser.add_argument("--baseline-steps", type=int, default=100, help="timed steps of the fuse=1 arm")
+    parser.add_argument("--quick", action="store_true", help="the baseline and K=8 fp32, few steps")
+    parser.add_argument("--profile", action="store_true", help="profile one fused step")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--write-lengths", action="store_true", help=f"remake {LENGTHS.name} and stop")
+    parser.add_argument("--embedded-cache", help="cache root of the embedded model, for --write-lengths")
+    args = parser.parse_args(argv)
+    if args.write_lengths:
+        record = write_lengths(cache=args.embedded_cache)
+        print(json.dumps({k: {f: v[f] for f in ("pairs", "mean", "median", "max", "truncated")}
+                          for k, v in record["datasets"].items()}, indent=1))
+        return record
+    ks, precisions = _ints(args.ks), [p for p in args.precisions.split(",") if p]
+    warmup, steps, baseline_steps = args.warmup, args.steps, args.baseline_steps
+    if args.quick:
+        ks, precisions, warmup, steps, baseline_steps = [8], ["fp32"], 2, 10, 20
+    unknown = sorted(set(precisions) - set(PRECISIONS))
+    if unknown or not ks or min(ks) < 1 or min(warmup, steps, baseline_steps) < 1:
+        parser.error(f"precisions from {PRECISIONS}, group sizes >= 1, steps >= 1 (got {unknown or ks})")
+    started = time.perf_counter()
+    import torch
+
+    from diagnostics.finetune._modeling import load_classifier
+
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        parser.error("torch sees no CUDA device here: use --device cpu (with --size tiny for a quick check)")
+    facts = machine(args.device)
+    print(f"{facts.get('card') or facts.get('cpu')}, torch {facts['torch']}: {args.size} model, "
+          f"{args.dataset} lengths, K {ks}, {precisions}", flush=True)
+    tf32_before = torch.backends.cuda.matmul.allow_tf32
+    train, gold = random_pairs(pair_lengths(args.dataset), SIZES[args.size]["vocab_size"], args.seed)
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        tiny_random_model(work / "model", seed=0, **SIZES[args.size])
-        arms = [sweep(args.config, work, "fuse-1", args.solo_seeds, "1", args.device, args.train_size)]
-        arms += [sweep(args.config, work, f"fuse-{args.fuse}-{precision}", args.seeds, args.fuse, args.device,
-                       args.train_size, precision) for precision in args.precisions.split(",")]
-    cuda = args.device.startswith("cuda")
-    report = {"device": torch.cuda.get_device_name() if cuda else platform.processor() or platform.machine(),
-              "torch": torch.__version__, "size": args.size, "train_size": args.train_size,
-              "config": str(args.config.relative_to(ROOT)) if args.config.is_relative_to(ROOT) else str(args.config),
-              "arms": arms,
-              "speedup": {arm["precision"]: round(arm["pairs_per_s"] / arms[0]["pairs_per_s"], 2) for arm in arms[1:]}}
-    if args.plan is not None:
-        report["projection"] = {f"fuse={arm['fuse']} {arm['precision']}": project(args.plan, arm["pairs_per_s"])
-                                for arm in arms}
-    out = args.out or RESULTS / f"bench_fused_sweep_{'cuda' if cuda else 'cpu'}.json"
+        folder = Path(tmp) / "model"
+        write_model(folder, args.size, args.seed)
+        models = [load_classifier(folder, seed=args.seed + k, dropout=RECIPE["dropout"], head="jiant")
+                  for k in range(max(ks + [1]))]
+    print(f"model written and {len(models)} runs loaded in {time.perf_counter() - started:.0f} s", flush=True)
+    try:
+        baseline = run_arm(models[:1], train, gold, "fp32", args.device, warmup, baseline_steps, args.seed)
+        if baseline["status"] != "ok":
+            raise SystemExit(f"the baseline (one run, fp32) did not train: {baseline.get('error')}")
+        baseline = {"fuse": 1, **baseline, "ratio": 1.0}
+        print(_progress(baseline), flush=True)
+        arms = [baseline]
+        for precision in precisions:
+            too_big = None
+            for k in ks:
+                if too_big is not None:
+                    arm = {"k": k, "precision": precision, "status": "skipped",
+                           "reason": f"K={too_big} ran out of device memory at this precision"}
+                else:
+                    print(f"K={k:>2} {precision:>4}: {2 * warmup + steps} steps ...", flush=True)
+                    arm = run_arm(models[:k], train, gold, precision, args.device, warmup, steps, args.seed)
+                    if arm["status"] == "ok":
+                        arm["ratio"] = round(arm["pairs_per_s"] / baseline["pairs_per_s"], 2)
+                    else:
+                        too_big = k
+                arms.append({"fuse": k, **arm})
+                print(_progress(arms[-1]), flush=True)
+        profile = None
+        if args.profile:
+            profile = profile_step(models[:ks[0]], train, gold, precisions[0], args.device, args.seed)
+            print(f"profile of one step, K={ks[0]} {precisions[0]}: "
+                  f"{json.dumps(profile.get('host_syncs', profile.get('status')))}", flush=True)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = tf32_before
+    lengths = json.loads(LENGTHS.read_text(encoding="utf-8"))["datasets"][args.dataset]
+    report = {
+        "benchmark": "fused_sweep", "machine": facts,
+        "settings": {"size": args.size, "model": SIZES[args.size], "head": "jiant", "dataset": args.dataset,
+                     "pairs": len(gold), "mean_length": lengths["mean"],
+                     "lengths": f"{LENGTHS.relative_to(ROOT).as_posix()} (XLM-R tokens, truncated at "
+                                f"{MAX_SEQ_LENGTH})",
+                     "recipe": RECIPE, "warmup_steps": 2 * warmup, "check_every": warmup, "fused_steps": steps,
+                     "baseline_steps": baseline_steps, "ks": ks, "precisions": precisions, "quick": args.quick,
+                     "seed": args.seed},
+        "arms": arms,
+        "ratio": {f"K={a['k']} {a['precision']}": a["ratio"] for a in arms[1:] if a["status"] == "ok"},
+        "profile": profile, "total_s": round(time.perf_counter() - started, 1)}
+    kind = "cuda" if args.device.startswith("cuda") else "cpu"
+    out = args.out or RESULTS / f"bench_fused_sweep_{kind}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2), encoding="utf-8")
-    print(json.dumps(report, indent=2))
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"ratios to one run (fp32): {json.dumps(report['ratio'])}; {report['total_s']:.0f} s; wrote {out}",
+          flush=True)
     return report
 
 

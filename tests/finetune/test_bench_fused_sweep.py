@@ -1,0 +1,57 @@
+"""benchmarks/bench_fused_sweep.py runs from a bare checkout (PYTHONPATH only) on a CPU with a tiny model."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from _paths import ROOT
+from diagnostics.finetune import SweepConfig
+
+KS, WARMUP, STEPS = (2, 3), 1, 2
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "fused.json"
+    # one thread: on cores other processes share, a waiting thread pool turns each op into milliseconds
+    env = os.environ | {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_fused_sweep.py"), "--size", "tiny", "--device", "cpu",
+               "--ks", ",".join(map(str, KS)), "--warmup", str(WARMUP), "--steps", str(STEPS),
+               "--baseline-steps", str(STEPS), "--profile", "--out", str(out)]
+    done = subprocess.run(command, cwd=out.parent, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_the_report_names_the_machine_and_the_settings(report):
+    assert report["benchmark"] == "fused_sweep"
+    assert {"python", "torch", "transformers", "device"} <= set(report["machine"])
+    settings = report["settings"]
+    assert settings["size"] == "tiny" and settings["ks"] == list(KS)
+    assert settings["precisions"] == ["fp32", "tf32", "bf16"]
+    assert settings["pairs"] > 2000  # every RTE train pair's length once
+    config = SweepConfig(**settings["recipe"])  # the recipe recorded is a valid config: the study's
+    assert (config.recipe, config.optimizer, config.batch_size, config.lr) == ("jiant", "bert_adam", 4, 1e-5)
+
+
+def test_every_arm_trained(report):
+    arms = report["arms"]
+    assert (arms[0]["fuse"], arms[0]["precision"], arms[0]["ratio"]) == (1, "fp32", 1.0)
+    assert [(a["k"], a["precision"]) for a in arms[1:]] == [(k, p) for p in ("fp32", "tf32", "bf16") for k in KS]
+    for arm in arms:
+        assert arm["status"] == "ok", arm
+        assert arm["steps_trained"] == [2 * WARMUP + STEPS] and arm["timed_steps"] == STEPS
+        assert arm["pairs_per_s"] > 0 and arm["seconds"] > 0 and arm["ratio"] > 0
+        assert 0 <= arm["padding_share"] < 1
+        assert arm["padded_tokens"] >= arm["real_tokens"] > 0
+    assert set(report["ratio"]) == {f"K={k} {p}" for p in ("fp32", "tf32", "bf16") for k in KS}
+
+
+def test_the_profile_covers_one_step(report):
+    profile = report["profile"]
+    assert profile["status"] == "ok" and profile["k"] == KS[0]
+    assert profile["top"] and all(entry["calls"] > 0 for entry in profile["top"])
+    assert "Name" in profile["table"]

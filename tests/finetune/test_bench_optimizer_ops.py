@@ -1,0 +1,55 @@
+"""benchmarks/bench_optimizer_ops.py: its counting of one stacked optimizer step, on a 2-layer tiny structure."""
+
+import importlib.util
+import math
+
+import pytest
+
+from _paths import ROOT
+from diagnostics.finetune import SweepConfig
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_optimizer_ops", ROOT / "benchmarks" / "bench_optimizer_ops.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def counts(bench):
+    structure = {"num_hidden_layers": 2, "hidden_size": 16, "num_attention_heads": 2, "intermediate_size": 32,
+                 "vocab_size": 50, "max_position_embeddings": 32}
+    return bench.count_ops(structure, runs=2, batch=(2, 8))
+
+
+def test_the_recipe_counted_is_a_valid_jiant_config(bench):
+    config = SweepConfig(recipe="jiant", optimizer="bert_adam", **bench.RECIPE)
+    assert (config.max_grad_norm, config.bert_adam_max_grad_norm, config.batch_size) == (5.0, 1.0, 4)
+
+
+def test_every_step_is_counted_and_moves_at_least_the_weights(counts):
+    model = counts["model"]
+    assert model["runs"] == 2 and model["stacked_elements"] == 2 * model["elements_per_run"] > 0
+    for name in ("bert_adam", "adamw", "torch_adamw_one_run"):
+        step = counts[name]
+        assert step["ops"] > 0 and step["data_ops"] > 0 and step["bytes"] > 0
+        assert step["ops"] == step["data_ops"] + step["view_ops"]
+        assert math.isfinite(step["bytes_per_element"]) and step["bytes_per_element"] >= 16
+        assert sum(op["calls"] for op in step["by_op"].values()) == step["data_ops"]
+    for name in ("bert_adam", "adamw"):
+        assert counts["ratio_to_torch_adamw"][name] > 0
+    assert counts["forward"]["ops"] > 0 and counts["backward"]["ops"] > 0
+
+
+def test_a_view_moves_no_bytes_and_an_in_place_op_reads_and_writes(bench):
+    import torch
+
+    x = torch.zeros(10)
+    with bench.op_counter() as counter:
+        x.view(2, 5)
+        x.add_(1.0)
+    summary = counter.summary()
+    assert summary["view_ops"] == 1 and summary["data_ops"] == 1
+    assert summary["bytes"] == 2 * 10 * 4  # x read, x written
