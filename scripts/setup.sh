@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv (Python 3.11) and install the pinned toolkit; a no-op when nothing changed since the last run.
+# Create .venv (Python 3.11) and install the pinned toolkit; a no-op when nothing changed since the last run. In a git
+# checkout, also sets up the git filter that keeps notebook outputs out of git (scripts/setup_git.sh; every run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
@@ -21,3 +22,5 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*
   touch "$stamp"
 fi
+# the nbstripout filter for *.ipynb in this checkout's git config (idempotent; nothing outside a git checkout)
+bash scripts/setup_git.sh
