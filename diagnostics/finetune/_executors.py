@@ -185,7 +185,9 @@ class SweepJob:
 
     def _terminated(self, job: list[RunSpec]) -> None:
         for spec in job:
-            store.mark_interrupted(spec.path, "SIGTERM: the job was cancelled, preempted or reached its time limit")
+            if not (spec.path / "INTERRUPTED").exists():  # a SIGUSR2's reason (requeued) stays
+                store.mark_interrupted(spec.path, "SIGTERM: the job was cancelled, preempted or reached its time "
+                                                  "limit")
         if self.requeue:  # a SIGUSR2 may follow (preemption): its checkpoint requeues the job
             sys.stderr.write("SIGTERM: runs marked interrupted; going on until SIGUSR2 (requeue) or the kill\n")
             return
