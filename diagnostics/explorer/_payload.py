@@ -137,6 +137,7 @@ def build_payload(model, n: int = 5) -> dict:
             "features": features, "datasets": packed_datasets, "settings": packed_settings,
             "lead": [[int(r.setting), cat_index[r.category]] for r in lead.itertuples(index=False)]}
 
+
 def save_payload(model, path: str | Path, n: int = 5) -> Path:
     """Write :func:`build_payload` as compact JSON (what ``diagnostics report`` turns into ``explorer.html``).
 
@@ -154,12 +155,29 @@ def save_payload(model, path: str | Path, n: int = 5) -> Path:
     Path
         The written file.
     """
+    return write_payload(build_payload(model, n), path)
+
+
+def write_payload(payload: dict, path: str | Path) -> Path:
+    """Write a built payload as compact JSON (atomically).
+
+    Parameters
+    ----------
+    payload : dict
+        :func:`build_payload`, possibly with a ``pair`` (:meth:`diagnostics.explorer.ComparisonModel.payload`).
+    path : str or Path
+        A ``.json`` file, or a folder (created) to write :data:`PAYLOAD_NAME` into.
+
+    Returns
+    -------
+    Path
+        The written file.
+    """
     path = Path(path)
     if path.is_dir() or path.suffix.lower() != ".json":
         path = path / PAYLOAD_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, json.dumps(build_payload(model, n), ensure_ascii=False, separators=(",", ":"),
-                                       allow_nan=False))
+    write_text_atomic(path, json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
     return path
 
 

@@ -20,6 +20,7 @@ import html
 import numpy as np
 import pandas as pd
 
+from ._compare import ComparisonModel
 from ._format import ROW_LIMIT, legend_html, mcc_color, two_decimals
 from ._model import ExplorerModel, build_explorer
 
@@ -181,26 +182,35 @@ class Explorer:
 
     Parameters
     ----------
-    model : ExplorerModel
-        The state.
+    model : ExplorerModel or ComparisonModel
+        The state: one explorer (the heat map of every setting's seeds) or two settings side by side.
     static : bool
         Show the static HTML only (no widget).
     """
 
-    def __init__(self, model: ExplorerModel, static: bool = False):
+    def __init__(self, model: ExplorerModel | ComparisonModel, static: bool = False):
         self.model = model
         self.static = static
         self.widget = None
         if not static:
             try:
-                self.widget = ExplorerWidget(model)
+                if isinstance(model, ComparisonModel):
+                    from ._compare_widget import ComparisonWidget
+
+                    self.widget = ComparisonWidget(model)
+                else:
+                    self.widget = ExplorerWidget(model)
             except ImportError:  # no ipywidgets: the static tables are the explorer
                 self.widget = None
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": f"instability explorer: {len(self.model.settings)} settings, "
-                                f"{len(self.model.category_names)} categories",
-                  "text/html": self.model.to_html()}
+        if isinstance(self.model, ComparisonModel):
+            text = (f"two systems side by side: {self.model.names[0]} (A) vs {self.model.names[1]} (B), "
+                    f"{len(self.model.category_names)} categories, {len(self.model.outcomes())} shared examples")
+        else:
+            text = (f"instability explorer: {len(self.model.settings)} settings, "
+                    f"{len(self.model.category_names)} categories")
+        bundle = {"text/plain": text, "text/html": self.model.to_html()}
         if self.widget is not None:
             view = self.widget.widget._repr_mimebundle_()
             if view and "application/vnd.jupyter.widget-view+json" in view:
@@ -208,13 +218,15 @@ class Explorer:
         return bundle
 
 
-def explore(predictions: pd.DataFrame | ExplorerModel, dataset=None, *, static: bool = False, **options) -> Explorer:
-    """Open the instability explorer on a predictions table (or an already built model).
+def explore(predictions: pd.DataFrame | ExplorerModel | ComparisonModel, dataset=None, *, static: bool = False,
+            **options) -> Explorer:
+    """Open the instability explorer on a predictions table (or an already built model, or two systems).
 
     Parameters
     ----------
-    predictions : pandas.DataFrame or ExplorerModel
-        The predictions table, or the result of :func:`build_explorer`.
+    predictions : pandas.DataFrame, ExplorerModel or ComparisonModel
+        The predictions table, the result of :func:`build_explorer`, or two settings side by side
+        (:meth:`ExplorerModel.compare`, :func:`build_comparison`).
     dataset : str, DataFrame or mapping, optional
         Where texts and categories come from (see :func:`build_explorer`).
     static : bool
@@ -227,7 +239,7 @@ def explore(predictions: pd.DataFrame | ExplorerModel, dataset=None, *, static: 
     Explorer
         Display it (last expression of a cell, or ``IPython.display.display``).
     """
-    model = predictions if isinstance(predictions, ExplorerModel) else build_explorer(predictions, dataset,
-                                                                                      **options)
+    built = isinstance(predictions, (ExplorerModel, ComparisonModel))
+    model = predictions if built else build_explorer(predictions, dataset, **options)
     return Explorer(model, static=static)
 

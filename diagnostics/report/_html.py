@@ -10,6 +10,7 @@ from pathlib import Path
 import nbformat
 from markdown_it import MarkdownIt
 
+from ..errors import UserInputError
 from ..io_utils import output_folder
 from ._explorer import EXPLORER_PAGE
 
@@ -67,7 +68,7 @@ def _cell_html(cell, md: MarkdownIt) -> str:
     return "\n".join(parts)
 
 
-def render_report(run_dir: str | Path, title: str | None = None) -> Path:
+def render_report(run_dir: str | Path, title: str | None = None, compare: tuple | None = None) -> Path:
     """Write ``<run_dir>/index.html`` from the executed notebooks in ``<run_dir>/notebooks/``.
 
     Parameters
@@ -79,6 +80,10 @@ def render_report(run_dir: str | Path, title: str | None = None) -> Path:
         written beside ``index.html`` and linked from it (:mod:`diagnostics.report._explorer`).
     title : str, optional
         Page title; defaults to the directory name.
+    compare : tuple of two mappings, optional
+        Selections of the explorer's settings A and B (``({"experiment": "base"}, {"experiment": "extra-1000"})``):
+        ``explorer.html`` opens with those two side by side
+        (:func:`diagnostics.report._explorer.resolve_pair`).
 
     Returns
     -------
@@ -89,6 +94,8 @@ def render_report(run_dir: str | Path, title: str | None = None) -> Path:
     ------
     FileNotFoundError
         When the directory holds no executed notebook.
+    UserInputError
+        When ``compare`` does not name two settings of one dataset in the explorer's data.
     """
     run_dir = Path(run_dir)
     notebooks = sorted((run_dir / "notebooks").glob("*.ipynb"))
@@ -108,8 +115,11 @@ def render_report(run_dir: str | Path, title: str | None = None) -> Path:
     # The two pages are one output set: a kill or a second report at once leaves the old pair or the new one.
     with output_folder(run_dir, REPORT_PAGES) as pages:
         if render_report_explorer(run_dir, f"Instability explorer: {title}",
-                                  out=pages.staging / EXPLORER_PAGE) is not None:
+                                  out=pages.staging / EXPLORER_PAGE, compare=compare) is not None:
             links.append(f'<a href="{EXPLORER_PAGE}">instability explorer (which examples flip)</a>')
+        elif compare is not None:
+            raise UserInputError(f"{run_dir / 'figures'}: no instability explorer data to compare settings in; run "
+                                 "notebook 10_instability_explorer first")
         with pages.file(INDEX_PAGE) as tmp:
             tmp.write_text(_page(run_dir, title, links, sections), encoding="utf-8")
     return run_dir / INDEX_PAGE
