@@ -33,15 +33,8 @@ import pandas as pd
 from ..errors import UserInputError
 from . import _compare_html as _html
 from . import _payload as _payload
-from ._format import display_round, run_label
+from ._format import OUTCOME_FILTERS, OUTCOMES, display_round, run_label
 
-#: Outcomes of an example, in listing order (the interesting ones first), with the words every view shows.
-OUTCOMES = {"fixed": "fixed by B", "broken": "broken by B", "unstable": "unstable in either",
-            "wrong_both": "stable-wrong in both", "correct_both": "stable-correct in both"}
-#: Filters of the listing: an outcome, or the side whose seeds flip (``flips_a``: A's seeds disagree).
-OUTCOME_FILTERS = {"fixed": "fixed by B", "broken": "broken by B", "unstable": "unstable in either",
-                   "flips_a": "unstable in A", "flips_b": "unstable in B", "correct_both": "stable-correct in both",
-                   "wrong_both": "stable-wrong in both"}
 _UNSET = object()
 
 
@@ -350,7 +343,59 @@ class ComparisonModel:
         out["auto_features"] = texts["auto_features"].to_numpy()
         return out
 
+    def example(self, example_id: str) -> dict:
+        """Open one shared example: its texts, features and outcome, and every seed of A and of B.
+
+        Parameters
+        ----------
+        example_id : str
+            The example's id.
+
+        Returns
+        -------
+        dict
+            ``example_id, premise, hypothesis, label, outcome, flips, features, auto_features, categories`` (the
+            compared categories it belongs to) and ``seeds``: a DataFrame with one row per seed of A then of B
+            (``side, seed, prediction, probability`` (NaN without probabilities), ``correct``).
+
+        Raises
+        ------
+        KeyError
+            For an id that is not a shared example.
+        """
+        if example_id not in self._outcomes.index:
+            raise KeyError(f"{example_id!r} is not an example both sides predict")
+        row = self._outcomes.loc[example_id]
+        texts = self.explorer.texts[self.dataset].loc[example_id]
+        seeds = []
+        for side, source, labels in (("A", self._rows_a, self.labels_a), ("B", self._rows_b, self.labels_b)):
+            mine = source.loc[example_id]
+            probs = mine["probabilities"] if "probabilities" in source.columns else [np.nan] * len(labels)
+            for label, pred, prob in zip(labels, mine["predictions"], probs):
+                seeds.append({"side": side, "seed": label, "prediction": pred, "probability": float(prob),
+                              "correct": None if pred is None else bool(pred == row["label"])})
+        return {"example_id": example_id, "premise": texts["premise"], "hypothesis": texts["hypothesis"],
+                "label": row["label"], "outcome": row["outcome"], "flips": row["flips"],
+                "features": list(texts["features"]), "auto_features": texts["auto_features"],
+                "categories": [c for c in self.category_names if example_id in set(self.members(c))],
+                "seeds": pd.DataFrame(seeds, columns=["side", "seed", "prediction", "probability", "correct"])}
+
     # --- views --------------------------------------------------------------------------------------------------
+
+    def example_html(self, example_id: str) -> str:
+        """Render :meth:`example` as HTML: the full texts, and A's and B's seeds one row each.
+
+        Parameters
+        ----------
+        example_id : str
+            The example's id.
+
+        Returns
+        -------
+        str
+            An HTML fragment (``div.dx-cmp-example[data-id]``).
+        """
+        return _html.example_html(self, example_id)
 
     def side_label(self, side: str) -> str:
         """Name a side as the views do: ``"A: base (en · base)"``.

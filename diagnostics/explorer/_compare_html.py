@@ -13,7 +13,7 @@ import html
 import numpy as np
 
 from ..schema import ENTAILMENT
-from ._format import two_decimals
+from ._format import OUTCOME_FILTERS, OUTCOMES, two_decimals
 from ._html import TABLE_STYLE
 
 #: Colours of the sides' points in the strips and their headers (A, B).
@@ -123,8 +123,6 @@ def legend_html(pair) -> str:
     str
         An HTML fragment.
     """
-    from ._compare import OUTCOMES
-
     counts = pair.counts()
     sides = " · ".join(
         f"<span style='color:{colour};font-weight:600'>●</span> {html.escape(pair.side_label(side))}, "
@@ -151,8 +149,6 @@ def categories_html(pair) -> str:
     str
         An HTML table; each row is ``tr.dx-cmp-row[data-category]``.
     """
-    from ._compare import OUTCOMES
-
     table = pair.category_table()
     mcc = pair.seed_mcc()
     head = ("<tr><th>category</th><th>n</th><th>per-seed MCC (A above, B below)</th><th class='a'>A mean ± σ</th>"
@@ -190,8 +186,6 @@ def summary_line(pair, category: str) -> str:
     str
         Shared examples, both sides' mean ± σ, the difference and the outcome counts.
     """
-    from ._compare import OUTCOMES
-
     row = pair.category_table().loc[category]
     counts = ", ".join(f"{words} {int(row[key])}" for key, words in OUTCOMES.items())
     return (f"n = {int(row['n'])}; A {shown_number(row['mean_a'])} ± {shown_number(row['sigma_a'])}, B "
@@ -234,8 +228,6 @@ def examples_html(pair, category: str | None, outcome: str | None, limit: int | 
     str
         An HTML fragment: ``div.dx-cmp-listing[data-category][data-total]`` holding ``tr[data-id][data-outcome]``.
     """
-    from ._compare import OUTCOME_FILTERS, OUTCOMES
-
     category = pair.selection if category is None else category
     if category is None:
         return "<p><i>Choose a category to list its examples, A's seeds beside B's.</i></p>"
@@ -271,6 +263,51 @@ def examples_html(pair, category: str | None, outcome: str | None, limit: int | 
         return f"{TABLE_STYLE}{STYLE}<div {attributes}><p>{title}</p><p><i>No examples.</i></p></div>"
     return (f"{TABLE_STYLE}{STYLE}<div {attributes}><p>{title}</p><table><thead>{head}</thead>"
             f"<tbody>{''.join(body)}</tbody></table>{more}</div>")
+
+
+def example_html(pair, example_id: str) -> str:
+    """Render one example of the comparison: texts, gold label, outcome, features, and a row per side of seeds.
+
+    Parameters
+    ----------
+    pair : ComparisonModel
+        The comparison.
+    example_id : str
+        A shared example's id.
+
+    Returns
+    -------
+    str
+        An HTML fragment: ``div.dx-cmp-example[data-id]`` with ``td.pred[data-side][data-seed]`` cells.
+    """
+    ex = pair.example(example_id)
+    rows = []
+    for side, labels in (("A", pair.labels_a), ("B", pair.labels_b)):
+        seeds = ex["seeds"][ex["seeds"]["side"] == side]
+        cells = []
+        for s in seeds.itertuples(index=False):
+            text = "–" if s.prediction is None else ("E" if s.prediction == ENTAILMENT else "N")
+            if np.isfinite(s.probability):
+                text += f" {s.probability:.3f}"
+            ok = "X" if s.correct is None else ("ok" if s.correct else "bad")
+            code = "" if s.prediction is None else ("1" if s.prediction == ENTAILMENT else "0")
+            cells.append(f"<td class='pred {ok}' data-side='{side.lower()}' data-seed='{html.escape(s.seed)}' "
+                         f"data-pred='{code}' title='seed {html.escape(s.seed)}'>{text}</td>")
+        name = pair.names[0] if side == "A" else pair.names[1]
+        right = int(seeds["correct"].fillna(False).astype(bool).sum())
+        rows.append(f"<tr><th style='text-align:left;color:{SIDE_COLOURS[0 if side == 'A' else 1]}'>{side}: "
+                    f"{html.escape(name)}</th><td>{right}/{int(seeds['correct'].notna().sum())} right</td>"
+                    f"{''.join(cells)}</tr>")
+    auto = ex["auto_features"]
+    words = OUTCOMES[ex["outcome"]] + (f" (flips in {ex['flips']})" if ex["flips"] else "")
+    return (f"{TABLE_STYLE}{STYLE}<div class='dx-explorer dx-compare dx-cmp-example' "
+            f"data-id='{html.escape(str(example_id))}' data-outcome='{ex['outcome']}'>"
+            f"<p><b>{html.escape(str(example_id))}</b> · gold {'E' if ex['label'] == ENTAILMENT else 'N'} · "
+            f"{html.escape(words)}</p><p style='text-align:left'><b>premise</b> {html.escape(ex['premise'])}<br>"
+            f"<b>hypothesis</b> {html.escape(ex['hypothesis'])}</p><table><tbody>{''.join(rows)}</tbody></table>"
+            f"<p><small>features (gold): {html.escape(', '.join(ex['features'])) or '–'}; features (annotator): "
+            f"{html.escape(', '.join(auto)) if auto is not None else '–'}; compared categories: "
+            f"{html.escape(', '.join(ex['categories'])) or '–'}</small></p></div>")
 
 
 def static_html(pair, n: int = 5, limit: int = 20) -> str:

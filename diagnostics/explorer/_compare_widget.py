@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import html
 
-from ._compare import OUTCOME_FILTERS, OUTCOMES, ComparisonModel
+from ._compare import ComparisonModel
 from ._compare_html import STYLE, legend_html, shown_number, strip_svg
-from ._format import ROW_LIMIT
+from ._format import OUTCOME_FILTERS, OUTCOMES, ROW_LIMIT
 
 
 def category_class(category_index: int) -> str:
@@ -88,8 +88,13 @@ class ComparisonWidget:
         self.more = w.Button(description="show more", layout=w.Layout(display="none", width="auto"))
         self.more.add_class("dx-more")
         self.more.on_click(self._show_more)
+        self.example = w.Dropdown(options=[("open an example of the listing", None)], value=None,
+                                  description="example", layout=w.Layout(width="420px", display="none"))
+        self.example.observe(self._on_example, names="value")
+        self.example_view = w.HTML("")
+        self.example_view.add_class("dx-cmp-example-widget")
         self.widget = w.VBox([w.HTML(legend_html(pair)), w.HBox([self.outcome]), self.grid_box, self.listing,
-                              self.more])
+                              self.more, self.example, self.example_view])
         self.widget.add_class("dx-compare-widget")
         self._chosen = None
         if pair.selection is not None:
@@ -116,10 +121,38 @@ class ComparisonWidget:
         if reset:
             self.limit = self.row_limit
         self.listing.value = self.pair.examples_html(limit=self.limit)
-        total = len(self.pair.examples()) if self.pair.selection is not None else 0
+        listed = self.pair.examples() if self.pair.selection is not None else None
+        total = 0 if listed is None else len(listed)
         rest = total - min(self.limit, total)
         self.more.description = f"show {min(rest, self.row_limit)} more (of {rest} not shown)"
         self.more.layout.display = "" if rest > 0 else "none"
+        shown = [] if listed is None else [str(x) for x in listed["example_id"].head(self.limit)]
+        current = self.example.value
+        self.example.options = [("open an example of the listing", None)] + [(x, x) for x in shown]
+        self.example.value = current if current in shown else None
+        self.example.layout.display = "" if shown else "none"
+
+    def _on_example(self, _change=None) -> None:
+        value = self.example.value
+        self.example_view.value = "" if value is None else self.pair.example_html(value)
+
+    def open_example(self, example_id: str) -> None:
+        """Show one example of the listing in full: texts, features and every seed of A and of B.
+
+        Parameters
+        ----------
+        example_id : str
+            An example the listing shows (what choosing it in the "example" menu does).
+
+        Raises
+        ------
+        ValueError
+            For an example the listing does not show.
+        """
+        choices = [value for _, value in self.example.options if value is not None]
+        if example_id not in choices:
+            raise ValueError(f"{example_id!r} is not among the listed examples")
+        self.example.value = example_id
 
     def _show_more(self, _button=None) -> None:
         self.limit += self.row_limit

@@ -10,6 +10,14 @@ import numpy as np
 
 #: Examples listed at first (and added by each "show more") in the widget and on the report's page.
 ROW_LIMIT = 25
+#: Outcomes of an example when two systems are compared (A's seeds against B's), in listing order (the interesting
+#: ones first), with the words every view shows (:mod:`diagnostics.explorer._compare` defines them).
+OUTCOMES = {"fixed": "fixed by B", "broken": "broken by B", "unstable": "unstable in either",
+            "wrong_both": "stable-wrong in both", "correct_both": "stable-correct in both"}
+#: Filters of the two-system listing: an outcome, or the side whose seeds flip (``flips_a``: A's seeds disagree).
+OUTCOME_FILTERS = {"fixed": "fixed by B", "broken": "broken by B", "unstable": "unstable in either",
+                   "flips_a": "unstable in A", "flips_b": "unstable in B", "correct_both": "stable-correct in both",
+                   "wrong_both": "stable-wrong in both"}
 
 
 def run_label(run) -> str:

@@ -38,13 +38,14 @@ def _text(selection: dict) -> str:
 def _selection(items: list[str], option: str) -> dict[str, str]:
     """``KEY=VALUE`` options as a dict (the value may hold ``=``)."""
     from diagnostics.errors import UserInputError
+    from diagnostics.settings import split_pair
 
     out = {}
     for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip() or not value.strip():
+        key, sep, value = split_pair(item)
+        if not sep or not key or not value.strip():
             raise UserInputError(f"{option} {item!r}: expected KEY=VALUE, e.g. {option} experiment=base")
-        out[key.strip()] = value.strip()
+        out[key] = value.strip()
     return out
 
 
@@ -54,7 +55,7 @@ def _compare_options(run_dir: Path, compare_a: list[str], compare_b: list[str]) 
     from diagnostics.errors import UserInputError
     from diagnostics.explorer._payload import PAYLOAD_NAME, read_payload
 
-    from ._explorer import resolve_pair
+    from ._explorer_compare import resolve_pair
 
     if not compare_a and not compare_b:
         return None
