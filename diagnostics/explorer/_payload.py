@@ -44,7 +44,9 @@ def build_payload(model, n: int = 5) -> dict:
     Returns
     -------
     dict
-        ``version, level, labels, keys, categories, features, datasets, settings, lead``.
+        ``version, level, labels, keys, categories, features, datasets, settings, lead``. A comparison's payload
+        (:meth:`diagnostics.explorer.ComparisonModel.payload`) adds ``pair``: ``{"a", "b", "names"}``, the indices
+        of its two settings and their names; the page computes the outcomes of the examples itself.
     """
     cat_index = {c: j for j, c in enumerate(model.category_names)}
     features = sorted({f for t in model.texts.values() for col in ("features", "auto_features")

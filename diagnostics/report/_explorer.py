@@ -321,11 +321,27 @@ def embed_json(payload: dict) -> str:
 
 def render_explorer(payload: dict | str | Path, out: str | Path, title: str | None = None,
                     back: str | None = "index.html", pair: dict | None = None) -> Path:
-    """Write the self-contained ``explorer.html`` page to ``out`` and return its path.
+    """Write the self-contained ``explorer.html`` page (data embedded, nothing fetched at view time).
 
-    ``payload`` is :func:`diagnostics.explorer.build_payload` (or a comparison's payload, which carries its pair),
-    or the JSON file it was saved to. ``back`` is the (relative) link back to the report's index; None for no link.
-    ``pair`` (:func:`resolve_pair`) makes the page open with those two settings side by side, in its first section.
+    Parameters
+    ----------
+    payload : dict, str or Path
+        :func:`diagnostics.explorer.build_payload`, or :meth:`diagnostics.explorer.ComparisonModel.payload` (which
+        carries its pair), or the JSON file either was saved to.
+    out : str or Path
+        The page to write.
+    title : str, optional
+        Page title (default: "Instability explorer").
+    back : str or None
+        The (relative) link back to the report's index; None for no link (a page of its own).
+    pair : dict, optional
+        ``{"a", "b", "names"}`` (see :func:`diagnostics.report._explorer_compare.resolve_pair`): the page opens with
+        those two settings side by side, in its first section.
+
+    Returns
+    -------
+    Path
+        The written page.
     """
     if not isinstance(payload, dict):
         payload = read_payload(payload)
