@@ -1,6 +1,7 @@
 """Probing figures: accuracy (or balanced accuracy, macro-F1, selectivity) by layer, one line per fine-tuned seed,
-the pretrained reference, a seed band and the metric's chance level (the study's Figures 16-18); and a comparison
-of probing protocols (annotator-trained vs cross-validated on gold tags) on one set of panels."""
+the pretrained reference, a seed band and the metric's chance level (the study's Figures 16-18); the same for MDL
+probes (compression, codelength, MDL selectivity); and a comparison of probing protocols (annotator-trained vs
+cross-validated on gold tags) on one set of panels."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ _TITLES = {"logic": "Logic", "lexical_semantics": "Lexical Semantics",
 
 _LABELS = {"accuracy": "accuracy", "balanced_accuracy": "balanced accuracy", "macro_f1": "macro-F1",
            "control": "control accuracy", "control_balanced_accuracy": "control balanced accuracy",
-           "selectivity": "selectivity"}
+           "selectivity": "selectivity", "compression": "MDL compression (uniform / online)",
+           "control_compression": "control compression", "online_codelength": "online codelength (bits)",
+           "control_codelength": "control codelength (bits)", "mdl_selectivity": "MDL selectivity (bits)"}
+_COMPRESSION = ("compression", "control_compression")
 
 
 def accuracy_by_layer(table: pd.DataFrame, *, metric: str | list[str] = "accuracy", language: str | None = None,
@@ -73,6 +77,44 @@ def accuracy_by_layer(table: pd.DataFrame, *, metric: str | list[str] = "accurac
     return fig
 
 
+def mdl_by_layer(table: pd.DataFrame, *, metric: str | list[str] = ("compression", "mdl_selectivity"),
+                 language: str | None = None, tasks: list[str] | None = None, band: bool = True,
+                 baseline: bool = True, height: float = 3.2):
+    """Line plot of MDL probing metric(s) by layer: one panel per task, one row per metric.
+
+    Drawn as :func:`accuracy_by_layer` draws accuracy: each fine-tuned seed a thin coloured line, the pretrained
+    model a thick black dashed line, the seed mean +/- one standard deviation a shaded band. Compression gets two
+    reference lines: 1 (the uniform code: the probe learned nothing) and ``1 / H`` (a code that knows only the
+    class balance of the binary labels, :func:`diagnostics.probe.chance_level`); MDL selectivity gets 0.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`diagnostics.probe.probe_mdl` (columns ``model, seed, language, task, layer, majority`` +
+        metric).
+    metric : str or list of str
+        ``compression``, ``control_compression``, ``online_codelength``, ``control_codelength`` or
+        ``mdl_selectivity``; a list draws one row of panels per metric (default compression above MDL selectivity).
+    language : str, optional
+        Keep only this language (required when the table holds several).
+    tasks : list of str, optional
+        Panels to draw, in this order; all tasks of the table by default.
+    band : bool
+        Draw the seed-variance band (needs at least two seeds).
+    baseline : bool
+        Draw the reference lines.
+    height : float
+        Inches per panel row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    metrics = [metric] if isinstance(metric, str) else list(metric)
+    return accuracy_by_layer(table, metric=metrics, language=language, tasks=tasks, band=band, baseline=baseline,
+                             height=height)
+
+
 def _one_language(table: pd.DataFrame, language: str | None) -> pd.DataFrame:
     if language is not None:
         table = table[table["language"] == language]
@@ -111,6 +153,8 @@ def _draw_panel(ax, table: pd.DataFrame, task: str, metric: str, *, band: bool, 
         ax.plot(line["layer"], line[metric], color="black", lw=2, ls="--", label=name)
     if baseline:
         _chance_line(ax, rows, metric)
+        if metric in _COMPRESSION:
+            ax.axhline(1.0, color="grey", ls="-.", lw=1.0, label="uniform code (no compression)")
     _layer_axis(ax, table)
 
 
@@ -123,8 +167,10 @@ def _chance_line(ax, rows: pd.DataFrame, metric: str) -> None:
         return
     if metric in ("accuracy", "control"):
         label = "majority baseline"
-    elif metric == "selectivity":
+    elif metric in ("selectivity", "mdl_selectivity"):
         label = "no selectivity"
+    elif metric in _COMPRESSION:
+        label = f"label prior only ({level:.2g})"
     else:
         label = f"chance ({level:.2g})"
     ax.axhline(level, color="grey", ls=":", lw=1.2, label=label)

@@ -40,6 +40,9 @@ _EXPORTS = {
     "pair_vectors": "_extract",
     "cached_sentence_vectors": "_cache", "VectorCache": "_cache", "fingerprint": "_cache", "text_hash": "_cache",
     "resolve_models": "_discover", "discover_runs": "_discover",
+    "probe_mdl": "_mdl", "mdl_layers": "_mdl", "online_codelength": "_mdl", "block_ends": "_mdl",
+    "label_entropy_bits": "_mdl", "OnlineCode": "_mdl", "MDL_PORTIONS": "_mdl", "MDL_COLUMNS": "_mdl",
+    "MDL_DATA": "_mdl",
     # used by the other stages, the notebooks and the docs
     **dict.fromkeys(["DIAGNOSTIC_SETS", "TRAIN_SETS", "subsample"], "_tasks"),
 }

@@ -38,6 +38,14 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
                                                           "sentences, every feature they detect)."),
         gold_cv: bool = typer.Option(False, help="Also cross-validate the probes on the diagnostic set's gold "
                                                  "tags (5 stratified folds): probe_<lang>_gold_cv.csv."),
+        mdl: bool = typer.Option(False, help="Also MDL-probe every layer (Voita & Titov's online code on the "
+                                             "cached vectors, with its control task): probe_<lang>_mdl.csv, "
+                                             "probe_<lang>_mdl_summary.csv, probe_<lang>_mdl.png."),
+        mdl_alpha: float = typer.Option(None, help="One fixed L2 strength for the MDL probes (default: the "
+                                                   "strength each accuracy probe chose for its task and layer)."),
+        mdl_data: str = typer.Option("train", help="Labels the online code transmits: 'train' (the annotated "
+                                                   "training pairs, as the accuracy probes learn them) or 'test' "
+                                                   "(the diagnostic set's gold tags)."),
         seed: int = typer.Option(0, help="Seed of subsets, held-out split and control permutations."),
         max_length: int = typer.Option(128, help="Tokens per sentence."),
         dtype: str = typer.Option("float16", help="Cache storage dtype: float16 or float32."),
@@ -46,9 +54,10 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
         progress: bool = typer.Option(True, help="Progress bars.")) -> None:
     """Probe every layer for each task; write probe.csv, probe_summary.csv and one figure per metric.
 
+    With `--mdl`, also the online codelength and compression of every task, layer and model (MDL probing).
     Options are checked before any model is loaded; a bad one is refused with one line naming it. Files of an
-    earlier call in `--out` that this call does not write (`probe_<lang>_gold_cv.csv` without `--gold-cv`)
-    are removed.
+    earlier call in `--out` that this call does not write (`probe_<lang>_gold_cv.csv` without `--gold-cv`,
+    `probe_<lang>_mdl*` without `--mdl`) are removed.
     """
     import warnings
 
@@ -56,6 +65,7 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
 
     from ._discover import resolve_models
     from ._gold import probe_gold_cv
+    from ._mdl import MDL_DATA, probe_mdl
     from ._runner import probe_models
 
     weight = _class_weight(class_weight)
@@ -63,6 +73,10 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
                    probe_labels=probe_labels,
                    sizes={"--max-train": max_train, "--max-test": max_test, "--max-selection": max_selection,
                           "--max-length": max_length, "--threads": threads})
+    if mdl_data not in MDL_DATA:
+        raise UserInputError(f"--mdl-data: expected {' or '.join(MDL_DATA)}, found {mdl_data!r}")
+    if mdl_alpha is not None and not mdl_alpha > 0:
+        raise UserInputError(f"--mdl-alpha: expected a number > 0, found {mdl_alpha}")
     _check_folder(out, "--out")
     if cache_dir is not None:
         _check_folder(cache_dir, "--cache-dir")
@@ -86,15 +100,27 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
             typer.echo(f"warning: {warning.message}", err=True)
         gold = (probe_gold_cv(models, lang, tasks, cache_dir or out / "cache", class_weight=weight, **common)
                 if gold_cv else None)
+        codes = (probe_mdl(models, lang, tasks, cache_dir or out / "cache", alpha=mdl_alpha, accuracy=table,
+                           data=mdl_data, selection=selection, class_weight=weight, max_train=max_train,
+                           max_selection=max_selection, probe_labels=probe_labels, **common)
+                 if mdl else None)
     except ImportError as err:  # an optional dependency (the rule annotator's spaCy model ...) is missing
         raise UserInputError(str(err)) from None
-    written = _write_outputs(table, gold, lang, out)
+    written = _write_outputs(table, gold, lang, out) + _write_mdl(codes, lang, out)
     best = table.loc[table.groupby(["model", "task"])["balanced_accuracy"].idxmax(),
                      ["model", "task", "layer", "accuracy", "majority", "balanced_accuracy", "selectivity"]]
     where = {"test": "the annotated RTE-style test split", "holdout": "20% held out of the training pairs"}
     typer.echo(f"protocol: L2 strength chosen on {where[table['selection'].iloc[0]]}; class weighting: {weight}; "
                f"training labels: {probe_labels}")
     typer.echo(best.to_string(index=False))
+    if codes is not None:
+        typer.echo(f"MDL ({codes['data'].iloc[0]} labels, L2 strength "
+                   f"{'of the accuracy probes' if mdl_alpha is None else mdl_alpha}): best compression per model "
+                   f"and task")
+        top = codes.loc[codes.groupby(["model", "task"])["compression"].idxmax(),
+                        ["model", "task", "layer", "online_codelength", "compression", "control_compression",
+                         "mdl_selectivity"]]
+        typer.echo(top.round(3).to_string(index=False))
     typer.echo(f"wrote {out}/" + ", ".join(written))
 
 
@@ -176,6 +202,31 @@ def _write_outputs(table, gold, lang: str, out: Path) -> list[str]:
     else:  # an earlier call's gold table would read as this call's
         gold_path.unlink(missing_ok=True)
     return written
+
+
+def _write_mdl(codes, lang: str, out: Path) -> list[str]:
+    """The MDL table, its per-layer summary and figure under ``out`` (or the removal of an earlier call's)."""
+    names = [f"probe_{lang}_mdl.csv", f"probe_{lang}_mdl_summary.csv", f"probe_{lang}_mdl.png"]
+    if codes is None:  # an earlier call's MDL files would read as this call's
+        for name in names:
+            (out / name).unlink(missing_ok=True)
+        return []
+    import pandas as pd
+
+    from diagnostics.io_utils import atomic_path
+    from diagnostics.plots._probe import mdl_by_layer
+    from diagnostics.tables import write_table
+
+    from ._runner import layer_summary
+
+    write_table(codes, out / names[0])
+    summary = pd.concat([layer_summary(codes, metric).assign(metric=metric)
+                         for metric in ("compression", "online_codelength", "mdl_selectivity")], ignore_index=True)
+    write_table(summary, out / names[1])
+    fig = mdl_by_layer(codes)
+    with atomic_path(out / names[2]) as tmp:
+        fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png")
+    return names
 
 
 def register(app: typer.Typer) -> None:

@@ -230,7 +230,7 @@ def probe_gold_cv(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS,
     settings = {"protocol": "gold-cv", "folds": folds, "alphas": [float(a) for a in alphas], "held_out": held_out,
                 "seed": seed, "max_iter": max_iter, "class_weight": class_weight}
 
-    def fit(vectors: dict, memo: dict) -> pd.DataFrame:
+    def fit(vectors: dict, memo: dict, label: str) -> pd.DataFrame:
         return gold_cv_layers(vectors["test"], labels, folds=folds, seed=seed, alphas=alphas, held_out=held_out,
                               max_iter=max_iter, class_weight=class_weight, memo=memo)
 

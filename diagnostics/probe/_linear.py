@@ -83,9 +83,10 @@ def chance_level(metric: str, majority: float) -> float:
     metric : str
         ``accuracy`` / ``control`` (the majority share itself), ``balanced_accuracy`` /
         ``control_balanced_accuracy`` (0.5), ``macro_f1`` (``p / (1 + p)`` for majority share ``p`` < 1),
-        ``selectivity`` (0).
+        ``selectivity`` and ``mdl_selectivity`` (0), ``compression`` / ``control_compression`` (``1 / H(p)``, the
+        MDL compression of a code that knows the binary labels' class balance and nothing else; NaN for ``p`` = 1).
     majority : float
-        Majority-class share of the test labels.
+        Majority-class share of the test labels (of the coded labels for the MDL metrics).
 
     Returns
     -------
@@ -98,8 +99,13 @@ def chance_level(metric: str, majority: float) -> float:
         return 0.5
     if metric == "macro_f1":
         return 1.0 if majority >= 1 else float(majority / (1 + majority))
-    if metric == "selectivity":
+    if metric in ("selectivity", "mdl_selectivity"):
         return 0.0
+    if metric in ("compression", "control_compression"):
+        if not 0 < majority < 1:
+            return float("nan")
+        entropy = -(majority * np.log2(majority) + (1 - majority) * np.log2(1 - majority))
+        return float(1.0 / entropy)
     return float("nan")
 
 

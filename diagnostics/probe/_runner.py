@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -278,6 +279,117 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         :data:`diagnostics.probe.STUDY_FEATURES_NAME` for ``"presence"`` over the study's features, ``"differs"``
         for the pair reading, ``"custom"`` for ``"presence"`` over another ``features`` list.
     """
+    plan = plan_probes(**locals())
+    tables = plan.run(plan.accuracy_fit, "probe")
+    return label_tables(models, tables, lang).assign(feature_list=plan.feature_list)[RESULT_COLUMNS]
+
+
+@dataclass
+class ProbePlan:
+    """The pair sets, labels and settings of one :func:`probe_models` call, and how to run a fit over its models.
+
+    Built by :func:`plan_probes`; :func:`probe_models` runs :meth:`accuracy_fit` on it, and
+    :func:`diagnostics.probe.probe_mdl` the online code on the same pairs and labels.
+
+    Parameters
+    ----------
+    models : dict
+        Label -> model or run folder.
+    lang : str
+        The language.
+    tasks : list of ProbingTask
+        The tasks.
+    sets : dict
+        Set name (``train``, ``test``, ``select``) -> (frame, task name -> labels).
+    settings : dict
+        The probes' settings that key the result cache.
+    extraction : dict
+        ``pooling``, ``max_length``, ``dtype``, ``precision`` of the vectors.
+    feature_list : str
+        Name of the annotator's feature list (:func:`diagnostics.probe.feature_list_name`).
+    options : dict
+        The probes' fitting and caching arguments (``alphas``, ``held_out``, ``seed``, ``max_iter``, ``control``,
+        ``class_weight``, ``cache_dir``, ``reuse_results``, ``batch_size``, ``progress``, ``encoder``).
+    """
+
+    models: dict
+    lang: str
+    tasks: list
+    sets: dict
+    settings: dict
+    extraction: dict
+    feature_list: str
+    options: dict
+
+    def accuracy_fit(self, vectors: dict, memo: dict, label: str | None = None) -> pd.DataFrame:
+        """Fit the accuracy probes (and their controls) of every task and layer of one model.
+
+        Parameters
+        ----------
+        vectors : dict
+            Set name -> ``[layers, pairs, 2 * hidden]`` pair vectors of the model.
+        memo : dict
+            Shared across the models (see :func:`probe_layers`).
+        label : str, optional
+            The model's label (unused: every model gets the same probes).
+
+        Returns
+        -------
+        pandas.DataFrame
+            From :func:`probe_layers`.
+        """
+        sets, o = self.sets, self.options
+        return probe_layers(vectors["train"], sets["train"][1], vectors["test"], sets["test"][1],
+                            select_vectors=vectors.get("select"), select_labels=sets.get("select", (None, None))[1],
+                            alphas=o["alphas"], held_out=o["held_out"], seed=o["seed"], max_iter=o["max_iter"],
+                            control=o["control"], class_weight=o["class_weight"], memo=memo)
+
+    def run(self, fit, prefix: str, settings: dict | None = None) -> dict[str, pd.DataFrame]:
+        """Each model's table from ``fit``, through the vector and result caches (see :func:`run_cached`).
+
+        Parameters
+        ----------
+        fit : callable
+            ``fit(vectors, memo, label) -> DataFrame``.
+        prefix : str
+            File-name prefix of the cached result tables.
+        settings : dict, optional
+            Further settings of ``fit`` that key the result cache (besides the plan's own).
+
+        Returns
+        -------
+        dict
+            Model label -> table, in the order of the plan's models.
+        """
+        o = self.options
+        return run_cached(self.models, self.sets, {**self.settings, **(settings or {})}, fit,
+                          cache_dir=o["cache_dir"], reuse_results=o["reuse_results"], extraction=self.extraction,
+                          batch_size=o["batch_size"], progress=o["progress"], encoder=o["encoder"], prefix=prefix)
+
+
+def plan_probes(models, lang, tasks, cache_dir, *, selection, class_weight, max_train, max_selection, max_test, seed,
+                train, test, selection_frame, train_column, selection_column, test_column, alphas, held_out,
+                max_iter, control, pooling, max_length, dtype, batch_size, progress, encoder, reuse_results,
+                precision, probe_labels, features) -> ProbePlan:
+    """Check the arguments of :func:`probe_models` and build its pair sets and labels (annotating where needed).
+
+    Parameters
+    ----------
+    models, lang, tasks, cache_dir, selection, class_weight, max_train, max_selection, max_test, seed : object
+        As in :func:`probe_models` (every argument is required here).
+    train, test, selection_frame, train_column, selection_column, test_column, alphas, held_out : object
+        As in :func:`probe_models`.
+    max_iter, control, pooling, max_length, dtype, batch_size, progress, encoder, reuse_results : object
+        As in :func:`probe_models`.
+    precision, probe_labels, features : object
+        As in :func:`probe_models`.
+
+    Returns
+    -------
+    ProbePlan
+        The sets (name -> (frame, task -> labels)): ``train``, ``test`` and, with ``selection="test"``,
+        ``select``.
+    """
     if not models:
         raise ValueError("no model to probe")
     task_list: list[ProbingTask] = parse_tasks(tasks)
@@ -303,18 +415,12 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         sets["select"] = _labelled(select, task_list, selection_column, gold=False)
     settings = {"alphas": [float(a) for a in alphas], "held_out": held_out, "seed": seed, "max_iter": max_iter,
                 "control": control, "class_weight": class_weight, "selection": selection}
-    extraction = dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision)
-
-    def fit(vectors: dict, memo: dict) -> pd.DataFrame:
-        return probe_layers(vectors["train"], sets["train"][1], vectors["test"], sets["test"][1],
-                            select_vectors=vectors.get("select"), select_labels=sets.get("select", (None, None))[1],
-                            alphas=alphas, held_out=held_out, seed=seed, max_iter=max_iter, control=control,
-                            class_weight=class_weight, memo=memo)
-
-    tables = run_cached(models, sets, settings, fit, cache_dir=cache_dir, reuse_results=reuse_results,
-                        extraction=extraction, batch_size=batch_size, progress=progress, encoder=encoder,
-                        prefix="probe")
-    return label_tables(models, tables, lang).assign(feature_list=feature_list)[RESULT_COLUMNS]
+    options = dict(alphas=alphas, held_out=held_out, seed=seed, max_iter=max_iter, control=control,
+                   class_weight=class_weight, cache_dir=cache_dir, reuse_results=reuse_results,
+                   batch_size=batch_size, progress=progress, encoder=encoder)
+    return ProbePlan(models=models, lang=lang, tasks=task_list, sets=sets, settings=settings,
+                     extraction=dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision),
+                     feature_list=feature_list, options=options)
 
 
 def _labelled(frame: pd.DataFrame, tasks: list[ProbingTask], column: str | None,
@@ -390,8 +496,8 @@ def run_cached(models: dict, sets: dict[str, tuple[pd.DataFrame, dict]], setting
     ``models`` maps label -> model or run folder, the first being the reference of the shared-layer encoding; the tables
     come in that order. ``sets`` maps name -> (frame, task labels) of every pair set the probes use; their texts, labels
     and ``settings`` (every setting of ``fit``, JSON-serialisable) key the result cache.
-    ``fit(vectors, memo) -> DataFrame`` gets ``vectors`` as set name -> ``[layers, pairs, 2 * hidden]``; ``memo`` is
-    shared across the models.
+    ``fit(vectors, memo, label) -> DataFrame`` gets ``vectors`` as set name -> ``[layers, pairs, 2 * hidden]`` and the
+    model's label; ``memo`` is shared across the models.
 
     ``cache_dir`` holds the vector and result caches (None caches nothing); ``reuse_results`` returns a stored result
     table on an identical call (see :func:`probe_models`). ``extraction`` holds ``pooling``, ``max_length``, ``dtype``,
@@ -432,7 +538,7 @@ def run_cached(models: dict, sets: dict[str, tuple[pd.DataFrame, dict]], setting
     memo: dict = {}  # layers identical across models (frozen lower layers) are fitted once
     for label in pending:
         vectors = {name: pair_vectors(sentences[name][label], *index[name]) for name in sets}
-        tables[label] = fit(vectors, memo)
+        tables[label] = fit(vectors, memo, label)
         if label in paths:
             _write_json(paths[label], tables[label].to_dict(orient="list"))
     return {label: tables[label] for label in models}

@@ -101,7 +101,8 @@ def test_cli_probe_run_writes_tables_and_figures(tmp_path):
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["probe", "run", "--model", str(pre), "--model", str(store), "--lang", "en",
                                       "--tasks", "logic,lexical_semantics", "--max-train", "60", "--max-test",
-                                      "50", "--out", str(out), "--threads", "1", "--no-progress", "--gold-cv"])
+                                      "50", "--out", str(out), "--threads", "1", "--no-progress", "--gold-cv",
+                                      "--mdl"])
     assert result.exit_code == 0, result.output
     table = pd.read_csv(out / "probe_en.csv")
     assert sorted(table["model"].unique()) == ["pre", "seed=0", "seed=1"]
@@ -121,6 +122,22 @@ def test_cli_probe_run_writes_tables_and_figures(tmp_path):
     assert list((out / "cache").glob("annotations-en-*.json"))
     assert "training labels: presence" in result.output
     assert (table["feature_list"] == "study-text").all()  # the study's list labelled the probes
+    # MDL beside the accuracy tables: the same models, tasks, layers and training pairs, the accuracy probes' strengths
+    codes = pd.read_csv(out / "probe_en_mdl.csv")
+    keys = ["model", "task", "layer"]
+    assert codes[keys].equals(table[keys]) and (codes["n_pairs"] == table["n_train"]).all()
+    np.testing.assert_array_equal(codes["alpha"], table["alpha"].fillna(0.1))
+    np.testing.assert_allclose(codes["uniform_codelength"], 60.0)
+    mdl_summary = pd.read_csv(out / "probe_en_mdl_summary.csv")
+    assert set(mdl_summary["metric"]) == {"compression", "online_codelength", "mdl_selectivity"}
+    assert (out / "probe_en_mdl.png").stat().st_size > 10_000
+    assert "best compression per model and task" in result.output
+    # without --mdl the earlier call's MDL files go (they would read as this call's)
+    result = CliRunner().invoke(app, ["probe", "run", "--model", str(pre), "--model", str(store), "--lang", "en",
+                                      "--tasks", "logic,lexical_semantics", "--max-train", "60", "--max-test",
+                                      "50", "--out", str(out), "--threads", "1", "--no-progress", "--gold-cv"])
+    assert result.exit_code == 0, result.output
+    assert not list(out.glob("probe_en_mdl*")) and (out / "probe_en_gold_cv.csv").is_file()
 
     # the rules' pair reading as a named option: same pairs, other training labels
     other = tmp_path / "differs"
@@ -148,3 +165,9 @@ def test_cli_reports_bad_input(tmp_path):
     result = CliRunner().invoke(app, ["probe", "run", "--model", "embedded", "--probe-labels", "pair", "--out",
                                       str(tmp_path / "o")])
     assert result.exit_code == 2 and "--probe-labels: expected presence or differs, found 'pair'" in result.output
+    result = CliRunner().invoke(app, ["probe", "run", "--model", "embedded", "--mdl", "--mdl-data", "gold", "--out",
+                                      str(tmp_path / "o")])
+    assert result.exit_code == 2 and "--mdl-data: expected train or test, found 'gold'" in result.output
+    result = CliRunner().invoke(app, ["probe", "run", "--model", "embedded", "--mdl", "--mdl-alpha", "0", "--out",
+                                      str(tmp_path / "o")])
+    assert result.exit_code == 2 and "--mdl-alpha: expected a number > 0" in result.output
