@@ -247,8 +247,9 @@ def examples_html(pair, category: str | None, outcome: str | None, limit: int | 
         words = OUTCOMES[r["outcome"]] + (f" (flips in {r['flips']})" if r["flips"] else "")
         body.append(
             f"<tr data-id='{html.escape(str(r['example_id']))}' data-outcome='{r['outcome']}'>"
-            f"<td>{html.escape(str(r['example_id']))}</td><td style='text-align:left'>{html.escape(r['premise'])}</td>"
-            f"<td style='text-align:left'>{html.escape(r['hypothesis'])}</td>"
+            f"<td>{html.escape(str(r['example_id']))}</td>"
+            f"<td style='text-align:left;min-width:14em'>{html.escape(r['premise'])}</td>"
+            f"<td style='text-align:left;min-width:14em'>{html.escape(r['hypothesis'])}</td>"
             f"<td>{'E' if r['label'] == ENTAILMENT else 'N'}</td>{_cells(r, 'a', pair.labels_a)}"
             f"{_cells(r, 'b', pair.labels_b)}<td>{r['correct_a']}/{r['n_a']}</td><td>{r['correct_b']}/{r['n_b']}</td>"
             f"<td>{html.escape(words)}</td><td style='text-align:left'>{html.escape(', '.join(r['features']))}</td>"
