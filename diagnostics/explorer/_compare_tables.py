@@ -64,6 +64,7 @@ def build_comparison(table_a: pd.DataFrame, table_b: pd.DataFrame | None = None,
         A selection that names no setting or several, sides on different datasets, a nested design on one side
         only, or shared examples with different gold labels.
     """
+    one_table = table_b is None or table_b is table_a
     table_b = table_a if table_b is None else table_b
     rows_a = select_rows(table_a, select_a, "A", "select_a={column: value}")
     rows_b = select_rows(table_b, select_b, "B", "select_b={column: value}")
@@ -78,6 +79,10 @@ def build_comparison(table_a: pd.DataFrame, table_b: pd.DataFrame | None = None,
     if names is not None and (len(names) != 2 or str(names[0]) == str(names[1])):
         raise UserInputError(f"names: expected two different names, found {names!r}")
     if all(str(setting_a[k]) == str(setting_b[k]) for k in keys):
+        if one_table:
+            named = ", ".join(f"{k}={v}" for k, v in setting_a.items())
+            raise UserInputError(f"A and B name the same setting ({named}): choose two settings with select_a "
+                                 "and select_b, or pass a second table")
         if names is None:
             names = ("A", "B")
         rows_a, rows_b = rows_a.assign(model=str(names[0])), rows_b.assign(model=str(names[1]))

@@ -237,6 +237,8 @@ def test_refusals(store):
     with pytest.raises(UserInputError, match="A is on syn_en and B on syn_ru"):
         ex.build_comparison(predictions, None, datasets, select_a=base_en, select_b={"language": "ru"},
                             annotations=False)
+    with pytest.raises(UserInputError, match="the same setting"):
+        ex.build_comparison(predictions, None, datasets, select_a=base_en, select_b=base_en, annotations=False)
     with pytest.raises(UserInputError, match="settings"):  # B names two settings
         ex.build_comparison(predictions, None, datasets, select_a=base_en, select_b={"language": "en"},
                             annotations=False)

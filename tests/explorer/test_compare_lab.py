@@ -21,6 +21,7 @@ import nbformat
 import pytest
 
 from _paths import ROOT
+from diagnostics.explorer import OUTCOMES
 from test_lab_browser import _free_port, _open, _run_all, _shot, _wait, browser  # noqa: F401 - browser: a fixture
 
 pytestmark = pytest.mark.slow
@@ -144,7 +145,7 @@ def test_the_two_system_widget_in_jupyterlab(lab, browser):
 
     # the "examples" menu: fixed by B only
     menus = browser.find_elements(By.CSS_SELECTOR, ".dx-compare-widget select")
-    Select(menus[0]).select_by_visible_text("fixed by B")
+    Select(menus[0]).select_by_visible_text(OUTCOMES["fixed"])
     fixed = pair.examples(category, "fixed")
     _wait(browser, lambda d: _listed(d) == [(i, "fixed") for i in fixed["example_id"]], 30,
           "the listing filtered to fixed by B")
