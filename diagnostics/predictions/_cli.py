@@ -198,12 +198,24 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
             trust_labels: bool = typer.Option(False, "--trust-labels", help="Read the tables' gold labels even "
                                                                             "where they differ from the dataset's."),
             name_a: str = typer.Option(None, "--name-a", help="Name of A in the summary and figure."),
-            name_b: str = typer.Option(None, "--name-b", help="Name of B in the summary and figure.")) -> None:
+            name_b: str = typer.Option(None, "--name-b", help="Name of B in the summary and figure."),
+            aso: bool = typer.Option(False, "--aso", help="Also compare the runs' per-category scores with Almost "
+                                                          "Stochastic Order (Dror et al. 2019): columns aso_eps_min "
+                                                          "(upper bound, at --level, of how much the order A >= B "
+                                                          "is violated), aso_a_dominant, and the same for B over A; "
+                                                          "--bootstrap resamples, --seed, --adjust over the "
+                                                          "categories. Needs at least 2 runs per side."),
+            aso_tau: float = typer.Option(0.5, "--aso-tau", help="Threshold of ASO dominance (eps_min below it). "
+                                                                 "0.5 is the original, lenient threshold: with "
+                                                                 "3-5 seeds the bootstrap sees few distinct "
+                                                                 "resamples and eps_min reaches 0 for runs that do "
+                                                                 "not overlap by chance; use 0.2 or below for a "
+                                                                 "confident claim.")) -> None:
     """Compare two systems or settings on one diagnostic set: per category, the Multi-Bootstrap delta B - A.
 
     Writes comparison.csv (per category: both scores, the delta with its interval, the p-value (--alternative) and
-    the adjusted one; McNemar's exact test when each side is a single run), comparison.png (the deltas with their
-    intervals) and summary.md under --out.
+    the adjusted one; McNemar's exact test when each side is a single run; with --aso, Almost Stochastic Order of
+    the runs' scores), comparison.png (the deltas with their intervals) and summary.md under --out.
     """
     import warnings
 
@@ -225,7 +237,8 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
         names = (name_a or "A", name_b or "B")
     result = compare_tables(a, b, select_a=_pairs(select_a, "--select-a"), select_b=_pairs(select_b, "--select-b"),
                             metric=metric, by=by, n_boot=bootstrap, seed=seed, level=level, pairing=pairing,
-                            alternative=alternative, adjust=adjust, alpha=alpha, names=names, datasets=datasets)
+                            alternative=alternative, adjust=adjust, alpha=alpha, names=names, datasets=datasets,
+                            aso=aso, aso_tau=aso_tau)
     paths = write_comparison(result, out)
     typer.echo(result.summary())
     typer.echo("wrote " + ", ".join(str(p) for p in paths.values()))

@@ -8,7 +8,10 @@ Each side is one setting of a predictions table (its seeds, possibly nested unde
   independently otherwise), adjusted over the categories with Holm or Benjamini-Hochberg
   (:func:`diagnostics.stats.adjust_pvalues`);
 * when each side is a single run, McNemar's exact test on the examples one side gets right and the other wrong
-  (a two-sided binomial test on the discordant pairs), adjusted the same way.
+  (a two-sided binomial test on the discordant pairs), adjusted the same way;
+* on request (``aso=True``), Almost Stochastic Order of the runs' scores (:func:`diagnostics.stats.aso_matrices`):
+  ``eps_min`` of A over B and of B over A, and which side is almost stochastically dominant at ``aso_tau`` after
+  the same adjustment over the categories.
 
 :func:`diagnostics.plots.write_comparison` writes the table (CSV), the figure (PNG, drawn by
 :func:`diagnostics.plots.delta_figure`) and a short markdown summary.
@@ -17,7 +20,7 @@ Each side is one setting of a predictions table (its seeds, possibly nested unde
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -64,6 +67,8 @@ class Comparison:
         Remarks on the comparison (pairing chosen, datasets that differ ...).
     alternative : str
         The hypothesis of the bootstrap p-values (:data:`~diagnostics.stats.ALTERNATIVES`).
+    aso_tau : float or None
+        The dominance threshold of the ASO columns; None when ASO was not computed.
     """
 
     table: pd.DataFrame
@@ -81,6 +86,7 @@ class Comparison:
     names: tuple[str, str] = ("A", "B")
     notes: list[str] = field(default_factory=list)
     alternative: str = "two-sided"
+    aso_tau: float | None = None
 
     @property
     def single_runs(self) -> bool:
@@ -135,10 +141,32 @@ class Comparison:
             lines.append("")
             lines.append(f"McNemar's exact test (single runs): {len(mc)} categor{'y' if len(mc) == 1 else 'ies'} "
                          f"differ after {method}" + (": " + ", ".join(mc["category"]) if len(mc) else "") + ".")
+        if self.aso_tau is not None:
+            lines += self._aso_lines(family, method)
         shown = ["category", "n", "estimate_a", "estimate_b", "delta", "delta_ci_low", "delta_ci_high", "p_value",
                  "p_adjusted"] + (["a_only", "b_only", "mcnemar_p", "mcnemar_p_adjusted"] if self.single_runs else [])
+        shown += ["aso_eps_min", "aso_eps_min_ba"] if self.aso_tau is not None else []
         lines += ["", "## Table", "", markdown_table(t[shown]), ""]
         return "\n".join(lines)
+
+    def _aso_lines(self, family: pd.Series, method: str) -> list[str]:
+        """The summary's section on Almost Stochastic Order."""
+        t, (a, b) = self.table, self.names
+        lines = ["", "## Almost Stochastic Order of the runs' scores", "",
+                 f"eps_min bounds the share of the order {a} >= {b} that is violated ({self.level:.0%} upper "
+                 f"bound; 0: {a} better at every quantile of the runs' {self.metric.upper()}, 0.5: no order); "
+                 f"a side is almost stochastically dominant where its eps_min is below tau = {self.aso_tau:g} "
+                 f"after {method} over the categories ({len(self.seeds_a)} vs {len(self.seeds_b)} runs: with few "
+                 "runs the bootstrap sees few distinct resamples and eps_min can reach 0 on chance alone).", ""]
+        for row in t[~family].itertuples(index=False):
+            lines.append(f"- {row.category}: eps_min({a} over {b}) = {row.aso_eps_min:.3f}, "
+                         f"eps_min({b} over {a}) = {row.aso_eps_min_ba:.3f}")
+        for side, column, other in ((a, "aso_a_dominant", b), (b, "aso_b_dominant", a)):
+            hits = t[family & t[column]]
+            lines.append(f"- {side} almost stochastically dominant over {other} in {len(hits)} categor"
+                         f"{'y' if len(hits) == 1 else 'ies'}" + (": " + ", ".join(hits["category"]) if len(hits)
+                                                                   else "") + ".")
+        return lines
 
 def mcnemar_exact(correct_a, correct_b) -> tuple[int, int, float]:
     """Test two classifiers on the same examples with McNemar's exact test.
@@ -175,7 +203,7 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
                    select_b: Mapping | None = None, metric: str = "mcc", by: str = "category", n_boot: int = 1000,
                    seed: int = 0, level: float = 0.95, pairing: str = "auto", alternative: str = "two-sided",
                    adjust: str = "holm", alpha: float = 0.05, names: tuple[str, str] | None = None,
-                   datasets: Mapping | None = None) -> Comparison:
+                   datasets: Mapping | None = None, aso: bool = False, aso_tau: float = 0.5) -> Comparison:
     """Compare two systems or settings on one diagnostic set, per category, as a report.
 
     The comparison is :func:`diagnostics.stats.compare_settings` (same defaults: two-sided, Holm) of the setting
@@ -213,6 +241,14 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
         Names of the sides in the summary and figure (default: the setting values that differ, else A and B).
     datasets : mapping, optional
         Dataset name -> its source (a ``DataRef`` carrying a user file) for names that are not bundled sets.
+    aso : bool
+        Also compare the runs' per-category scores with Almost Stochastic Order
+        (:func:`diagnostics.stats.aso_matrices`: ``level`` as its confidence, ``n_boot`` resamples, ``seed``, the
+        adjustment ``adjust`` over the categories, dominance where the adjusted p-value is below ``1 - level``).
+        Adds ``aso_violation_ratio, aso_eps_min, aso_p_adjusted, aso_a_dominant`` (A over B), ``aso_eps_min_ba,
+        aso_p_adjusted_ba, aso_b_dominant`` (B over A) and ``aso_tau``. Needs at least 2 runs per side.
+    aso_tau : float
+        The dominance threshold of ASO (0.5, the original and lenient one; 0.2 or below for a confident claim).
 
     Returns
     -------
@@ -223,7 +259,7 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
     ------
     UserInputError
         A side that is not one setting, sides on different examples or gold labels, a paired design without the
-        same seeds, or an unknown option value.
+        same seeds, an unknown option value, or ASO with a single run on a side.
     """
     from ..stats import compare_settings, setting_arrays
     from ..stats._scores import ALL, OVERALL
@@ -269,9 +305,36 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
     out["metric"], out["n_boot"], out["confidence"], out["adjust"], out["paired"] = (metric, int(n_boot), level,
                                                                                      adjust, paired)
     out["alternative"] = alternative
+    if aso:
+        _add_aso(out, arr_a, arr_b, metric, by, level, int(n_boot), seed, aso_tau, adjust)
+        notes.append(f"Almost Stochastic Order of the runs' scores per category (tau = {aso_tau:g}); ASO ignores "
+                     "the pairing of seeds")
     return Comparison(out, dict(arr_a.setting), dict(arr_b.setting), arr_a.runs, arr_b.runs, paired, metric,
                       int(n_boot), seed, level, adjust, alpha, names or _side_names(arr_a.setting, arr_b.setting),
-                      notes, alternative)
+                      notes, alternative, aso_tau if aso else None)
+
+
+def _add_aso(out: pd.DataFrame, arr_a, arr_b, metric: str, by: str, level: float, n_boot: int, seed: int,
+             tau: float, adjust: str) -> None:
+    """The ASO columns, matched to the comparison's rows by category (B's runs scored on A's categories, as the
+    Multi-Bootstrap delta is)."""
+    from ..stats._aso import aso_matrices
+
+    if n_boot < 2:
+        raise UserInputError(f"n_boot: ASO needs at least 2 bootstrap samples, found {n_boot}")
+    pos = pd.Index(arr_b.ids).get_indexer(arr_a.ids)
+    arr_b = replace(arr_b, ids=arr_a.ids, gold=arr_b.gold[pos], pred=arr_b.pred[pos], probability=None,
+                    categories=arr_a.categories, category_names=list(arr_a.category_names))
+    result = aso_matrices(arr_a, arr_b, metric, by, level, n_boot, seed, tau, adjust).set_index("category")
+    result = result.reindex(out["category"])
+    columns = {"aso_violation_ratio": "violation_ratio", "aso_eps_min": "eps_min", "aso_p_adjusted": "p_adjusted",
+               "aso_a_dominant": "dominant", "aso_eps_min_ba": "eps_min_ba", "aso_p_adjusted_ba": "p_adjusted_ba",
+               "aso_b_dominant": "dominant_ba"}
+    for column, source in columns.items():
+        values = result[source].to_numpy()
+        out[column] = (pd.Series(values).fillna(False).to_numpy(dtype=bool) if source.startswith("dominant")
+                       else values.astype(np.float64))
+    out["aso_tau"] = tau
 
 
 def _add_mcnemar(out: pd.DataFrame, correct_a: np.ndarray, correct_b: np.ndarray, arr, family: np.ndarray,

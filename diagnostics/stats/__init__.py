@@ -21,6 +21,9 @@ Pure numpy / pandas / scipy (no torch). Functional API:
   :func:`bootstrap_ci`, :func:`compare` (arrays, the reference's semantics), :func:`setting_ci`, and
   :func:`compare_settings`, the one comparison of two settings (``alternative=`` two-sided / greater / less,
   ``adjust=`` holm / bh / none)
+* Almost Stochastic Order (Dror et al. 2019) over the runs' scores, per category: :func:`aso` (arrays, deepsig's
+  ``aso``), :func:`aso_compare` (two settings), :func:`aso_settings` (every pair, deepsig's ``multi_aso``),
+  :func:`aso_matrices`, :func:`run_scores`, :func:`violation_ratio`, :class:`ASOResult`
 * agreement: :func:`agreement`, :func:`fleiss_kappa`, :func:`pairwise_agreement`
 * seed planning: :func:`plan_seeds` (:func:`variance_components` then :func:`simulate_plan`), :class:`SeedPlan`
 * against the reference study: :func:`against_paper` (our value beside every number the paper prints, placed in
@@ -38,7 +41,10 @@ from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
     "agreement": "_agreement", "binary_agreement": "_agreement", "fleiss_kappa": "_agreement",
-    "fleiss_kappa_from_counts": "_agreement", "pairwise_agreement": "_agreement", "multibootstrap": "_bootstrap",
+    "fleiss_kappa_from_counts": "_agreement", "pairwise_agreement": "_agreement",
+    **dict.fromkeys(["ASOResult", "aso", "aso_compare", "aso_matrices", "aso_settings", "run_scores",
+                     "violation_ratio"], "_aso"),
+    "multibootstrap": "_bootstrap",
     "multibootstrap_pair": "_bootstrap", "point_estimate": "_bootstrap", "category_matrix": "_categories",
     "bootstrap_ci": "_inference", "compare": "_inference", "compare_settings": "_inference",
     "setting_ci": "_inference", "summarize_samples": "_inference",
