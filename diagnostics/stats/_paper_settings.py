@@ -123,7 +123,9 @@ def _schedule_reasons(setting: Mapping) -> list[str]:
     """The validation-schedule reading and the classifier head, when not the study's (or not recorded)."""
     reasons = []
     schedule, head = setting.get("val_schedule"), setting.get("classifier_head")
-    if _missing(schedule):
+    if setting.get("recipe") != STUDY_RECIPE["recipe"]:
+        pass  # a check per epoch: no reading of jiant's schedule, and the recipe's own reason says so already
+    elif _missing(schedule):
         reasons.append("validation schedule not recorded")
     elif schedule != STUDY_VAL_SCHEDULE:
         reasons.append(f"validation schedule read as {schedule} instead of the study's {STUDY_VAL_SCHEDULE}")
