@@ -60,7 +60,7 @@ for _stage in STAGES:
     importlib.import_module(f"diagnostics.{_stage}._cli").register(app)
 importlib.import_module("diagnostics.predictions._cli").register_compare(app)  # the top-level `diagnostics compare`
 importlib.import_module("diagnostics.notebooks_cli").register(app)  # `diagnostics notebooks copy`
-importlib.import_module("diagnostics.settings_cli").register(app)  # `diagnostics settings sweep|scale`
+importlib.import_module("diagnostics.settings._cli").register(app)  # `diagnostics settings sweep|scale`
 _wrap_commands(app)
 
 

@@ -37,12 +37,13 @@ train_missing = False
 from IPython.display import display
 
 from diagnostics import plots, stats
-from diagnostics.pipeline import ensure_runs, experiment_configs, notebook_paths, plan_datasets
+from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import save
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
-predictions = ensure_runs(scale, runs_dir, only=("base",))
-datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+predictions = ensure_runs(scale_plan, only=("base",))
+datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by dataset name, as values
 scores = stats.category_scores(predictions, datasets)
 stab = stats.stability(scores)
 predictions.groupby(["language", "dataset", "seed"]).size().unstack("seed")
@@ -53,7 +54,7 @@ predictions.groupby(["language", "dataset", "seed"]).size().unstack("seed")
 # names it (bundled, or the user's fr / de / sv files given with `--data`).
 
 # %%
-base = experiment_configs(scale, runs_dir, ("base",))["base"]
+base = scale_plan.base
 diagnostic_sets = [ref.load() for language in base.languages for ref in base.language_data(language)["diagnostics"]]
 stats.diagnostic_table(diagnostic_sets)
 

@@ -36,13 +36,14 @@ train_missing = False
 from IPython.display import display
 
 from diagnostics import plots, stats
-from diagnostics.pipeline import ensure_runs, notebook_paths, plan_datasets
+from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import save
 
 ddof = 1  # σ over seeds: the sample standard deviation
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
-predictions = ensure_runs(scale, runs_dir, only=("base",))
-datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+predictions = ensure_runs(scale_plan, only=("base",))
+datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by dataset name, as values
 scores = stats.category_scores(predictions, datasets)
 stab = stats.stability(scores, ddof=ddof)
 languages = sorted(predictions["language"].unique())

@@ -41,15 +41,16 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import plots, stats
-from diagnostics.pipeline import ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets
+from diagnostics.pipeline import ScalePlan, ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets
 from diagnostics.plots import metric_curve, save
 
 ddof = 1  # σ over seeds: the sample standard deviation
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"), train_missing=train_missing)
-predictions = ensure_runs(scale, runs_dir, only=("base", "extra"))
-datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
-configs = experiment_configs(scale, runs_dir, ("base", "extra"))
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+predictions = ensure_runs(scale_plan, only=("base", "extra"))
+datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by dataset name, as values
+configs = experiment_configs(scale_plan, ("base", "extra"))
 # experiment -> pairs of extra English data in its training mixture; deltas are taken against the smallest
 experiment_size = {name: extra_size(cfg) for name, cfg in configs.items()}
 source = {name: cfg.extra_data.name for name, cfg in configs.items() if cfg.extra_data is not None}

@@ -38,17 +38,17 @@ from IPython.display import display
 from diagnostics import plots, stats
 from diagnostics.annotate import feature_distribution
 from diagnostics.finetune import extra_ref, labelled, subset
-from diagnostics.pipeline import (ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets,
-                                  scale_spec)
+from diagnostics.pipeline import ScalePlan, ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets
 from diagnostics.plots import metric_curve, save
 from diagnostics.probe import STUDY_FEATURES, feature_groups
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
                                        train_missing=train_missing)
-spec = scale_spec(scale, runs_dir)
-predictions = ensure_runs(scale, runs_dir, only=("presence",))
-datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
-configs = experiment_configs(scale, runs_dir, only=("presence",))
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+spec = scale_plan.spec
+predictions = ensure_runs(scale_plan, only=("presence",))
+datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by dataset name, as values
+configs = experiment_configs(scale_plan, only=("presence",))
 design = pd.DataFrame([{"experiment": name, "feature": cfg.presence.feature, "share": cfg.presence.share,
                         "share set within": cfg.presence.within, "languages": ", ".join(cfg.languages),
                         "language pairs": cfg.train_size or "all",
@@ -93,12 +93,12 @@ wide.round(3)
 # reports a correlation of 0.94 between the English and Russian improvements.
 
 # %%
-extra_configs = experiment_configs(scale, runs_dir, ("base", "extra"))
+extra_configs = experiment_configs(scale_plan, ("base", "extra"))
 sizes = {name: extra_size(cfg) for name, cfg in extra_configs.items()}
 before = min(sizes, key=sizes.get)
 target = spec.presence_extra_size or max(sizes.values())
 after = next((n for n, size in sizes.items() if size == target), max(sizes, key=sizes.get))
-both = ensure_runs(scale, runs_dir, only=("base", "extra"))
+both = ensure_runs(scale_plan, only=("base", "extra"))
 both = both[both["experiment"].isin([before, after])]
 common = sorted(set(both.loc[both["experiment"] == before, "language"]) & set(both.loc[both["experiment"] == after, "language"]))
 trajectory = stats.category_scores(both[both["language"].isin(common)], datasets)

@@ -56,17 +56,18 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics.finetune import list_runs
-from diagnostics.pipeline import (PROBE_RESULTS, ensure_runs, experiment_configs, notebook_paths, pretrained_models,
-                                  probe_frames, scale_spec)
+from diagnostics.pipeline import (PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, pretrained_models,
+                                  probe_frames)
 from diagnostics.plots import accuracy_by_layer, compare_by_layer, save
 from diagnostics.probe import layer_summary, probe_gold_cv, probe_models
 from diagnostics.tables import write_table
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
-spec = scale_spec(scale, runs_dir)
-predictions = ensure_runs(scale, runs_dir, only=("base",))
-model_name, pretrained = next(iter(pretrained_models(scale, runs_dir).items()))
-base = experiment_configs(scale, runs_dir, ("base",))["base"]
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+spec = scale_plan.spec
+predictions = ensure_runs(scale_plan, only=("base",))
+model_name, pretrained = next(iter(pretrained_models(scale_plan).items()))
+base = scale_plan.base
 languages = sorted(predictions["language"].unique())
 cache_dir = runs_dir / ".cache" / "probe"
 

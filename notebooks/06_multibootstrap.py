@@ -45,14 +45,14 @@ from IPython.display import Markdown, display
 
 from diagnostics import plots, stats
 from diagnostics.data import compare_diagnostics
-from diagnostics.pipeline import (ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets,
-                                  scale_spec)
+from diagnostics.pipeline import ScalePlan, ensure_runs, experiment_configs, extra_size, notebook_paths, plan_datasets
 from diagnostics.plots import save
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"), train_missing=train_missing)
-spec = scale_spec(scale, runs_dir)
-predictions = ensure_runs(scale, runs_dir, only=("base", "extra"), train=train_missing)
-datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+spec = scale_plan.spec
+predictions = ensure_runs(scale_plan, only=("base", "extra"), train=train_missing)
+datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by dataset name, as values
 base = predictions[predictions["experiment"] == "base"]
 languages = sorted(base["language"].unique())
 ALPHA = 0.05
@@ -115,7 +115,7 @@ if {"en", "ru"} <= set(languages):
 # Extra data is expected to help, but a two-sided test also counts categories that get worse.
 
 # %%
-sizes = {name: extra_size(cfg) for name, cfg in experiment_configs(scale, runs_dir, ("base", "extra")).items()}
+sizes = {name: extra_size(cfg) for name, cfg in experiment_configs(scale_plan, ("base", "extra")).items()}
 smallest, largest = min(sizes, key=sizes.get), max(sizes, key=sizes.get)
 in_both = set(predictions.loc[predictions["experiment"] == smallest, "language"]) & \
     set(predictions.loc[predictions["experiment"] == largest, "language"])

@@ -37,10 +37,11 @@ from IPython.display import display
 from diagnostics import behave
 from diagnostics.behave import LexicalOverlapPredictor
 from diagnostics.finetune import list_runs
-from diagnostics.pipeline import ensure_runs, notebook_paths, scale_spec
+from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths
 from diagnostics.plots import failure_by_seed, failure_heatmap
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
 max_per_test = {"tiny": 10, "demo": 50, "paper": 200}[scale]
 suite = behave.generate_suites(seed=seed, max_per_test=max_per_test)
 behave.suite_frame(suite).groupby(["language", "type"]).size().unstack()
@@ -59,12 +60,12 @@ fig
 
 # %%
 runs_dir = Path(runs_dir or f"runs/{scale}")
-predictions = ensure_runs(scale, runs_dir, only=("base",), train=train_missing)
+predictions = ensure_runs(scale_plan, only=("base",), train=train_missing)
 frames = []
 for language in sorted(predictions["language"].unique()):
     run_dirs = [run.path for run in list_runs(runs_dir, experiment="base", language=language, state="done")]
     frames.append(behave.run_sweep([c for c in suite if c.language == language], run_dirs,
-                                   precision=scale_spec(scale, runs_dir).inference_precision))
+                                   precision=scale_plan.spec.inference_precision))
 results = pd.concat(frames, ignore_index=True)
 fig = failure_heatmap(results, title="Fine-tuned seeds: mean failure rate")
 fig.savefig(Path(output_dir) / "08_behave_runs_heatmap.png", dpi=110)

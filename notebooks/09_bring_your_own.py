@@ -39,12 +39,13 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from diagnostics import plots, predictions, stats
-from diagnostics.pipeline import ensure_runs, notebook_paths, scale_spec
+from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths
 from diagnostics.plots import save
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
-spec = scale_spec(scale, runs_dir)
-table = ensure_runs(scale, runs_dir, only=("base",), train=train_missing)
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+spec = scale_plan.spec
+table = ensure_runs(scale_plan, only=("base",), train=train_missing)
 english = table[(table["experiment"] == "base") & (table["language"] == "en")]
 dataset = "axb" if "axb" in set(english["dataset"]) else english["dataset"].iat[0]
 english = english[english["dataset"] == dataset].reset_index(drop=True)

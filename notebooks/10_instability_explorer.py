@@ -39,14 +39,15 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import explorer as ex
-from diagnostics.pipeline import ensure_runs, notebook_paths, plan_datasets
+from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import flipping_figure, save
 from diagnostics.schema import ENTAILMENT
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"),
                                       train_missing=train_missing)
-predictions = ensure_runs(scale, runs_dir, only=("base", "extra"), train=train_missing)
-datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+predictions = ensure_runs(scale_plan, only=("base", "extra"), train=train_missing)
+datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by dataset name, as values
 # the rule annotator's features of every pair, annotated once per dataset and then read from the run store's cache
 model = ex.build_explorer(predictions, datasets, cache_dir=runs_dir / ".cache" / "annotations")
 payload = model.save_payload(output_dir)  # the report's explorer.html is drawn from this file

@@ -60,15 +60,16 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from diagnostics.finetune import list_runs
-from diagnostics.pipeline import PROBE_RESULTS, ensure_runs, notebook_paths, plan_datasets
+from diagnostics.pipeline import PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import paper_comparison, save
 from diagnostics.stats import against_paper, number_label, paper_chance, paper_table, paper_verdict
 from diagnostics.tables import read_table
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
                                       train_missing=train_missing)
-predictions = ensure_runs(scale, runs_dir)
-datasets = plan_datasets(scale, runs_dir)  # the user's files (diagnostic_fr ...) by dataset name, as values
+scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them
+predictions = ensure_runs(scale_plan)
+datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by dataset name, as values
 configs = [run.config() for run in list_runs(runs_dir, state="done")]
 probe_results = output_dir / PROBE_RESULTS  # written by notebook 05
 probes = read_table(probe_results) if probe_results.is_file() else None

@@ -9,7 +9,8 @@ anywhere in a module counts, at module level or inside a function, under ``if TY
 
 Stages, lowest first (a module may import its own stage and the ones below it, never one above):
 
-0. foundation: the top-level modules (``schema``, ``taxonomy``, ``hashing``, ``io_utils``, ``yaml_lines`` ...)
+0. foundation: the top-level modules (``schema``, ``taxonomy``, ``hashing``, ``io_utils``, ``yaml_lines`` ...) and
+   the ``settings`` package (its ``_cli`` module is a command)
 1. ``data``
 2. ``annotate``
 3. ``models``
@@ -37,9 +38,9 @@ PACKAGE = ROOT / "diagnostics"
 
 STAGES = ("foundation", "data", "annotate", "models", "stats", "finetune", "probe", "behave", "predictions", "plots",
           "commands")
-_STAGE_OF_PACKAGE = {"data": 1, "annotate": 2, "models": 3, "stats": 4, "finetune": 5, "probe": 6, "behave": 7,
-                     "predictions": 8, "plots": 9, "explorer": 9, "pipeline": 10, "report": 10}
-_COMMAND_MODULES = {"diagnostics.cli", "diagnostics.__main__", "diagnostics.settings_cli"}
+_STAGE_OF_PACKAGE = {"settings": 0, "data": 1, "annotate": 2, "models": 3, "stats": 4, "finetune": 5, "probe": 6,
+                     "behave": 7, "predictions": 8, "plots": 9, "explorer": 9, "pipeline": 10, "report": 10}
+_COMMAND_MODULES = {"diagnostics.cli", "diagnostics.__main__"}
 
 #: Cycles that cannot be broken now: frozenset of modules -> reason. Each must still exist (else remove it here).
 ALLOWED_CYCLES: dict[frozenset, str] = {}
@@ -335,18 +336,19 @@ def _defined(name: str) -> list[str]:
 
 
 def test_settings_are_read_and_parsed_in_one_place():
-    for name in ("split_override", "split_pair", "apply_overrides", "override_key", "read_config_file",
-                 "read_document"):
-        assert _defined(name) == ["diagnostics.settings_input"], name
-    for name in ("ConfigError", "ConfigSource", "convert_fields", "field_problems"):
-        assert _defined(name) == ["diagnostics.settings"], name
+    for name in ("split_override", "split_pair", "apply_overrides", "override_key", "read_settings", "read_document"):
+        assert _defined(name) == ["diagnostics.settings._input"], name
+    for name in ("ConfigError", "ConfigSource"):
+        assert _defined(name) == ["diagnostics.settings._errors"], name
+    for name in ("Settings", "Expected", "convert", "convert_fields", "field_problems"):
+        assert _defined(name) == ["diagnostics.settings._fields"], name
     # ranges and choices live in each field's metadata (``setting(check=..., choices=...)``), not in side tables
     assert _assigned("_RANGES") == [] and _assigned("_CHOICES") == []
     # every KEY=VALUE option is split by ``split_pair`` (a label map's VALUE=LABEL items split at the last ``=``)
-    split = sorted(f"{m}:{n.lineno}" for m in MODULES if m != "diagnostics.settings_input" for n in ast.walk(TREES[m])
+    split = sorted(f"{m}:{n.lineno}" for m in MODULES if m != "diagnostics.settings._input" for n in ast.walk(TREES[m])
                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "partition"
                    and n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == "=")
-    assert not split, f"KEY=VALUE split by hand (use diagnostics.settings_input.split_pair): {split}"
+    assert not split, f"KEY=VALUE split by hand (use diagnostics.settings.split_pair): {split}"
 
 
 def test_executors_are_named_once():

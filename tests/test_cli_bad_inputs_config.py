@@ -206,14 +206,14 @@ def test_pipeline_refuses_bad_settings(pipeline_results, case):
 
 def test_pipeline_setting_in_a_config_file_is_named_with_its_line(tmp_path, monkeypatch):
     from diagnostics.finetune import ConfigError
-    from diagnostics.pipeline import scale_spec
+    from diagnostics.pipeline import ScalePlan
     from diagnostics.resources import configs_dir
 
     config = tmp_path / "demo.yaml"
     config.write_text((configs_dir() / "demo.yaml").read_text() + "\npipeline:\n  set:\n    seeds: [0]\n"
                       "    extra_sizes: [1k]\n")
     line = len(config.read_text().splitlines())
-    monkeypatch.setattr("diagnostics.pipeline._scales.configs_dir", lambda: tmp_path)
+    monkeypatch.setattr("diagnostics.pipeline._scale_plan.configs_dir", lambda: tmp_path)
     with pytest.raises(ConfigError) as err:
-        scale_spec("demo", tmp_path / "runs")
+        ScalePlan.resolve("demo", tmp_path / "runs")
     assert str(err.value) == f"{config}:{line}: extra_sizes[0]: expected an integer, found '1k'"

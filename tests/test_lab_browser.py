@@ -259,7 +259,7 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
     from selenium.webdriver.common.by import By
 
     from diagnostics import explorer as ex
-    from diagnostics.pipeline import ensure_runs
+    from diagnostics.pipeline import ScalePlan, ensure_runs
     from diagnostics.schema import ENTAILMENT
 
     url, token, served = lab
@@ -294,7 +294,8 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
         assert top < 500, f"the listing starts {top:.0f} px below the clicked cell"
         _shot(browser, "03_notebook10_cell_clicked")
 
-        predictions = ensure_runs("tiny", run_store / "tiny", only=("base", "extra"), train=False)
+        predictions = ensure_runs(ScalePlan.resolve("tiny", run_store / "tiny"), only=("base", "extra"),
+                                  train=False)
         model = ex.build_explorer(predictions, cache_dir=run_store / "tiny" / ".cache" / "annotations")
         category = model.category_names[int(category_index)]
         model.select(category, seed, setting=int(setting))

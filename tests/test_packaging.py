@@ -97,7 +97,7 @@ def test_resource_dirs_follow_the_root_override(monkeypatch, tmp_path):
     from diagnostics.annotate import annotators_root
     from diagnostics.behave._templates import templates_root
     from diagnostics.data import datasets_root
-    from diagnostics.pipeline._scales import scale_inputs
+    from diagnostics.pipeline._scale_plan import scale_inputs
 
     shutil.copytree(ROOT / "configs", tmp_path / "configs")
     (tmp_path / "configs" / "demo.yaml").write_text("pipeline:\n  bogus: 1\n")  # only the copy has this key

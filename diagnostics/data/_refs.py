@@ -110,7 +110,7 @@ def user_file_refs(items: list[str], option: str = "--dataset", *,
         An empty name or path, an unknown dataset, or a file that does not exist.
     """
     from diagnostics.errors import UserInputError, one_line
-    from diagnostics.settings_input import split_pair
+    from diagnostics.settings import split_pair
 
     from ._registry import get_spec
 

@@ -16,8 +16,8 @@ _EXPORTS = {
     # the training entry points import torch
     "run_sweep": "_sweep", "run_sweeps": "_sweep", "train_run": "_train",
     # used by the other stages, the notebooks and the docs
-    **dict.fromkeys(["ConfigError", "LANGUAGE_DEFAULTS", "PRESENCE_WITHIN"], "_config"),
-    "LANGUAGE_DATA_KEYS": "_config_values",
+    **dict.fromkeys(["ConfigError", "LANGUAGE_DEFAULTS"], "_config"),
+    **dict.fromkeys(["LANGUAGE_DATA_KEYS", "PRESENCE_WITHIN"], "_config_values"),
     "group_runs": "_grouping",
     "total_steps": "_loop",
     **dict.fromkeys(["VAL_SCHEDULES", "ValSchedule"], "_jiant"),

@@ -1,70 +1,78 @@
-"""The value types of a sweep config (a model, extra data, a feature presence) and the readers of its structured
-settings, each turning a value as written into its type or a :class:`~diagnostics.settings.Bad` naming the key."""
+"""The nested settings of a sweep config (a model, extra data, a feature presence), the readers of its other
+structured settings and the checks shared by several settings (a diagnostic category, a registered dataset)."""
 
 from __future__ import annotations
 
 import numbers
 import re
-from dataclasses import dataclass
 from typing import Any
 
-from diagnostics.settings import (Bad, as_list, check_keys, read_integer, read_mapping, read_number, read_string,
-                                  show)
+from diagnostics.settings import (Bad, Expected, Settings, as_list, check_keys, choice, hint, read_mapping,
+                                  read_string, setting, show)
 
-MODEL_KEYS = ("name", "path", "pretrain_seed")
-EXTRA_KEYS = ("name", "size", "split", "path")
-PRESENCE_KEYS = ("feature", "share", "within")
 #: The data references of one language in ``data.<language>``.
 LANGUAGE_DATA_KEYS = ("train", "validation", "diagnostics")
+PRESENCE_WITHIN = ("train", "extra")
+SUBMITIT_CLUSTERS = ("slurm", "local", "debug")
+_REF_KEYS = ("name", "split", "path", "language")
 _SEED_RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
 _INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
 
 
-@dataclass(frozen=True)
-class ModelSpec:
-    """One pretrained model of the sweep.
+def _category_hint(name: str) -> str:
+    from diagnostics.taxonomy import UnknownCategoryError, canonical_fine
 
-    Parameters
-    ----------
-    name : str
-        Hub name, local folder or ``"embedded"`` (resolved by :func:`diagnostics.models.resolve_model`).
-        Also the run folder's name (``/`` becomes ``__``) and the table's ``model`` column.
-    path : str, optional
-        Local folder to load instead of resolving ``name`` (lets several checkpoints carry readable names).
-    pretrain_seed : int, optional
-        Pretraining seed of this checkpoint (MultiBERTs-style); written to the table's ``pretrain_seed`` column.
-    """
+    try:
+        canonical_fine(name)
+    except UnknownCategoryError as err:
+        return f" (did you mean {' or '.join(map(repr, err.suggestions))}?)" if err.suggestions else ""
+    return ""
 
-    name: str
-    path: str | None = None
-    pretrain_seed: int | None = None
+
+def _is_category(name: str) -> bool:
+    from diagnostics.taxonomy import UnknownCategoryError, canonical_fine
+
+    try:
+        canonical_fine(name)
+    except UnknownCategoryError:
+        return False
+    return True
+
+
+def _is_registered(name: str) -> bool:
+    from diagnostics.data._registry import REGISTRY
+
+    return name in REGISTRY
+
+
+def _registry_hint(name: str) -> str:
+    from diagnostics.data._registry import REGISTRY
+
+    return f"{hint(name, REGISTRY)}; see `diagnostics data list`"
+
+
+#: A fine diagnostic category, in any spelling :func:`diagnostics.taxonomy.canonical_fine` reads.
+DIAGNOSTIC_CATEGORY = Expected(_is_category, "a diagnostic category", _category_hint)
+#: A dataset name of the registry (:func:`diagnostics.data.available`).
+REGISTERED_DATASET = Expected(_is_registered, "a registered dataset", _registry_hint)
+
+
+class ModelSpec(Settings, frozen=True):
+    """One pretrained model of the sweep, written as its name or as a mapping ``{name, path, pretrain_seed}``."""
+
+    _written_as = "a model name"
+
+    name: str = setting(help="Hub name, local folder or ``\"embedded\"`` (resolved by "
+                             ":func:`diagnostics.models.resolve_model`). Also the run folder's name (``/`` becomes "
+                             "``__``) and the table's ``model`` column.")
+    path: str | None = setting(None, help="Local folder to load instead of resolving ``name`` (lets several "
+                                          "checkpoints carry readable names).")
+    pretrain_seed: int | None = setting(None, help="Pretraining seed of this checkpoint (MultiBERTs-style); written "
+                                                   "to the table's ``pretrain_seed`` column.")
 
     @classmethod
-    def parse(cls, value: Any) -> ModelSpec:
-        """Build from a name string, a mapping or an existing ``ModelSpec``.
-
-        Parameters
-        ----------
-        value : str or dict or ModelSpec
-            A model name, ``{"name": ..., "path": ..., "pretrain_seed": ...}`` or a spec.
-
-        Returns
-        -------
-        ModelSpec
-            The spec (``value`` itself when it already is one).
-
-        Raises
-        ------
-        ValueError
-            For another type.
-        """
-        if isinstance(value, ModelSpec):
-            return value
-        if isinstance(value, str):
-            return cls(name=value)
-        if isinstance(value, dict):
-            return cls(**value)
-        raise ValueError(f"cannot read a model from {value!r}")
+    def _from_shorthand(cls, value: Any) -> Any:
+        return {"name": value} if isinstance(value, str) else value
 
     @property
     def slug(self) -> str:
@@ -72,33 +80,39 @@ class ModelSpec:
         return re.sub(r"[^A-Za-z0-9._=-]+", "__", self.name.strip("/")) or "model"
 
 
-@dataclass(frozen=True)
-class ExtraData:
+class ExtraData(Settings, frozen=True):
     """Extra English NLI examples added to every language's training set (the study's §5.3).
 
-    ``name`` is ``sick`` (bundled) or ``mnli`` (``path`` to a user copy); 3-way labels arrive collapsed to
-    entailment / not_entailment by the loader. ``size`` examples are drawn with the sweep's ``data_seed``.
-
-    Parameters
-    ----------
-    name : str
-        Registered dataset name (``sick`` or ``mnli``).
-    size : int
-        Number of examples drawn.
-    split : str, optional
-        Split drawn from.
-    path : str, optional
-        A user copy of the data (needed for ``mnli``).
+    3-way labels arrive collapsed to entailment / not_entailment by the loader; ``size`` examples are drawn with the
+    sweep's ``data_seed``.
     """
 
-    name: str = "sick"
-    size: int = 1000
-    split: str | None = "train"
-    path: str | None = None
+    name: str = setting("sick", check=REGISTERED_DATASET,
+                        help="Registered dataset name: ``sick`` (bundled) or ``mnli`` (``path`` to a user copy).")
+    size: int = setting(1000, check=(lambda v: v >= 0, "an integer >= 0 (0: no extra data)"),
+                        help="Number of examples drawn.")
+    split: str | None = setting("train", help="Split drawn from.")
+    path: str | None = setting(None, help="A user copy of the data (needed for ``mnli``).")
+
+    def problems(self) -> list[tuple[str, str]]:
+        """List the problems no single field shows: a ``split`` the registered dataset does not have.
+
+        Returns
+        -------
+        list of (str, str)
+            ``(key, message)`` per problem.
+        """
+        from diagnostics.data._registry import REGISTRY
+
+        spec = REGISTRY.get(self.name) if isinstance(self.name, str) else None
+        if spec is None or self.path is not None or self.split is None or spec.folder is None \
+                or self.split in spec.splits:
+            return []
+        return [("split", f"expected a split of {self.name} ({', '.join(spec.splits)}), found {self.split!r}"
+                          f"{hint(self.split, spec.splits)}")]
 
 
-@dataclass(frozen=True)
-class Presence:
+class Presence(Settings, frozen=True):
     """A controlled share of training examples carrying a diagnostic feature (the study's §5.4).
 
     ``within`` says which part of the mixture is controlled. ``extra`` is the study's design: the language's whole
@@ -106,46 +120,19 @@ class Presence:
     ``share`` of pairs carry ``feature`` (the extra data annotated by the English rules). ``train``: the language's
     own training subset holds that share (annotated in the language), the extra data is drawn as usual. A pair
     carries the feature when either sentence shows it (:func:`diagnostics.annotate.annotate`, presence reading).
-
-    Parameters
-    ----------
-    feature : str
-        A fine diagnostic category.
-    share : float
-        Share of the controlled pairs that carry it, in [0, 1].
-    within : {"train", "extra"}
-        The controlled part of the mixture.
+    Also written as a list ``[feature, share, within]``.
     """
 
-    feature: str
-    share: float
-    within: str = "train"
+    feature: str = setting(check=DIAGNOSTIC_CATEGORY, help="A fine diagnostic category.")
+    share: float = setting(check=(lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]"),
+                           help="Share of the controlled pairs that carry it, in [0, 1].")
+    within: str = setting("train", choices=PRESENCE_WITHIN, help="The controlled part of the mixture.")
 
-
-def read_models(value: Any, key: str) -> list[ModelSpec]:
-    """Read ``models``: names or mappings ``{name, path, pretrain_seed}``."""
-    out = []
-    for i, item in enumerate(as_list(value)):
-        where = f"{key}[{i}]"
-        if isinstance(item, ModelSpec):
-            out.append(item)
-        elif isinstance(item, str):
-            out.append(ModelSpec(read_string(item, where)))
-        elif isinstance(item, dict):
-            check_keys(item, MODEL_KEYS, where)
-            if "name" not in item:
-                raise Bad(f"{where}.name", "expected a model name, found none")
-            out.append(ModelSpec(read_string(item["name"], f"{where}.name"),
-                                 read_string(item.get("path"), f"{where}.path", optional=True),
-                                 read_integer(item.get("pretrain_seed"), f"{where}.pretrain_seed", optional=True)))
-        else:
-            raise Bad(where, f"expected a model name or a mapping {{name, path, pretrain_seed}}, found {show(item)}")
-    return out
-
-
-def read_languages(value: Any, key: str) -> list[str]:
-    """Read ``languages``: a list of language codes."""
-    return [read_string(item, f"{key}[{i}]") for i, item in enumerate(as_list(value))]
+    @classmethod
+    def _from_shorthand(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)) and len(value) in (2, 3):
+            return dict(zip(("feature", "share", "within"), value))
+        return value
 
 
 def read_seeds(value: Any, key: str) -> list[int]:
@@ -194,36 +181,6 @@ def read_executor_options(value: Any, key: str) -> dict:
     return read_mapping(value, key, "of executor options")
 
 
-def read_extra_data(value: Any, key: str) -> ExtraData | None:
-    """Read ``extra_data``: a mapping ``{name, size, split, path}`` or null."""
-    if value is None or isinstance(value, ExtraData):
-        return value
-    if not isinstance(value, dict):
-        raise Bad(key, f"expected a mapping {{name, size, split, path}} or null, found {show(value)}")
-    check_keys(value, EXTRA_KEYS, key)
-    defaults = ExtraData()
-    return ExtraData(read_string(value.get("name", defaults.name), f"{key}.name"),
-                     read_integer(value.get("size", defaults.size), f"{key}.size"),
-                     read_string(value.get("split", defaults.split), f"{key}.split", optional=True),
-                     read_string(value.get("path"), f"{key}.path", optional=True))
-
-
-def read_presence(value: Any, key: str) -> Presence | None:
-    """Read ``presence``: a mapping ``{feature, share, within}`` (or a list of them) or null."""
-    if value is None or isinstance(value, Presence):
-        return value
-    if isinstance(value, (list, tuple)) and len(value) in (2, 3):
-        value = dict(zip(PRESENCE_KEYS, value))
-    if not isinstance(value, dict):
-        raise Bad(key, f"expected a mapping {{feature, share, within}} or null, found {show(value)}")
-    check_keys(value, PRESENCE_KEYS, key)
-    for name in ("feature", "share"):
-        if name not in value:
-            raise Bad(f"{key}.{name}", "expected a value, found none")
-    return Presence(read_string(value["feature"], f"{key}.feature"), read_number(value["share"], f"{key}.share"),
-                    read_string(value.get("within", "train"), f"{key}.within"))
-
-
 def read_fuse(value: Any, key: str) -> int | str:
     """Read ``fuse``: an integer >= 1 or ``auto``."""
     if isinstance(value, str) and value.strip().lower() == "auto":
@@ -233,3 +190,92 @@ def read_fuse(value: Any, key: str) -> int | str:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise Bad(key, f"expected an integer >= 1 or auto, found {show(value)}")
     return int(value)
+
+
+def listed_once(noun: str) -> Any:
+    """A check of a list of the grid (``seeds``, ``languages``): not empty, and no item twice."""
+    def check(items: list, key: str) -> list[tuple[str, str]]:
+        if not items:
+            return [(key, f"expected at least one {noun}, found none")]
+        repeated = sorted({item for item in items if items.count(item) > 1})
+        return [(key, f"expected each {noun} once, found {', '.join(map(str, repeated))} repeated")] if repeated else []
+
+    return check
+
+
+def models_problems(models: list[ModelSpec], key: str) -> list[tuple[str, str]]:
+    """Check ``models``: at least one, and no two with one name (their runs would share a folder)."""
+    if not models:
+        return [(key, "expected at least one model, found none")]
+    if len({model.slug for model in models}) != len(models):
+        return [(key, "expected distinct names, found two models with one name; give each checkpoint its own name")]
+    return []
+
+
+def ref_problems(value: Any, key: str) -> list[tuple[str, str]]:
+    """Problems of one dataset reference (``"name[:split]"`` or a mapping): structure, registered name, split."""
+    from diagnostics.data._refs import DataRef
+    from diagnostics.data._registry import REGISTRY
+
+    if isinstance(value, DataRef):
+        name, split, path, name_key = value.name, value.split, value.path, key
+    elif isinstance(value, str):
+        name, _, split = value.partition(":")
+        split, path, name_key = split or None, None, key
+    elif isinstance(value, dict):
+        try:
+            check_keys(value, _REF_KEYS, key)
+            name = read_string(value.get("name"), f"{key}.name")
+            split = read_string(value.get("split"), f"{key}.split", optional=True)
+            path = read_string(value.get("path"), f"{key}.path", optional=True)
+            read_string(value.get("language"), f"{key}.language", optional=True)
+        except Bad as bad:
+            return [(bad.key, bad.message)]
+        name_key = f"{key}.name"
+    else:
+        return [(key, f"expected a dataset 'name[:split]' or a mapping {{name, split, path, language}}, found "
+                      f"{show(value)}")]
+    if name not in REGISTRY:
+        return REGISTERED_DATASET(name, name_key)
+    spec = REGISTRY[name]
+    if path is None and spec.folder is not None and split is not None and split not in spec.splits:
+        return [(key, f"expected a split of {name} ({', '.join(spec.splits)}), found {split!r}"
+                      f"{hint(split, spec.splits)}")]
+    return []
+
+
+def data_problems(data: dict, key: str) -> list[tuple[str, str]]:
+    """Check ``data``: every reference of every language (see :func:`ref_problems`)."""
+    problems = []
+    for language, entry in data.items():
+        for part in ("train", "validation"):
+            if entry.get(part) is not None:
+                problems += ref_problems(entry[part], f"{key}.{language}.{part}")
+        for i, ref in enumerate(as_list(entry.get("diagnostics"))):
+            problems += ref_problems(ref, f"{key}.{language}.diagnostics[{i}]")
+    return problems
+
+
+def extra_eval_problems(extra_eval: dict, key: str) -> list[tuple[str, str]]:
+    """Check ``extra_eval``: every further evaluation set of every language (see :func:`ref_problems`)."""
+    return [p for language, refs in extra_eval.items() for i, ref in enumerate(as_list(refs))
+            for p in ref_problems(ref, f"{key}.{language}[{i}]")]
+
+
+def executor_options_problems(options: dict, key: str) -> list[tuple[str, str]]:
+    """Check the options every executor reads: threads per worker, submitit's cluster, polling, grace, requeue."""
+    problems = []
+    threads = options.get("threads_per_worker")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        problems.append((f"{key}.threads_per_worker", f"expected an integer >= 1, found {show(threads)}"))
+    if options.get("cluster") is not None and options["cluster"] not in SUBMITIT_CLUSTERS:
+        problems.append((f"{key}.cluster", choice(str(options["cluster"]), SUBMITIT_CLUSTERS)))
+    for name in ("poll_s", "lost_job_grace_s"):
+        value = options.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
+                                  or name == "poll_s" and value == 0):
+            problems.append((f"{key}.{name}", f"expected a number of seconds {'> 0' if name == 'poll_s' else '>= 0'}"
+                                              f", found {show(value)}"))
+    if options.get("requeue") is not None and not isinstance(options["requeue"], bool):
+        problems.append((f"{key}.requeue", f"expected true or false, found {show(options['requeue'])}"))
+    return problems

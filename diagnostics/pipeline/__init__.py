@@ -4,8 +4,9 @@ from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
     "notebook_paths": "_locate", "PROBE_RESULTS": "_locate",
-    **dict.fromkeys(["SCALES", "ScaleSpec", "experiment_configs", "extra_size", "plan_datasets", "pretrained_models",
-                     "scale_spec"], "_scales"),
+    **dict.fromkeys(["SCALES", "ScaleSpec"], "_scales"),
+    **dict.fromkeys(["ScalePlan", "experiment_configs", "extra_size", "plan_datasets", "pretrained_models"],
+                    "_scale_plan"),
     # the runner imports the training and notebook machinery
     "ensure_runs": "_runner", "run_pipeline": "_runner",
     # used by the other stages, the notebooks and the docs

@@ -34,13 +34,13 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
     locally or a language that trains without a diagnostic set (see --set score_missing=skip|train) is one line
     per problem. Either exits 2 before anything trains.
     """
-    from ._inputs import PipelineInputs, parse_data
+    from diagnostics.errors import USER_ERROR_EXIT, UserInputError
     from diagnostics.resources import default_runs_dir
 
-    from diagnostics.errors import USER_ERROR_EXIT, UserInputError
-
-    from ._runner import PlanError, effective_inputs, run_pipeline
-    from ._scales import SCALES, check_settings
+    from ._inputs import PipelineInputs, parse_data
+    from ._runner import PlanError, run_pipeline
+    from ._scale_plan import ScalePlan
+    from ._scales import SCALES
 
     if scale not in SCALES:
         raise UserInputError(f"--scale: expected one of {', '.join(SCALES)}, found {scale!r}")
@@ -49,11 +49,10 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
         if "=" not in item:
             raise UserInputError(f"--set {item}: expected key=value, found no '='")
     given = PipelineInputs(parse_data(data), list(overrides))
-    check_settings(scale, runs, effective_inputs(scale, runs, given))  # a wrong setting: one error line, exit 2
     if dry_run:
         from ._plan import make_plan
 
-        plan = make_plan(scale, runs, effective_inputs(scale, runs, given))
+        plan = make_plan(ScalePlan.resolve(scale, runs, given))  # a wrong setting: one error line, exit 2
         if as_json:
             typer.echo(json.dumps(plan.to_dict(), indent=1, default=str))
         else:

@@ -29,7 +29,7 @@ from typing import Any
 
 from diagnostics.errors import UserInputError
 from diagnostics.finetune._config_values import LANGUAGE_DATA_KEYS
-from diagnostics.settings_input import override_key, split_override, split_pair
+from diagnostics.settings import override_key, split_override, split_pair
 
 INPUTS_FILE = "pipeline.json"
 #: A language's data keys: those of the sweep config's ``data.<language>`` (one spelling everywhere).

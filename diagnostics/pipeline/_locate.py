@@ -48,13 +48,15 @@ def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: s
     figures = _under_root(output_dir) if output_dir is not None else default_reports_dir(scale) / "figures"
     if needs is not None:
         from ._runner import require_finished, unfinished_runs
+        from ._scale_plan import ScalePlan
 
+        plan = ScalePlan.resolve(scale, runs)
         if train_missing:
-            missing, total = unfinished_runs(scale, runs, needs)
+            missing, total = unfinished_runs(plan, needs)
             state = f"{total - len(missing)} of {total} runs finished, the others train now" if missing else \
                 f"all {total} runs finished"
         else:
-            require_finished(scale, runs, needs)
+            require_finished(plan, needs)
             state = "all runs finished"
         print(f"{scale} scale: reading the run store {runs} ({', '.join(needs)}: {state})")
     figures.mkdir(parents=True, exist_ok=True)

@@ -21,8 +21,7 @@ from diagnostics.finetune import SweepConfig
 from diagnostics.finetune._config import ConfigError, ModelSpec
 from diagnostics.finetune._preflight import input_problems, model_problems
 
-from ._inputs import PipelineInputs
-from ._scales import experiment_configs, scale_spec, skipped_languages, unscored_languages
+from ._scale_plan import ScalePlan, experiment_configs
 from ._substitutes import substitutions
 
 
@@ -243,32 +242,23 @@ def model_problem(model: ModelSpec) -> tuple[str | None, str | None]:
     return None, None
 
 
-def make_plan(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None,
-              only: tuple[str, ...] | None = None) -> Plan:
-    """Every run of a scale, with its state, the sources and sizes of its mixture, notices and problems.
+def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Plan:
+    """Every run of a resolved scale, with its state, the sources and sizes of its mixture, notices and problems.
 
-    ``scale`` is ``tiny``, ``demo`` or ``paper``; states are read from the run store ``runs_dir``. ``inputs``
-    default to those recorded in ``runs_dir``, else the scale config's own; ``only`` names the experiment families
-    to plan (``base``, ``extra``, ``presence``). Problems are collected, never raised: a plan is always returned
-    for the dry run to print.
+    ``scale_plan`` is the scale resolved against its inputs (:meth:`ScalePlan.resolve`); states are read from its
+    run store. ``only`` names the experiment families to plan (``base``, ``extra``, ``presence``). Problems are
+    collected, never raised: a plan is always returned for the dry run to print.
     """
     from diagnostics.finetune._loop import total_steps
     from diagnostics.finetune._sweep import run_states, settings_conflict
 
-    plan = Plan(scale)
-    try:
-        spec = scale_spec(scale, runs_dir, inputs)
-        configs = experiment_configs(scale, runs_dir, only, inputs)
-        skipped = skipped_languages(scale, runs_dir, inputs)
-        unscored = unscored_languages(scale, runs_dir, inputs)
-    except (ValueError, KeyError, FileNotFoundError) as err:
-        plan.problems.append(" ".join(str(err).split()))
-        return plan
-    plan.train_pairs_per_s = spec.train_pairs_per_s
-    for language in skipped:
+    spec = scale_plan.spec
+    configs = experiment_configs(scale_plan, only)
+    plan = Plan(scale_plan.scale, train_pairs_per_s=spec.train_pairs_per_s)
+    for language in scale_plan.skipped:
         plan.notices.append(f"{language}: skipped (no training data); supply --data {language}.train=PATH and "
                             f"--data {language}.validation=PATH to train it")
-    for language in unscored:
+    for language in scale_plan.unscored:
         supply = f"supply --data {language}.diagnostics=PATH (AX-b/LiDiRus-format JSONL)"
         if spec.score_missing == "problem":
             plan.problems.append(f"{language}: has training data but no diagnostic set, so its runs would train and "

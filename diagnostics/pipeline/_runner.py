@@ -7,16 +7,19 @@ import sys
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from diagnostics.errors import UserInputError
 from diagnostics.io_utils import write_json_atomic
-from diagnostics.resources import default_reports_dir, default_runs_dir, notebooks_dir
+from diagnostics.resources import default_reports_dir, notebooks_dir
 
-from ._inputs import PipelineInputs, load_inputs, load_substitutions
-from ._scales import experiment_configs, scale_inputs, scale_spec
+from ._inputs import PipelineInputs
+from ._scale_plan import ScalePlan, experiment_configs
+
+if TYPE_CHECKING:
+    from ._plan import Plan
 
 # the demo's longest notebooks (probing 150 s, behave 52 s, annotators 51 s of ~310 s on 2 cores), started first
 SLOWEST_FIRST = ("05_probing", "08_behave", "07_annotate_new_language")
@@ -41,62 +44,46 @@ class RunsNotFinishedError(UserInputError):
     """Runs a caller needs are not finished in the run store, and it asked not to train them."""
 
 
-def unfinished_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> tuple[list[Path], int]:
-    """Find the run folders of a scale's experiments without a finished run (reads the run store only).
+def unfinished_runs(plan: ScalePlan, only: tuple[str, ...] | None = None) -> tuple[list[Path], int]:
+    """Find the run folders of a plan's experiments without a finished run (reads the run store only).
 
-    ``scale`` is ``tiny``, ``demo`` or ``paper``; ``only`` names experiment families (``base``, ``extra``,
-    ``presence``), all by default. Returns the unfinished run folders, in plan order, and the number of runs
-    those experiments have in all.
+    ``plan`` is the resolved scale; ``only`` names experiment families (``base``, ``extra``, ``presence``), all by
+    default. Returns the unfinished run folders, in plan order, and the number of runs those experiments have in all.
     """
     from diagnostics.finetune._store import is_done
-    from diagnostics.finetune._sweep import plan
+    from diagnostics.finetune._sweep import plan as sweep_plan
 
-    paths = [spec.path for config in experiment_configs(scale, runs_dir, only).values() for spec in plan(config)]
+    paths = [spec.path for config in experiment_configs(plan, only).values() for spec in sweep_plan(config)]
     return [p for p in paths if not is_done(p)], len(paths)
 
 
-def require_finished(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None) -> None:
-    """Raise :class:`RunsNotFinishedError` unless every run of a scale's experiments is finished in ``runs_dir``.
+def require_finished(plan: ScalePlan, only: tuple[str, ...] | None = None) -> None:
+    """Raise :class:`RunsNotFinishedError` unless every run of a plan's experiments is finished in its run store.
 
-    ``scale`` and ``only`` as for :func:`unfinished_runs`. The error names how many runs are missing (the first
+    ``plan`` and ``only`` as for :func:`unfinished_runs`. The error names how many runs are missing (the first
     five listed) and the command that makes them.
     """
-    missing, total = unfinished_runs(scale, runs_dir, only)
+    missing, total = unfinished_runs(plan, only)
     if not missing:
         return
     families = ", ".join(only) if only else "all"
+    scale = plan.scale
     command = "bash scripts/demo.sh" if scale == "demo" else f"diagnostics pipeline --scale {scale}"
     shown = [str(p) for p in missing[:5]] + ([f"... and {len(missing) - 5} more"] if len(missing) > 5 else [])
     raise RunsNotFinishedError(
         f"{len(missing)} of {total} runs of the {scale} scale ({families} experiments) are not finished in the run "
-        f"store {Path(runs_dir).resolve()}; nothing was trained. Run `{command}` from the project root first "
+        f"store {plan.runs_dir.resolve()}; nothing was trained. Run `{command}` from the project root first "
         f"(or pass runs_dir= to a run store that holds them, or train_missing=True to train them here)."
         + "".join(f"\n  {line}" for line in shown))
 
 
-def effective_inputs(scale: str, runs_dir: str | Path, given: PipelineInputs | None = None) -> PipelineInputs:
-    """Decide the inputs a pipeline runs with.
-
-    The scale config's ``pipeline`` section updated by ``given`` (command-line ``--data`` / ``--set``); with
-    nothing given, those recorded in the run store by the last run (else the config's). ``scale`` is ``tiny``,
-    ``demo`` or ``paper``. The data paths of the result are absolute.
-    """
-    if given is not None and (given.data or given.overrides):
-        return scale_inputs(scale).merged(given).resolved()
-    stored = load_inputs(runs_dir)
-    return stored if stored is not None else scale_inputs(scale).resolved()
-
-
-def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None = None, *,
-                train: bool = True) -> pd.DataFrame:
-    """Run every unfinished sweep of a scale (finished runs are skipped) and return their predictions.
+def ensure_runs(plan: ScalePlan, only: tuple[str, ...] | None = None, *, train: bool = True) -> pd.DataFrame:
+    """Run every unfinished sweep of a plan (finished runs are skipped) and return their predictions.
 
     Parameters
     ----------
-    scale : str
-        ``tiny``, ``demo`` or ``paper``.
-    runs_dir : str or Path
-        Root of the run store.
+    plan : ScalePlan
+        The resolved scale (:meth:`ScalePlan.resolve`), whose run store is read and written.
     only : tuple of str, optional
         Experiment families to run (``base``, ``extra``, ``presence``); all by default.
     train : bool
@@ -111,22 +98,22 @@ def ensure_runs(scale: str, runs_dir: str | Path, only: tuple[str, ...] | None =
         The predictions table of every finished run of those experiments.
     """
     from diagnostics.finetune import collect_predictions, is_done, run_sweeps, verify_run
-    from diagnostics.finetune._sweep import check_compatible, plan
+    from diagnostics.finetune._sweep import check_compatible, plan as sweep_plan
 
     if not train:
-        require_finished(scale, runs_dir, only)
-    configs = experiment_configs(scale, runs_dir, only)
+        require_finished(plan, only)
+    configs = experiment_configs(plan, only)
     specs = []
     for config in configs.values():
-        specs += plan(config)
-        check_compatible(config, plan(config))  # finished runs made with other settings are never read as these
+        specs += sweep_plan(config)
+        check_compatible(config, sweep_plan(config))  # finished runs made with other settings are never read as these
     # a finished, sound store is only read (it may be read-only): nothing there is rewritten
     if train and any(not is_done(spec.path) or verify_run(spec.path) for spec in specs):
         status = run_sweeps(list(configs.values()))
         failed = status[~status["state"].isin(["done", "skipped"])]
         if len(failed):
             raise RuntimeError(f"runs not finished:\n{failed.to_string(index=False)}")
-    frames = [collect_predictions(Path(runs_dir) / name) for name in configs]
+    frames = [collect_predictions(plan.runs_dir / name) for name in configs]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -198,30 +185,28 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
     return dict(sorted(timings.items()))
 
 
-def prepare(scale: str, runs_dir: str | Path, inputs: PipelineInputs | None = None) -> PipelineInputs:
-    """Check a scale's plan and record its inputs in the run store, before anything trains.
+def prepare(plan: ScalePlan) -> Plan:
+    """Check a resolved scale's plan and record its inputs in the run store, before anything trains.
 
     The plan's problems (missing or too small sources, models not available locally, a language without a
     diagnostic set, finished runs made with other settings) and then the presence mixtures' (a feature too rare
     for a share) raise :class:`PlanError`. Its notices (a language skipped, a dataset standing in for the study's)
-    are printed to stderr as ``notice: ...`` lines once the plan passes. ``scale`` is ``tiny``, ``demo`` or
-    ``paper``; ``inputs`` are those given on the command line (see :func:`effective_inputs`). Returns the
-    effective inputs, recorded as ``<runs_dir>/pipeline.json`` with the plan's substitutions (datasets standing in
-    for the study's, see :func:`diagnostics.pipeline._inputs.load_substitutions`).
+    are printed to stderr as ``notice: ...`` lines once the plan passes. Returns the checked plan of runs; the
+    plan's inputs are recorded as ``<runs_dir>/pipeline.json`` with its substitutions (datasets standing in for
+    the study's, see :func:`diagnostics.pipeline._inputs.load_substitutions`).
     """
     from ._plan import build_mixtures, make_plan
 
-    inputs = effective_inputs(scale, runs_dir, inputs)
-    plan = make_plan(scale, runs_dir, inputs)
-    if plan.problems:
-        raise PlanError(plan.problems)
-    problems = build_mixtures(experiment_configs(scale, runs_dir, ("presence",), inputs))
+    checked = make_plan(plan)
+    if checked.problems:
+        raise PlanError(checked.problems)
+    problems = build_mixtures(experiment_configs(plan, ("presence",)))
     if problems:
         raise PlanError(problems)
-    inputs.save(runs_dir, plan.substitutions)  # only inputs that passed every check are recorded for the notebooks
-    for notice in plan.notices:
+    plan.inputs.save(plan.runs_dir, checked.substitutions)  # only inputs that passed every check are recorded
+    for notice in checked.notices:
         print(f"notice: {notice}", file=sys.stderr)
-    return inputs
+    return checked
 
 
 def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_dir: str | Path | None = None,
@@ -243,7 +228,7 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
     lanes : int, optional
         Notebooks executed at once; the scale's ``notebook_lanes`` by default.
     inputs : PipelineInputs, optional
-        Data files and overrides (see :func:`effective_inputs`).
+        Data files and overrides given (see :meth:`ScalePlan.resolve`).
 
     Returns
     -------
@@ -252,28 +237,30 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
 
     Raises
     ------
+    ConfigError
+        Before anything is written, for a wrong setting (one line naming each).
     PlanError
         Before anything trains, when the plan cannot run (one line per problem).
     """
     from diagnostics.report import render_report
 
     out_dir = Path(out_dir) if out_dir is not None else default_reports_dir(scale)
-    runs_dir = Path(runs_dir) if runs_dir is not None else default_runs_dir(scale)
     started = time.perf_counter()
-    inputs = prepare(scale, runs_dir, inputs)
-    spec = scale_spec(scale, runs_dir)
+    plan = ScalePlan.resolve(scale, runs_dir, inputs)
+    checked = prepare(plan)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    predictions = ensure_runs(scale, runs_dir)
+    predictions = ensure_runs(plan)
     sweep_s = time.perf_counter() - t0
-    notebook_s = execute_notebooks(scale, out_dir, runs_dir, notebooks, lanes=lanes or spec.notebook_lanes)
+    notebook_s = execute_notebooks(plan.scale, out_dir, plan.runs_dir, notebooks,
+                                   lanes=lanes or plan.spec.notebook_lanes)
     found_versions = versions()
     manifest = {
-        "scale": scale,
-        "scale_spec": {k: v for k, v in spec.__dict__.items()},
-        "inputs": inputs.to_dict(),
-        "substitutions": load_substitutions(runs_dir),
-        "configs": {name: cfg.to_dict() for name, cfg in experiment_configs(scale, runs_dir).items()},
+        "scale": plan.scale,
+        "scale_spec": plan.spec.to_dict(),
+        "inputs": plan.inputs.to_dict(),
+        "substitutions": checked.substitutions,
+        "configs": {name: cfg.to_dict() for name, cfg in plan.experiments.items()},
         "runs": int(predictions.groupby(["experiment", "language", "model", "seed"]).ngroups),
         "seeds": sorted(int(s) for s in predictions["seed"].unique()),
         "versions": found_versions,
@@ -282,4 +269,4 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
                       "total": round(time.perf_counter() - started, 1)},
     }
     write_json_atomic(out_dir / "manifest.json", manifest, sort_keys=False)
-    return render_report(out_dir, title=f"NLI diagnostics — {scale} scale")
+    return render_report(out_dir, title=f"NLI diagnostics — {plan.scale} scale")

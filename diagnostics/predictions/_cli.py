@@ -14,7 +14,7 @@ predictions_app = typer.Typer(help="Bring your own predictions: import other too
 def _pairs(items: list[str], option: str) -> dict[str, str]:
     """``KEY=VALUE`` options as a dict (the value may hold ``=`` and commas)."""
     from ..errors import UserInputError
-    from ..settings_input import split_pair
+    from ..settings import split_pair
 
     out = {}
     for item in items:
@@ -100,7 +100,7 @@ def import_files(
     from ..data._refs import user_file_refs
     from ..errors import UserInputError
     from ..file_checks import check_output_path
-    from ..settings_input import split_pair
+    from ..settings import split_pair
     from ._exporters import TABLE_SUFFIXES, write_table
     from ._importer import ImportRefusedError, import_with_report
 

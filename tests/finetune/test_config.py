@@ -82,7 +82,7 @@ def test_shipped_configs_load():
 
 def test_every_setting_is_described_once_with_its_default_allowed_values_and_help():
     from diagnostics.pipeline import ScaleSpec
-    from diagnostics.settings_docs import describe_settings
+    from diagnostics.settings import describe_settings
 
     for settings_class in (SweepConfig, ScaleSpec):
         rows = describe_settings(settings_class)
@@ -94,34 +94,11 @@ def test_every_setting_is_described_once_with_its_default_allowed_values_and_hel
     assert rows["lr"]["help"].startswith("Peak learning rate")
 
 
-def test_docstring_parameters_reads_shared_names_and_stops_at_the_next_section():
-    from diagnostics.settings_docs import docstring_parameters
-
-    doc = """Summary.
-
-    Parameters
-    ----------
-    a, b : int
-        Two numbers,
-        described on two lines.
-    *args : str
-        More.
-
-    Returns
-    -------
-    int
-        Not a parameter.
-    """
-    assert docstring_parameters(doc) == {"a": "Two numbers, described on two lines.",
-                                         "b": "Two numbers, described on two lines.", "args": "More."}
-    assert docstring_parameters("No sections.") == {}
-
-
 def test_settings_command_lists_every_key_and_docs_settings_md_is_its_output():
     from typer.testing import CliRunner
 
     from diagnostics.cli import app
-    from diagnostics.settings_cli import settings_markdown
+    from diagnostics.settings._cli import settings_markdown
 
     result = CliRunner().invoke(app, ["settings", "sweep"])
     assert result.exit_code == 0, result.output
@@ -134,5 +111,5 @@ def test_settings_command_lists_every_key_and_docs_settings_md_is_its_output():
     assert result.exit_code == 2 and "error: settings: expected sweep or scale, found 'sweeps'" in result.output
     docs = ROOT / "docs" / "settings.md"
     assert docs.read_text(encoding="utf-8") == settings_markdown() + "\n", \
-        "docs/settings.md is stale: python -c 'from diagnostics.settings_cli import settings_markdown; " \
+        "docs/settings.md is stale: python -c 'from diagnostics.settings._cli import settings_markdown; " \
         "print(settings_markdown())' > docs/settings.md"

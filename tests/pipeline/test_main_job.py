@@ -10,7 +10,7 @@ import json
 import jupytext
 import pytest
 
-from diagnostics.pipeline import PROBE_RESULTS, ensure_runs, notebook_paths, run_pipeline
+from diagnostics.pipeline import PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, run_pipeline
 from diagnostics.tables import read_table
 
 from _paths import ROOT
@@ -71,5 +71,5 @@ def test_tiny_pipeline_writes_report_manifest_and_reuses_runs(tiny_pipeline, tmp
     again = run_pipeline("tiny", out_dir=tmp_path / "again", runs_dir=runs, notebooks=["00_datasets"])
     assert again.is_file()
     assert sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE")) == done  # nothing retrained
-    assert len(ensure_runs("tiny", runs, train=False))  # a finished store reads without training
+    assert len(ensure_runs(ScalePlan.resolve("tiny", runs), train=False))  # a finished store reads without training
     assert notebook_paths("tiny", runs, tmp_path / "figures", needs=("base", "extra", "presence"))[0] == runs.resolve()

@@ -11,7 +11,7 @@ import pytest
 
 from _paper_inputs import write_language_files, write_mnli_tsv
 from diagnostics.finetune import collect_predictions, run_sweeps
-from diagnostics.pipeline import experiment_configs, run_pipeline
+from diagnostics.pipeline import ScalePlan, run_pipeline
 from diagnostics.pipeline._inputs import PipelineInputs
 from diagnostics.pipeline._runner import prepare
 from diagnostics.resources import notebooks_dir
@@ -30,8 +30,9 @@ def test_paper_plan_end_to_end(tmp_path, tiny_model_dir):
     inputs = PipelineInputs(files, [f"models=[{{name: tiny, path: {tiny_model_dir}}}]", *REDUCED])
     runs, out = tmp_path / "runs", tmp_path / "report"
 
-    prepare("paper", runs, inputs)  # checks the plan, records the inputs, builds the presence mixtures
-    base = experiment_configs("paper", runs, ("base",))["base"]
+    plan = ScalePlan.resolve("paper", runs, inputs)
+    prepare(plan)  # checks the plan, records the inputs, builds the presence mixtures
+    base = plan.base
     status = run_sweeps([base.with_overrides({"executor": "submitit", "executor_options": {"cluster": "local"}})])
     assert status["state"].tolist() == ["done"] * 10
     assert any((runs / "base" / ".submitit").iterdir())

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from _paper_inputs import data_options, write_language_files, write_mnli_tsv
 from diagnostics.cli import app
 from diagnostics.pipeline._inputs import PipelineInputs
+from diagnostics.pipeline import ScalePlan
 from diagnostics.pipeline._plan import make_plan
 
 STUDY_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
@@ -79,7 +80,7 @@ def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_mo
     assert {r["language"] for r in runs if r["experiment"].startswith("presence-")} == {"en", "ru"}
     # the cost is the training loop's own step budget times the batch size, not a sum of its own
     inputs = PipelineInputs({**language_files, "mnli": str(mnli)}, tiny_model_option[1:])
-    configs = experiment_configs("paper", tmp_path / "runs", inputs=inputs)
+    configs = experiment_configs(ScalePlan.resolve("paper", tmp_path / "runs", inputs))
     for run in (runs[0], next(r for r in runs if r["experiment"] == "extra-374000")):
         config = configs[run["experiment"]]
         assert run["max_steps"] == total_steps(config, run["train_pairs"])
@@ -115,7 +116,7 @@ def without_fr_diagnostic(language_files):
 
 def test_language_without_a_diagnostic_set_stops_the_plan(tmp_path, tiny_model_dir, language_files):
     inputs = PipelineInputs(without_fr_diagnostic(language_files), [f"models=[{{name: tiny, path: {tiny_model_dir}}}]"])
-    plan = make_plan("paper", tmp_path, inputs)
+    plan = make_plan(ScalePlan.resolve("paper", tmp_path, inputs))
     fr = [p for p in plan.problems if p.startswith("fr:")]
     assert len(fr) == 1 and "no diagnostic set" in fr[0] and "--data fr.diagnostics=PATH" in fr[0]
     assert "--set score_missing=skip" in fr[0]
@@ -125,12 +126,12 @@ def test_language_without_a_diagnostic_set_stops_the_plan(tmp_path, tiny_model_d
 def test_score_missing_skip_leaves_the_language_out_and_train_keeps_it(tmp_path, tiny_model_dir, language_files):
     files = without_fr_diagnostic(language_files)
     model = f"models=[{{name: tiny, path: {tiny_model_dir}}}]"
-    skipped = make_plan("paper", tmp_path, PipelineInputs(files, [model, "score_missing=skip"]))
+    skipped = make_plan(ScalePlan.resolve("paper", tmp_path, PipelineInputs(files, [model, "score_missing=skip"])))
     assert not any(p.startswith("fr:") for p in skipped.problems)
     assert [n for n in skipped.notices if n.startswith("fr:")] == [
         next(n for n in skipped.notices if n.startswith("fr: skipped (no diagnostic set"))]
     assert {r["language"] for r in skipped.runs} == {"en", "ru", "de", "sv"}
-    trained = make_plan("paper", tmp_path, PipelineInputs(files, [model, "score_missing=train"]))
+    trained = make_plan(ScalePlan.resolve("paper", tmp_path, PipelineInputs(files, [model, "score_missing=train"])))
     assert not any(p.startswith("fr:") for p in trained.problems)
     assert any(n.startswith("fr: trains without a diagnostic set") for n in trained.notices)
     assert {r["experiment"] for r in trained.runs if r["language"] == "fr"} == {"base", "extra-374000"}
@@ -145,21 +146,23 @@ def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, langu
                             [f"models=[{{name: tiny, path: {tiny_model_dir}}}]", "extra_sizes=[40]",
                              "presence_shares=[]", "seeds=[0]"])
     runs = tmp_path / "runs"
-    prepare("paper", runs, inputs)
+    prepare(ScalePlan.resolve("paper", runs, inputs))
     assert "notice: sv: scored on SweDiagnostics" in capsys.readouterr().err  # the real run says it too
     assert load_substitutions(runs) == {"sv": [{"dataset": "swediagnostics", "role": "diagnostic",
                                                 "name": "SweDiagnostics (SuperLim 2)", "label": "sv (SweDiagnostics)",
                                                 "instead_of": "the study's Swedish diagnostic (the authors' "
                                                               "translation of the English set, not public)"}]}
     assert load_inputs(runs).data["mnli"] == str(mnli)  # the record still reads back as the inputs
-    sick = make_plan("demo", tmp_path / "demo", PipelineInputs({}, ["languages=[en]", "seeds=[0]"]))
+    sick = make_plan(ScalePlan.resolve("demo", tmp_path / "demo", PipelineInputs({}, ["languages=[en]", "seeds=[0]"])))
     assert [e["dataset"] for e in sick.substitutions["en"]] == ["sick"]
     assert any(n.startswith("extra English data (en): the bundled SICK stands in for MNLI") for n in sick.notices)
 
 
 def test_extra_other_sizes_and_extra_languages_override_the_design(tmp_path, tiny_model_dir):
-    from diagnostics.pipeline import scale_spec
-    from diagnostics.pipeline._scales import extra_plan
+    from diagnostics.pipeline._scale_plan import extra_plan
+
+    def scale_spec(scale, runs, inputs):
+        return ScalePlan.resolve(scale, runs, inputs).spec
 
     languages = ["en", "ru", "fr", "de", "sv"]
     spec = scale_spec("paper", tmp_path, PipelineInputs({}, []))
@@ -209,12 +212,13 @@ def test_user_diagnostics_of_two_languages_carry_distinct_dataset_names(tmp_path
     from diagnostics.pipeline import experiment_configs, plan_datasets
 
     inputs = PipelineInputs(language_files, [f"models=[{{name: tiny, path: {tiny_model_dir}}}]"])
-    base = experiment_configs("paper", tmp_path, ("base",), inputs)["base"]
+    plan = ScalePlan.resolve("paper", tmp_path, inputs)
+    base = experiment_configs(plan, ("base",))["base"]
     names = {lang: [ref.key for ref in base.language_data(lang)["diagnostics"]] for lang in base.languages}
     assert names["fr"] == ["diagnostic_fr"] and names["de"] == ["diagnostic_de"] and names["sv"] == ["swediagnostics"]
     # the files travel as values (nothing is registered): the statistics take them as the plan names them
     before = dict(data.REGISTRY)
-    datasets = plan_datasets("paper", tmp_path, inputs)
+    datasets = plan_datasets(plan)
     assert data.REGISTRY == before and set(datasets) == {"diagnostic_fr", "diagnostic_de"}
     frame = data.load(datasets["diagnostic_fr"])
     predictions = frame.assign(experiment="base", language="fr", model="tiny", seed=0, dataset="diagnostic_fr",
@@ -225,16 +229,15 @@ def test_user_diagnostics_of_two_languages_carry_distinct_dataset_names(tmp_path
 
 def test_plan_lists_done_runs_and_settings_conflicts(tmp_path, tiny_model_dir):
     from diagnostics.finetune import run_sweep
-    from diagnostics.pipeline import experiment_configs
 
     inputs = PipelineInputs({}, [f"models=[{{name: tiny, path: {tiny_model_dir}}}]", "seeds=[0]", "languages=[en]",
                                  "train_size=16", "max_seq_length=32"])
-    base = experiment_configs("tiny", tmp_path, ("base",), inputs)["base"]
+    base = ScalePlan.resolve("tiny", tmp_path, inputs).base
     run_sweep(base)
-    plan = make_plan("tiny", tmp_path, inputs, only=("base",))
+    plan = make_plan(ScalePlan.resolve("tiny", tmp_path, inputs), only=("base",))
     assert [r["state"] for r in plan.runs] == ["done"] and not plan.problems
     changed = PipelineInputs({}, inputs.overrides + ["lr=0.5"])
-    plan = make_plan("tiny", tmp_path, changed, only=("base",))
+    plan = make_plan(ScalePlan.resolve("tiny", tmp_path, changed), only=("base",))
     assert [r["state"] for r in plan.runs] == ["conflict"]
     assert len(plan.problems) == 1 and "lr" in plan.problems[0]
 

@@ -4,7 +4,7 @@ without being asked (the tiny main job itself is run and checked in ``test_noteb
 
 import pytest
 
-from diagnostics.pipeline import ensure_runs, notebook_paths
+from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths
 from diagnostics.pipeline._runner import SLOWEST_FIRST, RunsNotFinishedError
 
 from _paths import ROOT
@@ -28,9 +28,9 @@ def test_ensure_runs_without_training_names_the_command_and_trains_nothing(tmp_p
     monkeypatch.setattr(diagnostics.finetune._sweep, "run_sweeps", no_training)
     runs = tmp_path / "runs"
     with pytest.raises(RunsNotFinishedError, match=r"runs of the demo scale .*bash scripts/demo\.sh"):
-        ensure_runs("demo", runs, only=("base",), train=False)
+        ensure_runs(ScalePlan.resolve("demo", runs), only=("base",), train=False)
     with pytest.raises(RunsNotFinishedError, match=r"diagnostics pipeline --scale tiny"):
-        ensure_runs("tiny", runs, train=False)
+        ensure_runs(ScalePlan.resolve("tiny", runs), train=False)
     with pytest.raises(RunsNotFinishedError, match="bash scripts/demo.sh"):  # a notebook opened by hand
         notebook_paths("demo", runs, tmp_path / "figures", needs=("base",))
     assert not any(runs.rglob("seed=*")) and not (runs / "base").exists()  # no run started

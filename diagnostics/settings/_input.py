@@ -3,7 +3,7 @@
 ``--set key=value`` (the value parsed as YAML; a dotted key reaches into a nested mapping) is read by
 :func:`split_override` and applied by :func:`apply_overrides`, for the sweep config, the pipeline's scale settings
 and its inputs alike. Config files are read by :func:`read_document` (YAML with the line of every key, TOML with
-:func:`toml_key_lines`), so that a :class:`~diagnostics.settings.ConfigSource` can name the file and line of a bad key.
+the lines of :func:`toml_key_lines`), so that a :class:`~diagnostics.settings.ConfigSource` can name the file and line of a bad key.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from diagnostics.settings import ConfigError, ConfigSource, show
+from ._errors import ConfigError, ConfigSource
+from ._values import show
 
 
 def apply_overrides(values: dict[str, Any], overrides: list[str] | dict[str, Any]) -> dict[str, Any]:
@@ -105,8 +106,6 @@ def split_pair(text: str) -> tuple[str, str, str]:
     return key.strip(), sep, value
 
 
-
-
 def override_items(overrides: list[str] | dict[str, Any],
                    source: ConfigSource | None = None) -> list[tuple[str, Any, str | None]]:
     """Parse overrides into ``(key, value, how it was given)``.
@@ -141,8 +140,6 @@ def override_items(overrides: list[str] | dict[str, Any],
     return items
 
 
-
-
 def override_key(override: str) -> str:
     """Return the key of a ``key=value`` override (stripped; the text itself when it has no ``=``).
 
@@ -157,48 +154,6 @@ def override_key(override: str) -> str:
         The key.
     """
     return split_pair(override)[0]
-
-
-def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read the top-level mapping of a YAML (``.yaml``/``.yml``) or TOML (``.toml``) config file.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file; a ``.toml`` suffix is read as TOML, anything else as YAML.
-
-    Returns
-    -------
-    dict
-        The mapping (empty for an empty YAML file).
-
-    Raises
-    ------
-    FileNotFoundError
-        When the file does not exist.
-    ValueError
-        When its top level is not a mapping.
-    """
-    from diagnostics.yaml_lines import plain
-
-    return plain(read_document(path))
-
-
-def config_source(path: str | Path, overrides: list[str] = ()) -> ConfigSource:
-    """Where the values of a config file and its ``--set`` overrides come from, for errors naming file and line.
-
-    Parameters
-    ----------
-    path : str or Path
-        The config file (YAML or TOML).
-    overrides : list of str
-        ``key=value`` overrides applied on top of it, as given to ``--set``.
-
-    Returns
-    -------
-    ConfigSource
-    """
-    return read_settings(path, overrides)[1]
 
 
 def read_settings(path: str | Path, overrides: list[str] = (),
@@ -242,18 +197,7 @@ def read_settings(path: str | Path, overrides: list[str] = (),
 
 
 def toml_key_lines(path: str | Path) -> dict[str, int]:
-    """Find the line of every ``key = value`` line and ``[table]`` header of a TOML file.
-
-    Parameters
-    ----------
-    path : str or Path
-        A TOML file.
-
-    Returns
-    -------
-    dict of str to int
-        Dotted key -> line (the first one).
-    """
+    """The line of every ``key = value`` and ``[table]`` of a TOML file: dotted key -> its first line."""
     lines, table = {}, ""
     for number, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
         header = re.match(r"^\s*\[+\s*([\w.\-]+)\s*\]+", text)
@@ -268,24 +212,10 @@ def toml_key_lines(path: str | Path) -> dict[str, int]:
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
-    """Read the top-level mapping of a config file; from YAML with the line of every key (``LineDict``).
+    """The top-level mapping of a YAML (with the line of every key: ``LineDict``) or TOML config file.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file; a ``.toml`` suffix is read as TOML, anything else as YAML.
-
-    Returns
-    -------
-    dict
-        The mapping (a ``LineDict`` for YAML; empty for an empty file).
-
-    Raises
-    ------
-    FileNotFoundError, IsADirectoryError
-        When the file is missing or a folder.
-    ConfigError
-        For invalid TOML or a top level that is not a mapping (``YAMLLineError`` for invalid YAML).
+    Raises ``FileNotFoundError`` / ``IsADirectoryError`` for a missing file or a folder, :class:`ConfigError` for
+    invalid TOML or a top level that is not a mapping (``YAMLLineError`` for invalid YAML).
     """
     path = Path(path)
     if not path.exists():
