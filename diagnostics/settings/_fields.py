@@ -22,7 +22,7 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from ._errors import ConfigError, ConfigSource
 from ._input import apply_overrides, override_items
@@ -166,7 +166,7 @@ class Settings:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any], source: ConfigSource | None = None) -> Settings:
+    def from_dict(cls, values: dict[str, Any], source: ConfigSource | None = None) -> Self:
         """Build from a mapping, rejecting unknown keys with a suggestion.
 
         Parameters
@@ -179,7 +179,7 @@ class Settings:
         Returns
         -------
         Settings
-            The converted and checked settings.
+            The converted and checked settings, of this class.
 
         Raises
         ------
@@ -198,7 +198,7 @@ class Settings:
         object.__setattr__(settings, "_source", source)
         return settings
 
-    def with_overrides(self, overrides: list[str] | dict[str, Any], source: ConfigSource | None = None) -> Settings:
+    def with_overrides(self, overrides: list[str] | dict[str, Any], source: ConfigSource | None = None) -> Self:
         """A copy with ``key=value`` overrides applied (dotted keys reach nested mappings: ``extra_data.size=500``).
 
         Values are parsed as YAML scalars/flow collections: ``seeds=[0,1]``, ``lr=5e-5``, ``extra_data=null``.
