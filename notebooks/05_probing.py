@@ -41,6 +41,9 @@
 #
 # With the demo's cheap recipe only the top layers are fine-tuned, so the fine-tuned seeds can only differ from
 # the pretrained model in those layers.
+#
+# The last section codes the same training labels with the online code of MDL probing (Voita & Titov 2020):
+# codelength and compression by layer, beside the accuracies.
 
 # %% tags=["parameters"]
 scale = "demo"
@@ -148,3 +151,52 @@ for language in languages:
 best = {name: table.groupby(["language", "task", "model"])["balanced_accuracy"].max()
         for name, table in {"annotator-trained": probes, "gold-tag CV": gold}.items()}
 pd.DataFrame(best).round(3)
+
+# %% [markdown]
+# ## MDL probing: what the labels cost in bits, layer by layer
+# A probe's accuracy says whether a linear classifier can fit the labels, not how much data it needed: layers,
+# and a pretrained and a fine-tuned model, often differ little in accuracy. The online code (Voita & Titov 2020)
+# sends the annotated training labels in blocks (0.1, 0.2, 0.4 … 50, 100 % of the pairs, in a seeded order): the
+# first block with the uniform code (1 bit per pair), each next one with a probe trained on all earlier blocks
+# (its cross-entropy in bits). Vectors that make the labels easy to learn give a short code.
+#
+# * **compression** = uniform codelength / online codelength: 1 (dash-dotted line) means the probe learned
+#   nothing; the dotted line is what learning the class balance alone gives (1 / H of the labels), so a nearly
+#   one-class task compresses well for no merit of the vectors;
+# * **MDL selectivity** = control codelength − task codelength, in bits: the control task codes the accuracy
+#   probes' control labels (the same labels shuffled across pairs: same class balance, no link to the vectors), so
+#   it is above 0 when the vectors carry the labels beyond their class balance.
+#
+# Same probe family as the accuracy probes (logistic regression on standardised pair vectors), with one fixed L2
+# strength (0.1, `diagnostics.probe.MDL_ALPHA`) for every block, layer and model, so codelengths differ only by the
+# vectors; `alpha="probe"` takes each accuracy probe's choice instead. The cached vectors are read: no model runs.
+
+# %%
+from diagnostics.plots import mdl_by_layer
+from diagnostics.probe import probe_mdl, seed_separation
+
+codes = pd.concat([probe_mdl(probed[language], language, cache_dir=cache_dir, selection=spec.probe_selection,
+                             class_weight=spec.probe_class_weight, max_train=spec.probe_max_train,
+                             max_test=spec.probe_max_train, precision=spec.inference_precision, **frames[language])
+                   for language in languages], ignore_index=True)
+for language in languages:
+    fig = mdl_by_layer(codes, metric=["compression", "mdl_selectivity"], language=language)
+    save(fig, output_dir, f"05_probe_mdl_{language}")
+    display(fig)
+codes.groupby(["language", "model", "task"])[["online_codelength", "compression", "mdl_selectivity"]].max().round(3)
+
+# %% [markdown]
+# ### Which metric tells the fine-tuned seeds from the pretrained model?
+# Per layer, how far the seeds' mean lies from the pretrained model in units of the seeds' own σ
+# (`diagnostics.probe.seed_separation`: (mean − pretrained) / σ; empty where the seeds do not differ, e.g. in the
+# frozen lower layers): a metric with a large |separation| tells fine-tuning apart beyond seed noise. Only layers
+# where some seed differs from the pretrained model are shown.
+
+# %%
+separation = pd.concat([seed_separation(probes, ["balanced_accuracy", "selectivity"]),
+                        seed_separation(codes, ["compression", "mdl_selectivity"])], ignore_index=True)
+changed = separation.groupby(["language", "task", "layer"])["difference"].transform(lambda d: d.abs().max() > 0)
+wide = separation[changed].pivot_table(index=["language", "task", "layer"], columns="metric",
+                                       values=["difference", "separation"])
+with pd.option_context("display.max_rows", len(wide) + 1):
+    display(wide.round(3))

@@ -24,7 +24,7 @@ _COMPRESSION = ("compression", "control_compression")
 
 def accuracy_by_layer(table: pd.DataFrame, *, metric: str | list[str] = "accuracy", language: str | None = None,
                       tasks: list[str] | None = None, band: bool = True, baseline: bool = True,
-                      height: float = 3.2):
+                      height: float = 3.2, sharey: bool = True):
     """Line plot of probing metric(s) by layer: one panel per task, one row per metric.
 
     Each fine-tuned seed is a thin coloured line, the pretrained model (rows whose ``seed`` is missing) a thick
@@ -52,6 +52,8 @@ def accuracy_by_layer(table: pd.DataFrame, *, metric: str | list[str] = "accurac
         Draw the chance level.
     height : float
         Inches per panel row.
+    sharey : bool
+        One y scale per row of panels.
 
     Returns
     -------
@@ -64,7 +66,7 @@ def accuracy_by_layer(table: pd.DataFrame, *, metric: str | list[str] = "accurac
     table = _one_language(table, language)
     tasks = _tasks(table, tasks)
     fig = Figure(figsize=(4.2 * len(tasks), height * len(metrics)))
-    axes = fig.subplots(len(metrics), len(tasks), sharey="row", squeeze=False)
+    axes = fig.subplots(len(metrics), len(tasks), sharey="row" if sharey else False, squeeze=False)
     for row, name in zip(axes, metrics):
         for ax, task in zip(row, tasks):
             _draw_panel(ax, table, task, name, band=band, baseline=baseline)
@@ -79,13 +81,14 @@ def accuracy_by_layer(table: pd.DataFrame, *, metric: str | list[str] = "accurac
 
 def mdl_by_layer(table: pd.DataFrame, *, metric: str | list[str] = ("compression", "mdl_selectivity"),
                  language: str | None = None, tasks: list[str] | None = None, band: bool = True,
-                 baseline: bool = True, height: float = 3.2):
+                 baseline: bool = True, height: float = 3.2, sharey: bool = False):
     """Line plot of MDL probing metric(s) by layer: one panel per task, one row per metric.
 
     Drawn as :func:`accuracy_by_layer` draws accuracy: each fine-tuned seed a thin coloured line, the pretrained
     model a thick black dashed line, the seed mean +/- one standard deviation a shaded band. Compression gets two
     reference lines: 1 (the uniform code: the probe learned nothing) and ``1 / H`` (a code that knows only the
-    class balance of the binary labels, :func:`diagnostics.probe.chance_level`); MDL selectivity gets 0.
+    class balance of the binary labels, :func:`diagnostics.probe.chance_level`); MDL selectivity gets 0. Each panel
+    has its own y scale by default: a nearly one-class task compresses far more than the others.
 
     Parameters
     ----------
@@ -105,6 +108,8 @@ def mdl_by_layer(table: pd.DataFrame, *, metric: str | list[str] = ("compression
         Draw the reference lines.
     height : float
         Inches per panel row.
+    sharey : bool
+        One y scale per row of panels.
 
     Returns
     -------
@@ -112,7 +117,7 @@ def mdl_by_layer(table: pd.DataFrame, *, metric: str | list[str] = ("compression
     """
     metrics = [metric] if isinstance(metric, str) else list(metric)
     return accuracy_by_layer(table, metric=metrics, language=language, tasks=tasks, band=band, baseline=baseline,
-                             height=height)
+                             height=height, sharey=sharey)
 
 
 def _one_language(table: pd.DataFrame, language: str | None) -> pd.DataFrame:
@@ -170,7 +175,7 @@ def _chance_line(ax, rows: pd.DataFrame, metric: str) -> None:
     elif metric in ("selectivity", "mdl_selectivity"):
         label = "no selectivity"
     elif metric in _COMPRESSION:
-        label = f"label prior only ({level:.2g})"
+        label = "label prior only (1 / H)"
     else:
         label = f"chance ({level:.2g})"
     ax.axhline(level, color="grey", ls=":", lw=1.2, label=label)

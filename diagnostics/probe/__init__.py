@@ -25,6 +25,7 @@ from diagnostics.lazy import lazy_exports
 
 _EXPORTS = {
     "probe_models": "_runner", "probe_layers": "_runner", "layer_summary": "_runner", "seed_of": "_runner",
+    "seed_separation": "_runner",
     "RESULT_COLUMNS": "_runner", "SELECTIONS": "_runner", "choose_selection_set": "_runner",
     "probe_gold_cv": "_gold", "gold_cv_layers": "_gold", "cv_probe": "_gold", "stratified_folds": "_gold",
     "GOLD_CV_COLUMNS": "_gold",
@@ -42,7 +43,7 @@ _EXPORTS = {
     "resolve_models": "_discover", "discover_runs": "_discover",
     "probe_mdl": "_mdl", "mdl_layers": "_mdl", "online_codelength": "_mdl", "block_ends": "_mdl",
     "label_entropy_bits": "_mdl", "OnlineCode": "_mdl", "MDL_PORTIONS": "_mdl", "MDL_COLUMNS": "_mdl",
-    "MDL_DATA": "_mdl",
+    "MDL_DATA": "_mdl", "MDL_ALPHA": "_mdl",
     # used by the other stages, the notebooks and the docs
     **dict.fromkeys(["DIAGNOSTIC_SETS", "TRAIN_SETS", "subsample"], "_tasks"),
 }

@@ -41,8 +41,10 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
         mdl: bool = typer.Option(False, help="Also MDL-probe every layer (Voita & Titov's online code on the "
                                              "cached vectors, with its control task): probe_<lang>_mdl.csv, "
                                              "probe_<lang>_mdl_summary.csv, probe_<lang>_mdl.png."),
-        mdl_alpha: float = typer.Option(None, help="One fixed L2 strength for the MDL probes (default: the "
-                                                   "strength each accuracy probe chose for its task and layer)."),
+        mdl_alpha: str = typer.Option("0.1", help="L2 strength of the MDL probes: one number for every task, "
+                                                 "layer and block (default 0.1, the strongest of the study's "
+                                                 "grid), or 'probe' (the strength each accuracy probe chose for "
+                                                 "its task and layer)."),
         mdl_data: str = typer.Option("train", help="Labels the online code transmits: 'train' (the annotated "
                                                    "training pairs, as the accuracy probes learn them) or 'test' "
                                                    "(the diagnostic set's gold tags)."),
@@ -75,8 +77,7 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
                           "--max-length": max_length, "--threads": threads})
     if mdl_data not in MDL_DATA:
         raise UserInputError(f"--mdl-data: expected {' or '.join(MDL_DATA)}, found {mdl_data!r}")
-    if mdl_alpha is not None and not mdl_alpha > 0:
-        raise UserInputError(f"--mdl-alpha: expected a number > 0, found {mdl_alpha}")
+    strength = _mdl_alpha(mdl_alpha)
     _check_folder(out, "--out")
     if cache_dir is not None:
         _check_folder(cache_dir, "--cache-dir")
@@ -100,7 +101,7 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
             typer.echo(f"warning: {warning.message}", err=True)
         gold = (probe_gold_cv(models, lang, tasks, cache_dir or out / "cache", class_weight=weight, **common)
                 if gold_cv else None)
-        codes = (probe_mdl(models, lang, tasks, cache_dir or out / "cache", alpha=mdl_alpha, accuracy=table,
+        codes = (probe_mdl(models, lang, tasks, cache_dir or out / "cache", alpha=strength, accuracy=table,
                            data=mdl_data, selection=selection, class_weight=weight, max_train=max_train,
                            max_selection=max_selection, probe_labels=probe_labels, **common)
                  if mdl else None)
@@ -115,13 +116,27 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
     typer.echo(best.to_string(index=False))
     if codes is not None:
         typer.echo(f"MDL ({codes['data'].iloc[0]} labels, L2 strength "
-                   f"{'of the accuracy probes' if mdl_alpha is None else mdl_alpha}): best compression per model "
+                   f"{'of the accuracy probes' if strength == 'probe' else strength}): best compression per model "
                    f"and task")
         top = codes.loc[codes.groupby(["model", "task"])["compression"].idxmax(),
                         ["model", "task", "layer", "online_codelength", "compression", "control_compression",
                          "mdl_selectivity"]]
         typer.echo(top.round(3).to_string(index=False))
     typer.echo(f"wrote {out}/" + ", ".join(written))
+
+
+def _mdl_alpha(value: str) -> float | str:
+    from diagnostics.errors import UserInputError
+
+    if value.strip().lower() == "probe":
+        return "probe"
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not number > 0 or number == float("inf"):
+        raise UserInputError(f"--mdl-alpha: expected a number > 0 or 'probe', found {value!r}")
+    return number
 
 
 def _class_weight(value: str) -> str | None:

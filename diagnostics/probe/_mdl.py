@@ -13,10 +13,10 @@ code measures that effort as the number of bits needed to transmit the labels gi
   ``uniform / online``: 1 for a probe that learns nothing, higher the more regular the labels are given the vectors.
 
 The probe is the accuracy probes' (L2-regularised logistic regression on standardised pair vectors,
-:func:`diagnostics.probe.probe_estimator`), with the L2 strength the accuracy probe chose for the same task and layer
-(its control's for the control task) or one fixed strength. The control task codes the accuracy probes' control
-labels (the same labels shuffled across pairs, so the same label prior); the MDL selectivity is the control
-codelength minus the task codelength, in bits.
+:func:`diagnostics.probe.probe_estimator`), with one fixed L2 strength (default :data:`MDL_ALPHA`) or the strength the
+accuracy probe chose for the same task and layer (its control's for the control task). The control task codes the
+accuracy probes' control labels (the same labels shuffled across pairs, so the same label prior); the MDL selectivity
+is the control codelength minus the task codelength, in bits.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ from ._tasks import DEFAULT_TASKS
 
 #: Voita & Titov's block boundaries, in percent of the pairs.
 MDL_PORTIONS = (0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.25, 12.5, 25.0, 50.0, 100.0)
+#: The default L2 strength of the MDL probes: the strongest of the study's grid (see :func:`probe_mdl`).
+MDL_ALPHA = 0.1
 #: The sets the online code can transmit: the accuracy probes' training pairs or the gold-tagged diagnostic pairs.
 MDL_DATA = ("train", "test")
 MDL_COLUMNS = ["model", "seed", "language", "task", "layer", "data", "online_codelength", "uniform_codelength",
@@ -124,9 +126,9 @@ def online_codelength(x: np.ndarray, y: np.ndarray, *, alpha: float, portions: t
     :func:`block_ends`. The first block costs ``size * log2(n_classes)`` bits. Each later block costs its
     cross-entropy in bits, ``-sum(log2 p(y | x))``, under the probe of :func:`diagnostics.probe.probe_estimator`
     fit with L2 strength ``alpha`` on all earlier blocks. While the earlier blocks lack one of the data's
-    classes or hold one class only (no logistic regression can be fit on one class), a block is coded with their add-one label
-    frequencies, ``p(c) = (count(c) + 1) / (m + n_classes)`` over the ``m`` earlier pairs. Log-probabilities come
-    from the probe's decision function (``log p = -log(1 + exp(-z))`` for binary labels), exact however
+    classes or hold one class only (no logistic regression can be fit on one class), a block is coded with their
+    add-one label frequencies, ``p(c) = (count(c) + 1) / (m + n_classes)`` over the ``m`` earlier pairs.
+    Log-probabilities come from the probe's decision function (``log p = -log(1 + exp(-z))``), exact however
     confident the probe is.
 
     Parameters
@@ -341,15 +343,17 @@ def _digest(array: np.ndarray) -> str:
 
 
 def probe_mdl(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cache_dir: str | Path | None = None, *,
-              alpha: float | None = None, accuracy: pd.DataFrame | None = None, data: str = "train",
+              alpha: float | str = MDL_ALPHA, accuracy: pd.DataFrame | None = None, data: str = "train",
               portions: tuple[float, ...] = MDL_PORTIONS, **options) -> pd.DataFrame:
     """MDL probing of every layer of each model: the online codelength of each task and of its control task.
 
     The pairs, labels, control labels, probe family and vectors are those of :func:`diagnostics.probe.probe_models`
     called with the same ``options``: the cached vectors are read (no model runs when ``probe_models`` ran
-    before with the same cache), and with ``alpha=None`` each probe's L2 strength is the one the accuracy probe of
-    that model, task and layer chose (its control's for the control task): read from ``accuracy`` when given, else
-    from the accuracy probes' cached results, else fitted here (as :func:`diagnostics.probe.probe_models` would).
+    before with the same cache). Every block's probe has one fixed L2 strength by default, so that codelengths differ
+    between layers and models only by their vectors; with ``alpha="probe"`` each probe's strength is the one the
+    accuracy probe of that model, task and layer chose (its control's for the control task): read from ``accuracy``
+    when given, else from the accuracy probes' cached results, else fitted here (as
+    :func:`diagnostics.probe.probe_models` would).
 
     Parameters
     ----------
@@ -361,14 +365,17 @@ def probe_mdl(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cac
         Coarse or fine category names/slugs.
     cache_dir : str or Path, optional
         Vector and result cache (results as ``mdl-<key>.json``).
-    alpha : float, optional
-        One fixed L2 strength for every block's probe; None (default): the accuracy probes' choice. A NaN choice (an
-        accuracy probe that saw one class) counts as the strongest of ``alphas``, as ties do in the accuracy probes'
-        selection.
+    alpha : float or "probe"
+        One fixed L2 strength for every block's probe (default :data:`MDL_ALPHA`, 0.1: the strongest of the study's
+        grid, which gave the shortest codes on every layer of the embedded model and its fine-tuned seeds at the
+        demo's scale; the accuracy probes' choices, made by accuracy on nearly one-class labels where most
+        strengths tie, jump between 0.1 and 1e-3 from layer to layer and with them the codelength), or
+        ``"probe"``: the accuracy probes' choice. A NaN choice (an accuracy probe that saw one class) counts as
+        the strongest of ``alphas``, as ties do in the accuracy probes' selection.
     accuracy : pandas.DataFrame, optional
-        The table :func:`diagnostics.probe.probe_models` returned for the same models, tasks and ``options`` (its
-        ``model``, ``task``, ``layer``, ``alpha``, ``control_alpha`` columns are read); saves refitting the accuracy
-        probes when their results are not cached.
+        With ``alpha="probe"``: the table :func:`diagnostics.probe.probe_models` returned for the same models, tasks
+        and ``options`` (its ``model``, ``task``, ``layer``, ``alpha``, ``control_alpha`` columns are read); saves
+        refitting the accuracy probes when their results are not cached. Unused otherwise.
     data : {"train", "test"}
         The pairs whose labels are transmitted: ``"train"`` (default; as Voita & Titov: the probing task's
         training data, here the rule-annotated RTE-style pairs and the accuracy probes' training controls) or
@@ -383,14 +390,14 @@ def probe_mdl(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cac
     -------
     pandas.DataFrame
         Columns :data:`MDL_COLUMNS`: one row per (model, task, layer); codelengths in bits,
-        ``mdl_selectivity = control_codelength - online_codelength`` (bits), ``alpha_source`` ``"probe"`` (the
-        accuracy probes' choice) or ``"fixed"``.
+        ``mdl_selectivity = control_codelength - online_codelength`` (bits), ``alpha_source`` ``"fixed"`` or
+        ``"probe"`` (the accuracy probes' choice).
 
     Raises
     ------
     ValueError
-        An unknown ``data``, a non-positive ``alpha``, or any argument :func:`diagnostics.probe.probe_models`
-        refuses.
+        An unknown ``data``, an ``alpha`` neither ``"probe"`` nor a number > 0, or any argument
+        :func:`diagnostics.probe.probe_models` refuses.
     """
     import inspect
 
@@ -398,8 +405,9 @@ def probe_mdl(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cac
 
     if data not in MDL_DATA:
         raise ValueError(f"data must be one of {', '.join(MDL_DATA)}, found {data!r}")
-    if alpha is not None and not alpha > 0:
-        raise ValueError(f"alpha must be > 0, found {alpha}")
+    by_probe = isinstance(alpha, str) and alpha == "probe"
+    if not by_probe and (isinstance(alpha, (str, bool)) or alpha is None or not alpha > 0):
+        raise ValueError(f"alpha must be 'probe' or a number > 0, found {alpha!r}")
     block_ends(100, portions)  # checks the portions before any work
     arguments = inspect.signature(probe_models).bind(models, lang, tasks, cache_dir, **options)
     arguments.apply_defaults()
@@ -408,7 +416,7 @@ def probe_mdl(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cac
     frame_labels = plan.sets[data][1]
     control = {task: control_labels(y, seed + (1 if data == "train" else 2)) for task, y in frame_labels.items()}
     chosen: dict = {}
-    if alpha is None:
+    if by_probe:
         tables = _accuracy_by_model(accuracy, models) if accuracy is not None else plan.run(plan.accuracy_fit, "probe")
         for label, table in tables.items():
             chosen[label] = {(str(row.task), int(row.layer)): (float(row.alpha), float(row.control_alpha))
@@ -416,15 +424,15 @@ def probe_mdl(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cac
     fallback = max(float(a) for a in o["alphas"])
 
     def fit(vectors: dict, memo: dict, label: str) -> pd.DataFrame:
-        strength = alpha if alpha is not None else (lambda task, layer: _lookup(chosen[label], task, layer, label))
+        strength = (lambda task, layer: _lookup(chosen[label], task, layer, label)) if by_probe else float(alpha)
         return mdl_layers(vectors[data], frame_labels, alpha=strength, portions=portions, seed=seed, control=control,
                           max_iter=o["max_iter"], class_weight=o["class_weight"], fallback_alpha=fallback, memo=memo)
 
     chosen_digest = hashlib.sha256(json.dumps({label: sorted(map(list, c.items()), key=str) for label, c in
                                                chosen.items()}, default=str).encode()).hexdigest()
-    settings = {"mdl": {"alpha": alpha, "chosen": chosen_digest, "data": data,
+    settings = {"mdl": {"alpha": "probe" if by_probe else float(alpha), "chosen": chosen_digest, "data": data,
                         "portions": [float(p) for p in portions]}}
     tables = plan.run(fit, "mdl", settings)
-    table = label_tables(models, tables, lang).assign(data=data, alpha_source="probe" if alpha is None else "fixed",
+    table = label_tables(models, tables, lang).assign(data=data, alpha_source="probe" if by_probe else "fixed",
                                                       feature_list=plan.feature_list)
     return table[MDL_COLUMNS]

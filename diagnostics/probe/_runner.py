@@ -616,3 +616,37 @@ def layer_summary(table: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame
     out["n_seeds"] = out["n_seeds"].fillna(0).astype(int)
     out["chance"] = [chance_level(metric, m) for m in out["majority"]]
     return out.reset_index()[keys + ["mean", "std", "n_seeds", "pretrained", "majority", "chance"]]
+
+
+def seed_separation(table: pd.DataFrame, metrics=("balanced_accuracy",)) -> pd.DataFrame:
+    """How far the fine-tuned seeds lie from the pretrained model, per layer, in units of their own spread.
+
+    For each metric, from :func:`layer_summary`: the pretrained model's value, the seeds' mean and sample standard
+    deviation, ``difference = mean - pretrained`` and ``separation = difference / std`` (NaN with fewer than two
+    seeds or no spread beyond rounding). Metrics on different scales (accuracy, MDL compression, codelength in bits)
+    become comparable through ``separation``: the larger its magnitude, the more clearly the metric tells the
+    fine-tuned models from the pretrained one beyond seed noise.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`probe_models`, :func:`diagnostics.probe.probe_gold_cv` or :func:`diagnostics.probe.probe_mdl`.
+    metrics : str or sequence of str
+        Metric columns of ``table``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``language, task, layer, metric, pretrained, mean, std, n_seeds, difference, separation``, one row per
+        metric and layer.
+    """
+    frames = []
+    for metric in [metrics] if isinstance(metrics, str) else list(metrics):
+        summary = layer_summary(table, metric)
+        summary["difference"] = summary["mean"] - summary["pretrained"]
+        spread = summary["std"].where(summary["std"] > 1e-12 * summary["mean"].abs().clip(lower=1.0))
+        summary["separation"] = summary["difference"] / spread
+        frames.append(summary.assign(metric=metric))
+    columns = ["language", "task", "layer", "metric", "pretrained", "mean", "std", "n_seeds", "difference",
+               "separation"]
+    return pd.concat(frames, ignore_index=True)[columns]

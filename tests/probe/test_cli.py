@@ -102,7 +102,7 @@ def test_cli_probe_run_writes_tables_and_figures(tmp_path):
     result = CliRunner().invoke(app, ["probe", "run", "--model", str(pre), "--model", str(store), "--lang", "en",
                                       "--tasks", "logic,lexical_semantics", "--max-train", "60", "--max-test",
                                       "50", "--out", str(out), "--threads", "1", "--no-progress", "--gold-cv",
-                                      "--mdl"])
+                                      "--mdl", "--mdl-alpha", "probe"])
     assert result.exit_code == 0, result.output
     table = pd.read_csv(out / "probe_en.csv")
     assert sorted(table["model"].unique()) == ["pre", "seed=0", "seed=1"]
@@ -122,7 +122,8 @@ def test_cli_probe_run_writes_tables_and_figures(tmp_path):
     assert list((out / "cache").glob("annotations-en-*.json"))
     assert "training labels: presence" in result.output
     assert (table["feature_list"] == "study-text").all()  # the study's list labelled the probes
-    # MDL beside the accuracy tables: the same models, tasks, layers and training pairs, the accuracy probes' strengths
+    # MDL beside the accuracy tables: the same models, tasks, layers and training pairs; with --mdl-alpha probe the
+    # accuracy probes' strengths
     codes = pd.read_csv(out / "probe_en_mdl.csv")
     keys = ["model", "task", "layer"]
     assert codes[keys].equals(table[keys]) and (codes["n_pairs"] == table["n_train"]).all()
@@ -170,4 +171,4 @@ def test_cli_reports_bad_input(tmp_path):
     assert result.exit_code == 2 and "--mdl-data: expected train or test, found 'gold'" in result.output
     result = CliRunner().invoke(app, ["probe", "run", "--model", "embedded", "--mdl", "--mdl-alpha", "0", "--out",
                                       str(tmp_path / "o")])
-    assert result.exit_code == 2 and "--mdl-alpha: expected a number > 0" in result.output
+    assert result.exit_code == 2 and "--mdl-alpha: expected a number > 0 or 'probe', found '0'" in result.output

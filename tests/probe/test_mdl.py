@@ -17,9 +17,9 @@ from sklearn.metrics import log_loss
 
 from diagnostics.data import load
 from diagnostics.plots import mdl_by_layer
-from diagnostics.probe import (ALPHAS, MDL_COLUMNS, MDL_PORTIONS, block_ends, chance_level, control_labels,
+from diagnostics.probe import (ALPHAS, MDL_ALPHA, MDL_COLUMNS, MDL_PORTIONS, block_ends, chance_level, control_labels,
                                label_entropy_bits, load_encoder, mdl_layers, online_codelength, probe_mdl,
-                               probe_models, standardise)
+                               probe_models, seed_separation, standardise)
 
 N_LAYERS = 2
 
@@ -208,7 +208,7 @@ def test_probe_mdl_codes_the_accuracy_probes_pairs_with_their_strengths(setup):
     models, kwargs, accuracy = setup
     encoder = kwargs["encoder"]
     calls = len(encoder.calls)
-    table = probe_mdl(models, "en", **kwargs)
+    table = probe_mdl(models, "en", alpha="probe", **kwargs)
     assert len(encoder.calls) == calls  # cached vectors only: no model runs
     assert list(table.columns) == MDL_COLUMNS and len(table) == 2 * 2 * (N_LAYERS + 1)
     assert (table["n_pairs"] == 150).all() and (table["first_block_size"] == 1).all()
@@ -239,30 +239,54 @@ def test_probe_mdl_codes_the_accuracy_probes_pairs_with_their_strengths(setup):
     assert row["control_codelength"] == pytest.approx(
         online_codelength(x, control_labels(y, 1), alpha=row["control_alpha"], seed=0).online_codelength)
     # the accuracy table given instead of the cached one: the same codes; the identical call is a cache hit
-    pd.testing.assert_frame_equal(probe_mdl(models, "en", accuracy=accuracy, **kwargs), table)
+    pd.testing.assert_frame_equal(probe_mdl(models, "en", alpha="probe", accuracy=accuracy, **kwargs), table)
     assert len(list(kwargs["cache_dir"].glob("mdl-*.json"))) == 2
-    pd.testing.assert_frame_equal(probe_mdl(models, "en", **kwargs, reuse_results=False), table)
+    pd.testing.assert_frame_equal(probe_mdl(models, "en", alpha="probe", **kwargs, reuse_results=False), table)
     with pytest.raises(ValueError, match="no rows for model"):
-        probe_mdl(models, "en", accuracy=accuracy[accuracy["model"] == "pretrained"], **kwargs)
+        probe_mdl(models, "en", alpha="probe", accuracy=accuracy[accuracy["model"] == "pretrained"], **kwargs)
 
 
 def test_probe_mdl_fixed_strength_gold_labels_and_bad_arguments(setup):
     models, kwargs, accuracy = setup
+    default = probe_mdl(models, "en", **kwargs)
+    assert (default["alpha"] == MDL_ALPHA).all() and (default["control_alpha"] == MDL_ALPHA).all()
+    assert (default["alpha_source"] == "fixed").all()
     fixed = probe_mdl(models, "en", alpha=1e-2, **kwargs)
-    assert (fixed["alpha"] == 1e-2).all() and (fixed["alpha_source"] == "fixed").all()
+    assert (fixed["alpha"] == 1e-2).all() and not np.allclose(fixed["online_codelength"], default["online_codelength"])
     gold = probe_mdl(models, "en", data="test", **kwargs)
     assert (gold["n_pairs"] == 80).all() and (gold["data"] == "test").all()
     test_rates = accuracy.set_index(["model", "task", "layer"])["test_positive_rate"]
     np.testing.assert_allclose(gold.set_index(["model", "task", "layer"])["positive_rate"], test_rates)
     with pytest.raises(ValueError, match="data must be"):
         probe_mdl(models, "en", data="validation", **kwargs)
-    with pytest.raises(ValueError, match="alpha"):
-        probe_mdl(models, "en", alpha=-1.0, **kwargs)
+    for bad in (-1.0, "auto", None):
+        with pytest.raises(ValueError, match="alpha must be 'probe' or a number"):
+            probe_mdl(models, "en", alpha=bad, **kwargs)
     with pytest.raises(TypeError):
         probe_mdl(models, "en", folds=3, **kwargs)  # not an argument of probe_models
     fig = mdl_by_layer(gold)
     assert len(fig.axes) == 2 * 2  # (compression, MDL selectivity) x tasks
     labels = {line.get_label() for line in fig.axes[0].get_lines()}
     assert {"seed 1", "pretrained", "uniform code (no compression)"} <= labels
-    assert any(label.startswith("label prior only") for label in labels)
+    assert "label prior only (1 / H)" in labels
+    negation = gold[(gold["task"] == "negation") & gold["seed"].isna()]
+    prior = [line for line in fig.axes[0].get_lines() if line.get_label() == "label prior only (1 / H)"][0]
+    assert prior.get_ydata()[0] == pytest.approx(chance_level("compression", negation["majority"].iloc[0]))
+    assert fig.axes[0].get_ylim() != fig.axes[1].get_ylim()  # one scale per panel
     assert "no selectivity" in {line.get_label() for line in fig.axes[2].get_lines()}
+
+
+def test_seed_separation_puts_metrics_on_one_scale():
+    rows = []
+    for seed, accuracy, compression in [(None, [0.5, 0.6], [1.1, 1.2]), (0, [0.6, 0.8], [1.5, 1.2]),
+                                        (1, [0.7, 0.6], [1.7, 1.2])]:
+        for layer in range(2):
+            rows.append({"model": f"m{seed}", "seed": seed, "language": "en", "task": "logic", "layer": layer,
+                         "accuracy": accuracy[layer], "compression": compression[layer], "majority": 0.55})
+    table = pd.DataFrame(rows).astype({"seed": "Int64"})
+    out = seed_separation(table, ["accuracy", "compression"]).set_index(["metric", "layer"])
+    assert out.loc[("accuracy", 0), "difference"] == pytest.approx(0.15)
+    assert out.loc[("accuracy", 0), "separation"] == pytest.approx(0.15 / np.std([0.6, 0.7], ddof=1))
+    assert out.loc[("compression", 0), "separation"] == pytest.approx(0.5 / np.std([1.5, 1.7], ddof=1))
+    assert np.isnan(out.loc[("compression", 1), "separation"])  # no spread across seeds
+    assert (out["n_seeds"] == 2).all() and len(out) == 4
