@@ -208,7 +208,8 @@ def test_a_frozen_host_loses_its_lock_and_stops_when_it_wakes(tmp_path):
     a = _holder(folder, "node-a", log, wait_s=30, train_s=60)
     _wait_for(log, "node-a got")
     os.kill(a.pid, signal.SIGSTOP)
-    frozen = time.time()
+    time.sleep(0.05)  # let the stop land
+    last_beat = folder.joinpath("LOCK").stat().st_mtime  # A's heartbeat touches LOCK; frozen, it touches it no more
     b = _holder(folder, "node-b", log, wait_s=30, train_s=3.0)
     _wait_for(log, "node-b got")
     os.kill(a.pid, signal.SIGCONT)
@@ -216,7 +217,7 @@ def test_a_frozen_host_loses_its_lock_and_stops_when_it_wakes(tmp_path):
     assert a.wait(30) == 0 and b.wait(30) == 0
     events = _events(log)
     b_got = next(t for h, w, t in events if h == "node-b" and w == "got")
-    assert b_got - frozen >= 1.0  # not before the stale bound
+    assert b_got - last_beat >= 1.0  # not before A's last heartbeat is as old as the stale bound
     a_lost = next(t for h, w, t in events if h == "node-a" and w == "lost")
     assert a_lost - woke < 1.5  # within a few heartbeats of waking
     assert not any(h == "node-a" and w == "done" for h, w, t in events)
