@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..data._kinds import KINDS  # file-format kinds accepted by ``--kind`` -> registry name of the reader
+from ..data import KINDS  # file-format kinds accepted by ``--kind`` -> registry name of the reader
 from ..errors import UserInputError
 from ..tables import iter_records, read_table, write_table
 

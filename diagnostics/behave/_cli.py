@@ -71,7 +71,7 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
     so is one without a trained classification head unless `--allow-untrained-head`.
     """
     from diagnostics.errors import UserInputError
-    from diagnostics.models._precision import PRECISIONS
+    from diagnostics.models import PRECISIONS
     from diagnostics.tables import write_table
 
     from ._runner import failure_rates, run_sweep, summarise_across_seeds

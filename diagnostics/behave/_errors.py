@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from diagnostics.data._errors import DataFormatError
+from diagnostics.data import DataFormatError
 
 
 class TemplateError(DataFormatError):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from diagnostics.errors import UserInputError
-from diagnostics.models._folders import MODEL_CONFIG, PICKLED_WEIGHTS, SAFETENSORS_WEIGHTS
+from diagnostics.models import MODEL_CONFIG, PICKLED_WEIGHTS, SAFETENSORS_WEIGHTS
 from diagnostics.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT  # noqa: F401 (LABELS re-exported)
 
 #: Class order assumed for a head without label names (``LABEL_0``, ``LABEL_1``): id 0 = entailment.
@@ -22,8 +22,8 @@ def resolve_model_dir(path: str | Path) -> Path:
     down. Raises ``FileNotFoundError`` if no folder with ``config.json`` and weights is found (the message lists what
     was looked at).
     """
-    from diagnostics.finetune._store import Run, seed_of_folder
-    from diagnostics.models._folders import is_model_folder, model_folders_below
+    from diagnostics.finetune import Run, seed_of_folder
+    from diagnostics.models import is_model_folder, model_folders_below
 
     path = Path(path)
     if not path.exists():
@@ -132,14 +132,14 @@ class TransformersPredictor:
                  allow_untrained_head: bool = False):
         self.model_dir = resolve_model_dir(model_dir)
         check_safe_weights(self.model_dir)  # before torch is imported: a refused folder costs nothing
-        from diagnostics.models._loading import check_model_folder
+        from diagnostics.models import check_model_folder
 
         check_model_folder(self.model_dir)  # a damaged config.json or weights file: one line naming it
 
         import torch
         from transformers import AutoModelForSequenceClassification
 
-        from diagnostics.models._loading import load_tokenizer
+        from diagnostics.models import load_tokenizer
 
         from diagnostics.models import is_jiant_checkpoint, load_jiant_checkpoint
 
@@ -160,14 +160,14 @@ class TransformersPredictor:
             self.labels = label_order(self.model.config.id2label, self.model.config.num_labels)
         except UserInputError as err:
             raise UserInputError(f"{self.model_dir / MODEL_CONFIG}: {err}") from None
-        from diagnostics.models._precision import effective_precision
+        from diagnostics.models import effective_precision
 
         self.batch_size, self.max_length = batch_size, max_length
         self.precision = effective_precision(precision)
         self._torch = torch
 
     def __call__(self, premises: list[str], hypotheses: list[str]) -> list[str]:
-        from diagnostics.models._precision import cpu_autocast
+        from diagnostics.models import cpu_autocast
 
         out: list[str] = []
         with self._torch.inference_mode(), cpu_autocast(self.precision):
@@ -195,8 +195,8 @@ def predict_many(predictors: Sequence[TransformersPredictor], premises: Sequence
 
     import torch
 
-    from diagnostics.models._precision import cpu_autocast
-    from diagnostics.models._sharing import same_input_ids, shared_states, upper_part
+    from diagnostics.models import cpu_autocast
+    from diagnostics.models import same_input_ids, shared_states, upper_part
 
     if not predictors:
         return []
@@ -236,8 +236,8 @@ def run_coordinates(path: str | Path) -> dict:
     (:func:`diagnostics.finetune.run_coordinates`); a plain model folder gives ``model`` = its name and ``None`` for the
     rest.
     """
-    from diagnostics.finetune._store import run_coordinates as store_coordinates
-    from diagnostics.finetune._store import run_folder
+    from diagnostics.finetune import run_coordinates as store_coordinates
+    from diagnostics.finetune import run_folder
 
     path = Path(path)
     if run_folder(path) is None:

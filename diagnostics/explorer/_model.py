@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..stats._categories import dataset_for, dataset_frame, dataset_frames
-from ..stats._instances import category_instability, instance_stability, sigma_drivers
-from ..stats._scores import category_scores
-from ..stats._table import SETTING_KEYS, validate_predictions
+from ..stats import dataset_for, dataset_frame, dataset_frames
+from ..stats import category_instability, instance_stability, sigma_drivers
+from ..stats import category_scores
+from ..stats import SETTING_KEYS, validate_predictions
 from ..taxonomy import COARSE, FINE
 from . import _html as _html
 from . import _payload as _payload
@@ -41,8 +41,8 @@ def _annotator_features(frame: pd.DataFrame, language: str | None, annotations, 
     if annotations is False or annotations is None or language is None:
         return None
     try:
-        from ..annotate._cache import annotate_cached
-        from ..annotate._rules import available_languages
+        from ..annotate import annotate_cached
+        from ..annotate import available_languages
     except ImportError:  # the annotator stage is optional here: the explorer then shows gold features only
         return None
     if language not in available_languages():

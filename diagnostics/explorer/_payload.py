@@ -15,7 +15,7 @@ import pandas as pd
 from ..file_checks import read_json
 from ..io_utils import write_text_atomic
 from ..schema import ENTAILMENT, LABELS
-from ..stats._categories import category_matrix
+from ..stats import category_matrix
 from ..taxonomy import FINE
 from ._format import display_round, run_label
 

@@ -17,7 +17,7 @@ _EXPORTS = {
     "run_sweep": "_sweep", "run_sweeps": "_sweep", "train_run": "_train",
     # used by the other stages, the notebooks and the docs
     **dict.fromkeys(["ConfigError", "LANGUAGE_DEFAULTS"], "_config"),
-    **dict.fromkeys(["LANGUAGE_DATA_KEYS", "PRESENCE_WITHIN"], "_config_values"),
+    **dict.fromkeys(["DIAGNOSTIC_CATEGORY", "LANGUAGE_DATA_KEYS", "PRESENCE_WITHIN"], "_config_values"),
     "group_runs": "_grouping",
     "total_steps": "_loop",
     **dict.fromkeys(["VAL_SCHEDULES", "ValSchedule"], "_jiant"),

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from diagnostics.data._refs import DataRef
+from diagnostics.data import DataRef
 from diagnostics.settings import (ConfigError, ConfigSource, Expected, Settings, as_list, hint, read_settings,
                                   setting, show)
 

@@ -40,13 +40,13 @@ def _is_category(name: str) -> bool:
 
 
 def _is_registered(name: str) -> bool:
-    from diagnostics.data._registry import REGISTRY
+    from diagnostics.data import REGISTRY
 
     return name in REGISTRY
 
 
 def _registry_hint(name: str) -> str:
-    from diagnostics.data._registry import REGISTRY
+    from diagnostics.data import REGISTRY
 
     return f"{hint(name, REGISTRY)}; see `diagnostics data list`"
 
@@ -102,7 +102,7 @@ class ExtraData(Settings, frozen=True):
         list of (str, str)
             ``(key, message)`` per problem.
         """
-        from diagnostics.data._registry import REGISTRY
+        from diagnostics.data import REGISTRY
 
         spec = REGISTRY.get(self.name) if isinstance(self.name, str) else None
         if spec is None or self.path is not None or self.split is None or spec.folder is None \
@@ -214,8 +214,8 @@ def models_problems(models: list[ModelSpec], key: str) -> list[tuple[str, str]]:
 
 def ref_problems(value: Any, key: str) -> list[tuple[str, str]]:
     """Problems of one dataset reference (``"name[:split]"`` or a mapping): structure, registered name, split."""
-    from diagnostics.data._refs import DataRef
-    from diagnostics.data._registry import REGISTRY
+    from diagnostics.data import DataRef
+    from diagnostics.data import REGISTRY
 
     if isinstance(value, DataRef):
         name, split, path, name_key = value.name, value.split, value.path, key

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import torch
 
-from diagnostics.models._loading import load_tokenizer
+from diagnostics.models import load_tokenizer
 
 from ._batching import encode_pairs
 from ._config import SweepConfig

@@ -84,7 +84,7 @@ def _annotate(frame: pd.DataFrame, language: str, cache_dir: Path | None = None)
     if key in _ANNOTATED:
         return _ANNOTATED[key]
     try:
-        from diagnostics.annotate._cache import annotate_cached
+        from diagnostics.annotate import annotate_cached
     except ImportError as err:
         raise ImportError("presence=(feature, share) needs the rule annotators (diagnostics.annotate), which could "
                           f"not be imported: {err}") from err

@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from diagnostics.models._layers import PassThroughEmbeddings
+from diagnostics.models import PassThroughEmbeddings
 from diagnostics.schema import CLASS_LABELS
 
 
@@ -155,7 +155,7 @@ def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, toke
     """
     from transformers import AutoModelForSequenceClassification
 
-    from diagnostics.models._folders import model_folder_writer
+    from diagnostics.models import model_folder_writer
 
     from diagnostics.models import JiantPairClassifier, save_jiant_classifier
 

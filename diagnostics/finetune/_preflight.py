@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnostics.data._refs import DataRef
+from diagnostics.data import DataRef
 from diagnostics.errors import UserInputError
-from diagnostics.models._folders import read_model_config
-from diagnostics.models._resolve import ModelNotCachedError
+from diagnostics.models import read_model_config
+from diagnostics.models import ModelNotCachedError
 from diagnostics.settings import ConfigError
 
 from ._config_values import ModelSpec
@@ -42,7 +42,7 @@ def locate_model(model: ModelSpec, *, download: bool = True) -> Path | None:
         The folder does not exist or is incomplete, or a hub id is neither in the local Hugging Face cache nor
         obtainable from the hub (:class:`~diagnostics.models.ModelNotAvailableError`).
     """
-    from diagnostics.models._resolve import EMBEDDED_ALIASES, ModelNotAvailableError, resolve_model
+    from diagnostics.models import EMBEDDED_ALIASES, ModelNotAvailableError, resolve_model
 
     target = model.path or model.name
     try:
@@ -135,7 +135,7 @@ def data_problems(config, cache: dict | None = None) -> list[tuple[str, str]]:
 
     def labelled(ref: DataRef, key: str) -> tuple[int, int] | None:
         """(labelled pairs, pairs) of a source, or None when it cannot be read (the problem is recorded)."""
-        from diagnostics.data._registry import REGISTRY
+        from diagnostics.data import REGISTRY
 
         spec = REGISTRY.get(ref.name)
         if spec is not None and spec.folder is None and not ref.path:

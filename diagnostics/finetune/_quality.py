@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from diagnostics.schema import ENTAILMENT
-from diagnostics.stats._mcc import mcc as _mcc
+from diagnostics.stats import mcc as _mcc
 
 
 def category_summary(frame: pd.DataFrame, proba: np.ndarray) -> dict:

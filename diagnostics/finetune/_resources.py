@@ -23,7 +23,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from diagnostics.models._measure import PeakMemory, current_rss_bytes, fitness
+from diagnostics.models import PeakMemory, current_rss_bytes, fitness
 
 __all__ = ["PeakMemory", "current_rss_bytes", "fitness", "fitness_mib", "protocol_figures"]
 
@@ -54,7 +54,7 @@ def protocol_figures(model_path: str | Path, language: str, device: str, store: 
     weights to fingerprint, CUDA out of memory ...) is reported in ``reason``, never raised: the run is trained
     already. Two workers of a sweep that find none at the same time both measure (the later write wins).
     """
-    from diagnostics.models._measure import default_dataset, load_measurement, measure_model, save_measurement
+    from diagnostics.models import default_dataset, load_measurement, measure_model, save_measurement
 
     try:
         dataset = default_dataset(language)

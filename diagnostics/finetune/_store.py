@@ -38,7 +38,7 @@ from typing import Any
 import pandas as pd
 
 from diagnostics.io_utils import write_json_atomic, write_text_atomic
-from diagnostics.models._folders import is_model_folder
+from diagnostics.models import is_model_folder
 from diagnostics.schema import TRAINER_COLUMNS
 from diagnostics.tables import write_table
 

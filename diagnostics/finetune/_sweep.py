@@ -133,7 +133,7 @@ def prepare_features(config: SweepConfig, specs: list[RunSpec]) -> dict[str, flo
         return {}
     import torch
 
-    from diagnostics.models._loading import load_tokenizer
+    from diagnostics.models import load_tokenizer
 
     from ._batching import encode_pairs
     from ._features import FeatureCache

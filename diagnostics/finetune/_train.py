@@ -28,7 +28,7 @@ import pandas as pd
 import torch
 
 from diagnostics.schema import CLASS_LABELS
-from diagnostics.stats._mcc import mcc
+from diagnostics.stats import mcc
 
 from . import _store as store
 from ._config import ModelSpec, SweepConfig
@@ -124,7 +124,7 @@ def _autocast_dtype(config: SweepConfig, device: str) -> torch.dtype | None:
     """The autocast dtype of a config's precision on ``device``; ``None`` for full precision."""
     if device == "cpu":
         # opt-in only: fp32 stays the CPU default; without native bf16 the emulation would be slower than fp32
-        from diagnostics.models._precision import cpu_bf16_supported
+        from diagnostics.models import cpu_bf16_supported
 
         return torch.bfloat16 if config.precision == "bf16" and cpu_bf16_supported() else None
     if not device.startswith("cuda") or config.precision in ("fp32", "tf32"):

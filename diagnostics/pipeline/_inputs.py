@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnostics.errors import UserInputError
-from diagnostics.finetune._config_values import LANGUAGE_DATA_KEYS
+from diagnostics.finetune import LANGUAGE_DATA_KEYS
 from diagnostics.settings import override_key, split_override, split_pair
 
 INPUTS_FILE = "pipeline.json"

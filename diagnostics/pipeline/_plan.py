@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from diagnostics.data._refs import DataRef
+from diagnostics.data import DataRef
 from diagnostics.finetune import SweepConfig
-from diagnostics.finetune._config import ConfigError, ModelSpec
-from diagnostics.finetune._preflight import input_problems, model_problems
+from diagnostics.finetune import ConfigError, ModelSpec
+from diagnostics.finetune import input_problems, model_problems
 
 from ._scale_plan import ScalePlan, experiment_configs
 from ._substitutes import substitutions
@@ -189,7 +189,7 @@ def _mixture(config: SweepConfig, language: str, sizes: SourceSizes, shortfalls:
              experiment: str) -> tuple[list[dict[str, Any]], int | None]:
     """Sources and sizes of one language's training mixture; sizes a source cannot supply go to ``shortfalls``
     (``(source, path, asked, found, remedy) -> experiments``)."""
-    from diagnostics.finetune._mixtures import extra_ref
+    from diagnostics.finetune import extra_ref
 
     refs = config.language_data(language)
     train_found = sizes.size(refs["train"], _option(refs["train"], language, "train"))
@@ -228,8 +228,8 @@ def model_problem(model: ModelSpec) -> tuple[str | None, str | None]:
     or a notice that the run downloads the model (not cached, and the hub may be asked); ``(None, None)`` when the
     model is here (or is the embedded one, built on first use).
     """
-    from diagnostics.finetune._preflight import locate_model
-    from diagnostics.models._resolve import ModelNotCachedError
+    from diagnostics.finetune import locate_model
+    from diagnostics.models import ModelNotCachedError
 
     try:  # the sweep's own check: config.json and safetensors weights; the embedded model is built on first use
         locate_model(model, download=False)
@@ -249,8 +249,8 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
     run store. ``only`` names the experiment families to plan (``base``, ``extra``, ``presence``). Problems are
     collected, never raised: a plan is always returned for the dry run to print.
     """
-    from diagnostics.finetune._loop import total_steps
-    from diagnostics.finetune._sweep import run_states, settings_conflict
+    from diagnostics.finetune import total_steps
+    from diagnostics.finetune import run_states, settings_conflict
 
     spec = scale_plan.spec
     configs = experiment_configs(scale_plan, only)
@@ -353,7 +353,7 @@ def schedule_costs(runs: list[tuple[SweepConfig, int]]) -> dict[str, dict[str, A
         :attr:`Plan.schedules`); empty without such runs.
     """
     from diagnostics.finetune import VAL_SCHEDULES
-    from diagnostics.finetune._loop import total_steps
+    from diagnostics.finetune import total_steps
 
     if not runs:
         return {}
@@ -373,8 +373,8 @@ def _fused_groups(config: SweepConfig, pending: list) -> tuple[int | str, dict[s
     ``fuse: auto`` is measured on the device the sweep runs on; on a machine without that device (a login node)
     the plan says ``auto`` and names no groups.
     """
-    from diagnostics.finetune._grouping import group_runs
-    from diagnostics.finetune._sweep import group_size
+    from diagnostics.finetune import group_runs
+    from diagnostics.finetune import group_size
 
     if not pending:
         return config.fuse, {}
@@ -404,7 +404,7 @@ def build_mixtures(configs: dict[str, SweepConfig]) -> list[str]:
     """
     from tqdm.auto import tqdm
 
-    from diagnostics.finetune._mixtures import training_mixture
+    from diagnostics.finetune import training_mixture
 
     problems = []
     todo = [(name, cfg, lang) for name, cfg in configs.items() if cfg.presence is not None for lang in cfg.languages]

@@ -50,8 +50,8 @@ def unfinished_runs(plan: ScalePlan, only: tuple[str, ...] | None = None) -> tup
     ``plan`` is the resolved scale; ``only`` names experiment families (``base``, ``extra``, ``presence``), all by
     default. Returns the unfinished run folders, in plan order, and the number of runs those experiments have in all.
     """
-    from diagnostics.finetune._store import is_done
-    from diagnostics.finetune._sweep import plan as sweep_plan
+    from diagnostics.finetune import is_done
+    from diagnostics.finetune import plan as sweep_plan
 
     paths = [spec.path for config in experiment_configs(plan, only).values() for spec in sweep_plan(config)]
     return [p for p in paths if not is_done(p)], len(paths)
@@ -98,7 +98,7 @@ def ensure_runs(plan: ScalePlan, only: tuple[str, ...] | None = None, *, train: 
         The predictions table of every finished run of those experiments.
     """
     from diagnostics.finetune import collect_predictions, is_done, run_sweeps, verify_run
-    from diagnostics.finetune._sweep import check_compatible, plan as sweep_plan
+    from diagnostics.finetune import check_compatible, plan as sweep_plan
 
     if not train:
         require_finished(plan, only)

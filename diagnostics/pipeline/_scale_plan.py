@@ -15,14 +15,14 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagnostics.data._refs import DataRef
+from diagnostics.data import DataRef
 from diagnostics.errors import UserInputError
 from diagnostics.finetune import SweepConfig
-from diagnostics.finetune._config import LANGUAGE_DEFAULTS
+from diagnostics.finetune import LANGUAGE_DEFAULTS
 from diagnostics.resources import configs_dir, default_runs_dir
 from diagnostics.settings import (ConfigError, ConfigSource, apply_overrides, hint, override_items, override_key,
                                   read_settings)
-from diagnostics.stats._study import presence_experiment
+from diagnostics.stats import presence_experiment
 from diagnostics.taxonomy import canonical_fine
 
 from ._inputs import PipelineInputs, load_inputs
@@ -159,7 +159,7 @@ def _scale_settings(scale: str, inputs: PipelineInputs) -> ScaleSpec:
 def _tiny_values(runs_dir: Path) -> dict:
     """The tiny scale's sweep (made in code), its random model built under ``runs_dir`` on first use."""
     from diagnostics.models import tiny_random_model
-    from diagnostics.models._folders import has_model_config
+    from diagnostics.models import has_model_config
 
     model_dir = runs_dir / "models" / "tiny-bert"
     if not has_model_config(model_dir):
@@ -303,7 +303,7 @@ def pretrained_models(plan: ScalePlan) -> dict[str, Path]:
     dict of str to Path
         Model name -> local folder.
     """
-    from diagnostics.finetune._train import resolve_model_path
+    from diagnostics.finetune import resolve_model_path
 
     return {m.name: resolve_model_path(m) for m in plan.base.models}
 

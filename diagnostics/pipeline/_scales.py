@@ -20,9 +20,9 @@ import math
 from pathlib import Path
 
 from diagnostics.finetune import SweepConfig
-from diagnostics.finetune._config import LANGUAGE_DEFAULTS
-from diagnostics.finetune._config_values import DIAGNOSTIC_CATEGORY, PRESENCE_WITHIN
-from diagnostics.models._precision import PRECISIONS
+from diagnostics.finetune import LANGUAGE_DEFAULTS
+from diagnostics.finetune import DIAGNOSTIC_CATEGORY, PRESENCE_WITHIN
+from diagnostics.models import PRECISIONS
 from diagnostics.settings import Expected, Settings, hint, read_mapping, setting, show
 
 SCALES = ("tiny", "demo", "paper")
@@ -183,7 +183,7 @@ def probe_frames(config: SweepConfig, language: str, *, max_train: int | None = 
     """
     import pandas as pd
 
-    from diagnostics.probe._tasks import DIAGNOSTIC_SETS, TRAIN_SETS, annotate_frame, subsample
+    from diagnostics.probe import DIAGNOSTIC_SETS, TRAIN_SETS, annotate_frame, subsample
 
     refs = config.language_data(language)
     frames = {}

@@ -23,7 +23,7 @@ def substitutions(configs: dict[str, SweepConfig]) -> dict[str, list[dict[str, s
     column label of :func:`diagnostics.data.display_language` (``sv (SweDiagnostics)``), ``instead_of`` what the
     study used; languages without any are left out.
     """
-    from diagnostics.data._labels import SUBSTITUTE_SETS, display_language
+    from diagnostics.data import SUBSTITUTE_SETS, display_language
 
     out: dict[str, list[dict[str, str]]] = {}
 

@@ -6,7 +6,7 @@ from matplotlib.figure import Figure
 import pandas as pd
 import seaborn as sns
 
-from diagnostics.behave._runner import failure_rates
+from diagnostics.behave import failure_rates
 
 
 def failure_heatmap(results: pd.DataFrame, by: str = "capability", title: str = "Behavioural failure rate"):

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..io_utils import output_folder
-from ..predictions._compare import Comparison
+from ..predictions import Comparison
 from ..tables import write_table_to
 
 #: Files :func:`write_comparison` writes.

@@ -7,7 +7,7 @@ import seaborn as sns
 
 from matplotlib.figure import Figure
 
-from diagnostics.data._summary import category_counts
+from diagnostics.data import category_counts
 
 
 def category_counts_by_language(frames: dict[str, pd.DataFrame]):

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ..explorer._format import run_label
+from ..explorer import run_label
 from ..schema import ENTAILMENT
 
 def _short(text: str, width: int) -> str:

@@ -164,7 +164,7 @@ def _draw_panel(ax, table: pd.DataFrame, task: str, metric: str, *, band: bool, 
 
 
 def _chance_line(ax, rows: pd.DataFrame, metric: str) -> None:
-    from diagnostics.probe._linear import chance_level
+    from diagnostics.probe import chance_level
 
     majority = rows["majority"] if "majority" in rows else pd.Series(dtype=float)
     level = chance_level(metric, float(majority.mean()) if majority.notna().any() else float("nan"))

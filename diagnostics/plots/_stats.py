@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ..stats._study import language_labels
-from ..stats._study import ordered_categories as _ordered
+from ..stats import language_labels
+from ..stats import ordered_categories as _ordered
 
 
 def _heatmap(wide: pd.DataFrame, title: str, cmap: str, center: float | None, label: str):

@@ -97,7 +97,7 @@ def import_files(
     and examples a run lacks are listed in the report (unmatched.csv, missing.csv) and refuse the import unless
     --allow-partial; files whose own gold labels differ from the dataset's are refused unless --trust-labels.
     """
-    from ..data._refs import user_file_refs
+    from ..data import user_file_refs
     from ..errors import UserInputError
     from ..file_checks import check_output_path
     from ..settings import split_pair
@@ -146,7 +146,7 @@ def export_table(
                                                               "(one dataset is exported at a time).")) -> None:
     """Write a predictions table in another tool's format (the inverse of `diagnostics predictions import`)."""
     from ..errors import UserInputError
-    from ..stats._table import read_predictions
+    from ..stats import read_predictions
     from ._exporters import to_columns, to_lm_eval, to_trainer
 
     frame = read_predictions(table)
@@ -219,10 +219,10 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
     """
     import warnings
 
-    from ..data._refs import user_file_refs
+    from ..data import user_file_refs
     from ..file_checks import check_output_path
-    from ..stats._table import ExampleSetWarning, read_predictions
-    from ..plots._compare import write_comparison
+    from ..stats import ExampleSetWarning, read_predictions
+    from ..plots import write_comparison
     from ._compare import compare_tables
 
     check_output_path(out, folder=True)

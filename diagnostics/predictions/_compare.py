@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserInputError
-from ..stats._inference import ADJUSTMENTS, ALTERNATIVES, PAIRINGS  # noqa: F401 - the options, re-exported
+from ..stats import ADJUSTMENTS, ALTERNATIVES, PAIRINGS  # noqa: F401 - the options, re-exported
 
 
 
@@ -107,7 +107,7 @@ class Comparison:
         str
             The sides, the design, the summary rows, the categories that differ after adjustment, the table.
         """
-        from ..stats._report import markdown_table
+        from ..stats import markdown_table
 
         t = self.table
         a, b = self.names
@@ -262,7 +262,7 @@ def compare_tables(table_a: pd.DataFrame, table_b: pd.DataFrame, *, select_a: Ma
         same seeds, an unknown option value, or ASO with a single run on a side.
     """
     from ..stats import compare_settings, setting_arrays
-    from ..stats._scores import ALL, OVERALL
+    from ..stats import ALL, OVERALL
 
     for option, value, allowed in (("metric", metric, ("mcc", "accuracy")), ("by", by, ("category", "coarse")),
                                    ("pairing", pairing, PAIRINGS)):
@@ -318,7 +318,7 @@ def _add_aso(out: pd.DataFrame, arr_a, arr_b, metric: str, by: str, level: float
              tau: float, adjust: str) -> None:
     """The ASO columns, matched to the comparison's rows by category (B's runs scored on A's categories, as the
     Multi-Bootstrap delta is)."""
-    from ..stats._aso import aso_matrices
+    from ..stats import aso_matrices
 
     if n_boot < 2:
         raise UserInputError(f"n_boot: ASO needs at least 2 bootstrap samples, found {n_boot}")
@@ -340,8 +340,8 @@ def _add_aso(out: pd.DataFrame, arr_a, arr_b, metric: str, by: str, level: float
 def _add_mcnemar(out: pd.DataFrame, correct_a: np.ndarray, correct_b: np.ndarray, arr, family: np.ndarray,
                  adjust: str, alpha: float) -> None:
     """McNemar's exact test per category and for all examples (none for the overall mean), adjusted as ``adjust``."""
-    from ..stats._multiple import adjust_pvalues
-    from ..stats._scores import ALL
+    from ..stats import adjust_pvalues
+    from ..stats import ALL
 
     members = {**{n: arr.categories[:, j] for j, n in enumerate(arr.category_names)},
                ALL: np.ones(len(correct_a), dtype=bool)}

@@ -91,7 +91,7 @@ def to_columns(table: pd.DataFrame, path: str | Path, *, text: bool = False, lab
     ValueError
         A table of several datasets.
     """
-    from ..stats._categories import dataset_frame
+    from ..stats import dataset_frame
 
     dataset = _one_dataset(table)
     encode = _encoder(label_map)
@@ -164,7 +164,7 @@ def to_lm_eval(table: pd.DataFrame, folder: str | Path, *, task: str | None = No
     ValueError
         A table of several datasets.
     """
-    from ..stats._categories import dataset_frame
+    from ..stats import dataset_frame
 
     dataset = _one_dataset(table)
     known = dataset_frame(dataset)
@@ -233,7 +233,7 @@ def to_trainer(table: pd.DataFrame, folder: str | Path, *, fmt: str = "npy") -> 
     ValueError
         A table of several datasets, without probabilities, or a run that lacks examples.
     """
-    from ..stats._categories import dataset_frame
+    from ..stats import dataset_frame
 
     if fmt not in ("npy", "npz", "json"):
         raise ValueError(f"fmt must be npy, npz or json, found {fmt!r}")

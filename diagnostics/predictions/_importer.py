@@ -268,8 +268,8 @@ def import_with_report(files: str | Path | Sequence[str | Path], dataset: str, *
         An unknown dataset or option value, an unreadable file, a mapping naming a missing column.
     """
     from ..data import DataRef, get_spec
-    from ..stats._categories import dataset_frame
-    from ..stats._table import validate_predictions
+    from ..stats import dataset_frame
+    from ..stats import validate_predictions
 
     if match not in MATCHES:
         raise UserInputError(f"match {match!r}: expected one of {', '.join(MATCHES)}")

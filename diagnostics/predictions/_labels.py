@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..data._readers import THREE_WAY, collapse
+from ..data import THREE_WAY, collapse
 from ..errors import UserInputError
 from ..schema import ENTAILMENT, LABELS, NOT_ENTAILMENT
 

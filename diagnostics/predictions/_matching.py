@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data._errors import shorten
+from ..data import shorten
 from ..errors import UserInputError
 from ._text import loose_key, match_key
 

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data._errors import DataFormatError, shorten
-from ..data._readers import THREE_WAY
+from ..data import DataFormatError, shorten
+from ..data import THREE_WAY
 from ..errors import UserInputError
 from ..schema import CLASS_LABELS, ENTAILMENT, LABELS
 from ..tables import FORMATS as TABLE_FORMATS

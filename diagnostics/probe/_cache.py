@@ -16,7 +16,7 @@ import numpy as np
 
 from diagnostics.hashing import text_hash  # noqa: F401  (part of this module's API)
 from diagnostics.io_utils import atomic_path, write_json_atomic
-from diagnostics.models._fingerprint import model_fingerprint
+from diagnostics.models import model_fingerprint
 
 CACHE_VERSION = 1
 _DTYPES = {"float16": np.float16, "float32": np.float32}
@@ -142,7 +142,7 @@ def vector_key(model_path: str | Path, texts: list[str], *, pooling: str = "mean
     :func:`cached_sentence_vectors`, but the key holds the precision that would really run rather than the requested
     ``precision`` (see :func:`cache_key`).
     """
-    from diagnostics.models._precision import effective_precision
+    from diagnostics.models import effective_precision
 
     from ._extract import find_model_folder
 
@@ -206,7 +206,7 @@ def cached_model_vectors(model_paths: dict, texts: list[str], cache_dir: str | P
     ``encoder(folder) -> (model, tokenizer)`` defaults to :func:`diagnostics.probe.load_encoder`. Returns label ->
     ``[layers, len(texts), hidden]`` in ``dtype``, in the order of ``model_paths``.
     """
-    from diagnostics.models._precision import effective_precision
+    from diagnostics.models import effective_precision
 
     from ._extract import encode_models, find_model_folder, load_encoder
 

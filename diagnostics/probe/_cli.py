@@ -153,7 +153,7 @@ def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precisi
                    sizes: dict[str, int | None]) -> None:
     """Refuse a bad option with one line naming it, before any model or data is loaded."""
     from diagnostics.errors import UserInputError
-    from diagnostics.models._precision import PRECISIONS
+    from diagnostics.models import PRECISIONS
 
     from ._cache import _DTYPES
     from ._runner import SELECTIONS
@@ -194,7 +194,7 @@ def _check_folder(folder: Path, option: str) -> None:
 
 def _write_outputs(table, gold, lang: str, out: Path) -> list[str]:
     """Tables and one figure per metric under ``out``; the written file names."""
-    from diagnostics.plots._probe import accuracy_by_layer
+    from diagnostics.plots import accuracy_by_layer
 
     from ._runner import layer_summary
 
@@ -229,7 +229,7 @@ def _write_mdl(codes, lang: str, out: Path) -> list[str]:
     import pandas as pd
 
     from diagnostics.io_utils import atomic_path
-    from diagnostics.plots._probe import mdl_by_layer
+    from diagnostics.plots import mdl_by_layer
     from diagnostics.tables import write_table
 
     from ._runner import layer_summary

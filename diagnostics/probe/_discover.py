@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnostics.models._folders import has_model_config
+from diagnostics.models import has_model_config
 
 from ._extract import find_model_folder
 
@@ -25,7 +25,7 @@ def discover_runs(folder: str | Path, *, require_done: bool = True) -> dict[str,
         ``"seed=<k>"`` -> model folder, sorted by seed. Two runs with the same seed (from different
         experiments) are labelled by their path relative to ``folder`` instead.
     """
-    from diagnostics.finetune._store import list_runs
+    from diagnostics.finetune import list_runs
 
     folder = Path(folder)
     runs = sorted(list_runs(folder, state="done" if require_done else None), key=lambda r: (r.seed, str(r.path)))

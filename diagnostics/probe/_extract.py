@@ -35,8 +35,8 @@ def find_model_folder(path: str | Path) -> Path:
     FileNotFoundError
         When no model folder, or more than one, is found.
     """
-    from diagnostics.finetune._store import Run, seed_of_folder
-    from diagnostics.models._folders import is_model_folder, model_folders_below
+    from diagnostics.finetune import Run, seed_of_folder
+    from diagnostics.models import is_model_folder, model_folders_below
 
     path = Path(path)
     if not path.exists():
@@ -70,7 +70,7 @@ def load_encoder(path: str | Path):
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
-    from diagnostics.models._loading import check_model_folder, load_tokenizer
+    from diagnostics.models import check_model_folder, load_tokenizer
 
     folder = find_model_folder(path)
     check_model_folder(folder)  # a damaged config.json or weights file: one line naming it
@@ -186,8 +186,8 @@ def encode_models(encoders: dict, texts: list[str], *, batch_size: int = 64, max
     import torch
     from tqdm.auto import tqdm
 
-    from diagnostics.models._precision import cpu_autocast
-    from diagnostics.models._sharing import same_input_ids, shared_states, upper_part
+    from diagnostics.models import cpu_autocast
+    from diagnostics.models import same_input_ids, shared_states, upper_part
 
     if pooling not in POOLINGS:
         raise ValueError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")

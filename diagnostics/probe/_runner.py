@@ -43,7 +43,7 @@ def seed_of(label: str, path: str | Path | None = None) -> int | None:
     int or None
         The seed; None for a pretrained model.
     """
-    from diagnostics.finetune._store import run_coordinates, run_folder
+    from diagnostics.finetune import run_coordinates, run_folder
 
     for where in ([path] if path is not None else []) + [label]:
         if run_folder(where) is not None:

@@ -364,7 +364,7 @@ def annotate_frame(frame: pd.DataFrame, lang: str, *, cache_dir: str | Path | No
     if labels not in PROBE_LABELS:
         raise ValueError(f"labels must be one of {', '.join(PROBE_LABELS)}, found {labels!r}")
     try:
-        from diagnostics.annotate._cache import annotate_cached
+        from diagnostics.annotate import annotate_cached
     except ImportError as err:
         raise ImportError(f"probing labels come from the rule annotator, which could not be imported ({err})") from err
     if labels == "differs":

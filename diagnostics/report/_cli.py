@@ -53,7 +53,7 @@ def _compare_options(run_dir: Path, compare_a: list[str], compare_b: list[str]) 
     """The two selections of --compare-a / --compare-b, checked against the explorer's data before anything is
     written; None without them."""
     from diagnostics.errors import UserInputError
-    from diagnostics.explorer._payload import PAYLOAD_NAME, read_payload
+    from diagnostics.explorer import PAYLOAD_NAME, read_payload
 
     from ._explorer_compare import resolve_pair
 

@@ -342,7 +342,7 @@ def resolve_pair(payload: dict, select_a: Mapping, select_b: Mapping, names: tup
     compared as text; each must name exactly one setting, both on one dataset. Returns ``{"a", "b", "names"}``;
     raises :class:`~diagnostics.errors.UserInputError` (one line) otherwise.
     """
-    from ..explorer._compare import side_names
+    from ..explorer import side_names
 
     keys = [*payload.get("keys", []), "dataset"]
     settings = [{**{k: s.get(k) for k in payload.get("keys", [])},

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data._refs import DataRef
+from ..data import DataRef
 from ..taxonomy import COARSE, COARSE_OF, FINE
 
 

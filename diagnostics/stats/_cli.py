@@ -39,7 +39,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     """
     import warnings
 
-    from ..data._refs import user_file_refs
+    from ..data import user_file_refs
     from ..errors import UserInputError
     from ._bootstrap import RESAMPLE
     from ._report import write_report
@@ -122,7 +122,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
     import json
     import warnings
 
-    from ..data._refs import user_file_refs
+    from ..data import user_file_refs
     from ..errors import UserInputError, one_line
     from ..io_utils import output_folder
     from ..tables import write_table_to

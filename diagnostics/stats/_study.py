@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..data._labels import display_language
+from ..data import display_language
 from ..taxonomy import COARSE, FINE, slug
 from ._stability import (_pairwise_pearson, _setting_keys, _subset, _with_pooled, deltas, rs_corr, rs_corr_variants,
                         stability)
@@ -543,7 +543,7 @@ def diagnostic_table(frames: Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame]
         ``(<coarse>, <category>)`` with the pairs carrying each of the 33 fine categories, in taxonomy order
         (zeros included).
     """
-    from ..data._summary import category_counts
+    from ..data import category_counts
     from ..schema import ENTAILMENT, NOT_ENTAILMENT
 
     if not isinstance(frames, Mapping):

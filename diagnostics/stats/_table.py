@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data._errors import DataFormatError
-from ..data._errors import shorten as _shorten
+from ..data import DataFormatError
+from ..data import shorten as _shorten
 from ..schema import LABELS
 from ..schema import PREDICTION_OPTIONAL as OPTIONAL
 from ..schema import PREDICTION_REQUIRED as REQUIRED
