@@ -5,7 +5,7 @@ without its pooler, plus jiant's pair head, as the study's recipe builds it with
 stacked with ``StackedClassifiers``. Only the width is narrow (hidden 64, intermediate 256, vocabulary 1,000): ops
 per step depend on the tensor structure, bytes per element on the structure and the dtype (the width only through
 per-tensor norms and scalars, negligibly). Every stacked parameter gets a random gradient,
-then one ``StackedBertAdam.step(decay)`` (the ``jiant`` recipe) and one ``StackedAdamW.step(factors)`` (the
+then one ``StackedBertAdam.step(factors)`` (the ``jiant`` recipe) and one ``StackedAdamW.step(factors)`` (the
 ``epoch`` recipe) run under a ``TorchDispatchMode`` that records every aten op they dispatch (ops of other
 namespaces, such as the profiler's markers, are left out). A step is counted after one uncounted step, so that
 state made lazily on a first step is not.
@@ -172,19 +172,18 @@ def count_ops(structure: dict | None = None, runs: int = 8, batch: tuple[int, in
                         "stacked_elements": elements, "dtype": str(next(iter(stack.params.values())).dtype)}}
 
     jiant = SweepConfig(recipe="jiant", optimizer="bert_adam", **RECIPE)
-    bert_adam = StackedBertAdam(stack, models[0], jiant, t_total=1000)
-    decay = torch.ones(runs)
+    bert_adam = StackedBertAdam(stack, models[0], jiant)
+    factors = [1.0] * runs
     _random_grads(stack, generator)
-    bert_adam.step(decay)  # uncounted: state a first step may make
+    bert_adam.step(factors)  # uncounted: state a first step may make
     _random_grads(stack, generator)
     with op_counter() as counter:
-        bert_adam.step(decay)
+        bert_adam.step(factors)
     report["bert_adam"] = counter.summary(elements)
 
     epoch_settings = {k: v for k, v in RECIPE.items() if k != "classifier_head"}  # the head is the jiant recipe's
     epoch = SweepConfig(recipe="epoch", optimizer="adamw", **{**epoch_settings, "max_grad_norm": 1.0})
     adamw = StackedAdamW(stack, models[0], epoch)
-    factors = [1.0] * runs
     _random_grads(stack, generator)
     adamw.step(factors)
     _random_grads(stack, generator)

@@ -498,8 +498,9 @@ def test_the_tests_of_a_stage_package_live_in_its_folder():
 
 # --- one training engine ------------------------------------------------------------------------------------------
 
-def test_one_module_takes_the_run_lock_and_one_loop_per_recipe_exists():
-    """The run lifecycle (lock, done, failed) lives in one module, and the engine's loops are the only ones."""
+def test_one_module_takes_the_run_lock_and_one_training_step_exists():
+    """The run lifecycle (lock, done, failed) lives in one module; one function of the engine takes a training step
+    (calls ``backward``) and one loop (:func:`fit_runs`) drives it for both recipes."""
     takers = sorted({module for module in MODULES if module != "diagnostics.finetune._run_lock"
                      for node in ast.walk(TREES[module]) if isinstance(node, ast.Call)
                      and getattr(node.func, "id", getattr(node.func, "attr", None)) == "RunLock"})
@@ -508,7 +509,13 @@ def test_one_module_takes_the_run_lock_and_one_loop_per_recipe_exists():
                         if isinstance(node, ast.ClassDef) and any(getattr(b, "attr", getattr(b, "id", "")) ==
                                                                   "Optimizer" for b in node.bases))
     assert not optimizers, f"torch optimizers beside the engine's stacked ones: {optimizers}"
-    loops = sorted(f"{module}.{node.name}" for module in MODULES if module.startswith("diagnostics.finetune")
-                   for node in ast.walk(TREES[module]) if isinstance(node, ast.FunctionDef)
-                   and (node.name.endswith("_loop") or node.name in ("fit", "_fit_jiant")))
-    assert loops == ["diagnostics.finetune._fused._epoch_loop", "diagnostics.finetune._fused._jiant_loop"], loops
+    functions = [(module, node) for module in MODULES if module.startswith("diagnostics.finetune")
+                 for node in ast.walk(TREES[module]) if isinstance(node, ast.FunctionDef)]
+    steps = sorted(f"{module}.{node.name}" for module, node in functions
+                   if any(isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "backward"
+                          for call in ast.walk(node)))
+    assert steps == ["diagnostics.finetune._fused._train_step"], f"functions that take a training step: {steps}"
+    callers = sorted(f"{module}.{node.name}" for module, node in functions
+                     if any(isinstance(call, ast.Call) and getattr(call.func, "id", None) == "_train_step"
+                            for call in ast.walk(node)))
+    assert callers == ["diagnostics.finetune._fused.fit_runs"], f"training loops: {callers}"

@@ -18,14 +18,14 @@ _EXPORTS = {
     # used by the other stages, the notebooks and the docs
     **dict.fromkeys(["ConfigError", "LANGUAGE_DEFAULTS"], "_config"),
     **dict.fromkeys(["DIAGNOSTIC_CATEGORY", "LANGUAGE_DATA_KEYS", "PRESENCE_WITHIN"], "_config_values"),
-    "group_runs": "_grouping",
+    **dict.fromkeys(["group_jobs", "training_key"], "_grouping"),
     "total_steps": "_loop",
     **dict.fromkeys(["VAL_SCHEDULES", "ValSchedule"], "_jiant"),
     **dict.fromkeys(["extra_ref", "labelled", "subset", "training_mixture"], "_mixtures"),
     **dict.fromkeys(["input_problems", "locate_model", "model_problems"], "_preflight"),
     **dict.fromkeys(["Run", "is_done", "list_runs", "run_coordinates", "run_folder", "seed_of_folder"], "_store"),
-    **dict.fromkeys(["check_compatible", "group_size", "plan", "run_states", "settings_conflict"], "_sweep"),
-    "resolve_model_path": "_train",
+    **dict.fromkeys(["check_compatible", "jobs", "plan", "run_states", "settings_conflict"], "_sweep"),
+    **dict.fromkeys(["job_slots", "resolve_model_path"], "_train"),
 }
 
 __all__ = sorted(_EXPORTS)

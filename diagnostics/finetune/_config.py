@@ -195,12 +195,14 @@ class SweepConfig(Settings):
         "``slurm_array_parallelism`` (``docs/slurm.md``)."))
     progress: bool = setting(True, help="Show progress bars.")
     fuse: int | str = setting(1, reader=read_fuse, help=(
-        "Runs trained together as one computation (:mod:`diagnostics.finetune._fused`): ``1`` trains each run alone; "
-        "``K`` groups up to K seeds of one experiment, language and model into one job whose runs share every "
-        "forward, backward and optimizer pass (each keeps its own initialisation, data order, optimizer state, "
-        "schedule, clipping, validations and stopping); ``auto`` as many as fit the device's memory with a margin "
+        "Slots: runs trained together as one computation (:mod:`diagnostics.finetune._fused`). ``1`` trains each "
+        "run alone; ``K`` queues the runs that share a model and step shapes (any experiment, language, size or "
+        "seed: :func:`diagnostics.finetune.training_key`) into jobs of K slots whose runs share every forward, "
+        "backward and optimizer pass (each keeps its own initialisation, data, data order, optimizer state, "
+        "schedule, clipping, validations and stopping); a run that stops hands its slot to the next run of the "
+        "queue. ``auto``: as many slots as fit the device's memory with a margin "
         "(:func:`diagnostics.finetune._grouping.auto_group_size`). Where and how runs execute, not what they are: "
-        "not in the run hash; each run records its group in ``metrics.json``. Fused groups never skip padding."))
+        "not in the run hash; each run records its job in ``metrics.json``. Fused jobs never skip padding."))
     recipe: str = setting("epoch", choices=RECIPES, help=(
         "The training loop. ``epoch``: validation after every epoch, the schedule of ``scheduler`` / "
         "``warmup_ratio``, early stopping after ``patience`` epochs. ``jiant``: jiant v1's trainer as the study ran "

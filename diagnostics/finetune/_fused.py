@@ -1,18 +1,20 @@
-"""Train K runs of one model as one computation: stacked weights, one vectorised step for all runs.
+"""The training engine: runs queued into K slots of one model, the slots trained as one computation.
 
 The study's recipe trains hundreds of small runs (batch 4). Alone, one such run leaves most of a GPU idle: a step
-is a few hundred small kernels. Here K runs of the same model and recipe (typically the seeds of one experiment and
-language) keep their weights stacked along a new leading dimension (``torch.func.stack_module_state``); one
-``vmap(functional_call)`` of the unmodified Hugging Face module computes every run's logits, one backward pass every
-run's gradients, and a vectorised AdamW updates all runs at once.
+is a few hundred small kernels. Here K runs that share a model and a recipe's shapes (any experiment, language,
+training size or seed; :func:`diagnostics.finetune._grouping.training_key`) keep their weights stacked along a
+new leading dimension; one ``vmap(functional_call)`` of the unmodified Hugging Face module computes every run's
+logits, one backward pass every run's gradients, and one optimizer pass (:mod:`._stacked_optim`) updates all runs.
+A run that stops frees its slot, which the next run of the queue takes at once (its weights and moments written
+into the slot); when the queue is empty the stack shrinks. A single run is a group of one slot.
 
 Every run keeps what it would have alone: the head initialised from its seed (the models are built one by one, as
-for a solo run), its own batch order (a generator seeded with its seed), its own optimizer state, learning-rate
-schedule, gradient clipping (the norm is taken over that run's gradients only), validation, early stopping and best
-weights. A run that stops leaves the group (its slices are dropped); the others go on. With dropout off a fused
-run's logits equal its solo run's to float rounding; with dropout on, masks are drawn per run from the shared
-generator (``vmap(..., randomness="different")``), so a fused run is another, equally random draw than its solo run,
-and the same group with the same seeds reproduces itself.
+for a solo run), its own data, batch order (a generator seeded with its seed), optimizer state and step count,
+learning-rate schedule, gradient clipping (the norm is taken over that run's gradients only), validation on its own
+set at its own steps, early stopping and best weights. Runs whose batches differ in size (a last, partial batch)
+are padded with examples of weight 0. With dropout off a run's logits equal its solo run's to float rounding; with
+dropout on, masks are drawn per run from the shared generator (``vmap(..., randomness="different")``), so a fused
+run is another, equally random draw than its solo run, and the same group with the same queue reproduces itself.
 
 Masks: Hugging Face's mask builder branches on tensor values, which ``vmap`` refuses, so the fused step passes the
 additive 4-D mask (0 for tokens, the dtype's minimum for padding) that the models accept as is.
@@ -22,8 +24,9 @@ from __future__ import annotations
 
 import copy
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,12 +35,14 @@ from torch import nn
 
 from ._batching import batch_order, bucket_batches, length_sorted_batches
 from ._config import SweepConfig
-from ._loop import FitResult, schedule_factor, total_steps
+from ._grouping import training_key
+from ._jiant import PlateauController, warmup_linear
+from ._loop import FitResult, _jiant_plan, schedule_factor, total_steps
 from ._modeling import parameter_groups
 from ._stacked_optim import StackedAdamW, StackedBertAdam
 
-__all__ = ["StackedClassifiers", "StackedAdamW", "StackedBertAdam", "fit_fused", "batched_validator",
-           "predict_proba_stacked"]
+__all__ = ["EngineRun", "RunData", "StackedClassifiers", "StackedAdamW", "StackedBertAdam", "fit_runs", "fit_fused",
+           "batched_validator", "predict_proba_stacked"]
 
 
 def _additive_mask(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -125,25 +130,49 @@ class StackedClassifiers:
             self.params = {n: p.index_select(0, index).detach().requires_grad_(True) for n, p in self.params.items()}
             self.buffers = {n: b.index_select(0, index) for n, b in self.buffers.items()}
 
+    def put(self, position: int, model: nn.Module) -> None:
+        """Write ``model``'s trainable weights and buffers into slot ``position`` (a run joining the group).
+
+        Its frozen parameters must equal the stack's shared ones (the same pretrained model).
+        """
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                if name in self.params:
+                    self.params[name][position].copy_(p.detach())
+            for name, b in model.named_buffers():
+                self.buffers[name][position].copy_(b)
+
+    def select(self, positions: Sequence[int]) -> StackedClassifiers:
+        """The runs at ``positions`` as a stack of their own, for evaluation (weights copied, no gradients)."""
+        if list(positions) == list(range(self.size)):
+            return self
+        index = torch.as_tensor(list(positions), dtype=torch.long, device=self.device)
+        out = copy.copy(self)
+        with torch.no_grad():
+            out.params = {n: p.index_select(0, index) for n, p in self.params.items()}
+            out.buffers = {n: b.index_select(0, index) for n, b in self.buffers.items()}
+        return out
+
     def state_of(self, position: int) -> dict[str, torch.Tensor]:
         """A CPU copy of one run's trainable tensors (the format of :func:`~.modeling.trainable_state`)."""
         return {name: p[position].detach().cpu().clone() for name, p in self.params.items()}
 
 
-def _stack_batches(train, batches: Sequence[np.ndarray], pad_to: int | None) -> dict[str, torch.Tensor]:
-    """One batch per run, padded to a common width: tensors of shape (K, B, T)."""
-    parts = [train.batch(b, pad_to=pad_to) for b in batches]
+def _stack_batches(inputs: Sequence, batches: Sequence[np.ndarray], pad_to: int | None) -> dict[str, torch.Tensor]:
+    """One batch per run from its own inputs, padded to common rows and width: tensors of shape (K, B, T, ...)."""
+    parts = [source.batch(b, pad_to=pad_to) for source, b in zip(inputs, batches)]
+    rows = max(len(b) for b in batches)
     width = max(part["attention_mask"].shape[1] for part in parts)
     out = {}
     for key in parts[0]:
         padded = []
-        for part in parts:
+        for source, part in zip(inputs, parts):
             tensor = part[key]
-            extra = width - tensor.shape[1]
-            if extra:
-                fill = train.pad_id if key == "input_ids" and hasattr(train, "pad_id") else 0
-                shape = (tensor.shape[0], extra) + tuple(tensor.shape[2:])
-                tensor = torch.cat([tensor, torch.full(shape, fill, dtype=tensor.dtype)], dim=1)
+            if tensor.shape[:2] != (rows, width):
+                fill = getattr(source, "pad_id", 0) if key == "input_ids" else 0
+                grown = torch.full((rows, width) + tuple(tensor.shape[2:]), fill, dtype=tensor.dtype)
+                grown[:tensor.shape[0], :tensor.shape[1]] = tensor
+                tensor = grown
             padded.append(tensor)
         out[key] = torch.stack(padded)
     return out
@@ -151,11 +180,12 @@ def _stack_batches(train, batches: Sequence[np.ndarray], pad_to: int | None) -> 
 
 def batched_validator(stack_inputs, gold: np.ndarray, batch_size: int, device: str, amp: torch.dtype | None,
                       score: Callable[[np.ndarray, np.ndarray], dict[str, float]]):
-    """A validation function for :func:`fit_fused`: every run's scores on one shared set, in one pass per batch.
+    """A validation function for :class:`RunData`: every run's scores on one set, in one pass per batch.
 
     ``stack_inputs`` (encoded pairs or cached features) has ``lengths`` and ``batch(indices)``; ``gold`` holds the
     class ids; ``score(gold, proba) -> dict`` has the selection metric among its keys. Returns
-    ``validate(stack, members) -> list of dict``: one dict of scores per run of the stack, in stack order.
+    ``validate(stack, members) -> list of dict``: one dict of scores per run of the stack, in stack order. Runs that
+    share one such function are validated together when their checks fall on the same step.
     """
 
     def validate(stack: StackedClassifiers, members: Sequence[int]) -> list[dict[str, float]]:
@@ -181,181 +211,268 @@ def predict_proba_stacked(stack: StackedClassifiers, inputs, batch_size: int, de
 
 
 @dataclass
-class _Run:
-    """The per-run state of a fused loop."""
+class RunData:
+    """What a run trains with, made when it joins the group.
 
-    index: int
+    Parameters
+    ----------
+    model : torch.nn.Module
+        Its classifier, initialised from its seed; holds the best validation's weights when the run ends.
+    train : TokenInputs or FeatureInputs
+        Its training inputs (``lengths``, ``batch(indices, pad_to=...)``).
+    gold : torch.Tensor
+        The training class ids (int64, CPU).
+    validate : callable
+        ``validate(stack, members) -> list of dict``: scores of each run of ``stack`` (``members``: their indices
+        in the engine's list of runs), see :func:`batched_validator`.
+    """
+
+    model: nn.Module
+    train: Any
+    gold: torch.Tensor
+    validate: Callable[[StackedClassifiers, Sequence[int]], list[dict[str, float]]]
+
+
+@dataclass
+class EngineRun:
+    """One run of the engine's queue: its seed, its recipe and how to make its data when it takes a slot."""
+
     seed: int
-    generator: torch.Generator
-    result: FitResult = field(default_factory=FitResult)
-    best_state: dict[str, torch.Tensor] | None = None
-    bad_epochs: int = 0
-    losses: list[torch.Tensor] = field(default_factory=list)
-    controller: Any = None
-    decay: float = 1.0
+    config: SweepConfig
+    join: Callable[[], RunData]
 
 
-def _train_step(stack: StackedClassifiers, active: list[_Run], train, gold: torch.Tensor,
-                batches: Sequence[np.ndarray], pad_to: int | None, device: str, amp: torch.dtype | None,
-                update: Callable[[], Any]) -> None:
-    """One step of every active run on its own batch: forward, per-run losses, backward, update, counters.
+class _Run:
+    """A run in a slot: its data, its place in its own batch order and schedule, its checks and its best weights."""
+
+    def __init__(self, index: int, run: EngineRun, data: RunData):
+        config = self.config = run.config
+        self.index, self.data = index, data
+        self.generator = torch.Generator().manual_seed(run.seed)
+        self.lengths = data.train.lengths
+        self.result, self.best_state, self.losses = FitResult(), None, []
+        self.order: list[np.ndarray] = []
+        self.position = self.epoch = self.bad_epochs = 0
+        self.steps = total_steps(config, len(data.gold))
+        self.jiant = config.recipe == "jiant"
+        if self.jiant:
+            batches, self.interval, self.t_total = _jiant_plan(config, len(data.gold))
+            self.batches_per_epoch, self.decay = batches, 1.0
+            base_lr = parameter_groups(data.model, config.lr, config.head_lr, config.weight_decay,
+                                       decay_all=True)[0]["lr"]
+            self.controller = PlateauController(
+                lr=base_lr, lr_patience=config.lr_patience, lr_decay_factor=config.lr_decay_factor,
+                scheduler_threshold=config.scheduler_threshold, patience=config.patience, min_lr=config.min_lr,
+                max_vals=config.max_vals, max_epochs=config.max_epochs, batches_per_epoch=batches)
+        else:
+            self.factor = schedule_factor(config, self.steps)
+
+    @property
+    def step(self) -> int:
+        return self.result.counters.step
+
+    def next_batch(self) -> np.ndarray:
+        """The run's next batch; a new epoch draws its order from the run's generator (as its solo loop does)."""
+        if self.position >= len(self.order):
+            config = self.config
+            self.order = (bucket_batches(self.lengths, config.batch_size, self.generator) if self.jiant else
+                          batch_order(self.lengths, config.batch_size, self.generator,
+                                      bucketing=config.length_bucketing))
+            self.position, self.epoch = 0, self.epoch + 1
+        self.position += 1
+        return self.order[self.position - 1]
+
+    def lr_factor(self) -> float:
+        """The multiplier of the base learning rates for the run's next update (host float: no device read)."""
+        if not self.jiant:
+            return self.factor(self.step)
+        warm = warmup_linear(self.step / self.t_total, self.config.warmup_ratio) if self.t_total > 0 else 1.0
+        return self.decay * warm
+
+    def due(self) -> bool:
+        """Whether the run validates after its last step: an epoch's end, or every ``val_interval`` steps (jiant)."""
+        if self.jiant:
+            return self.step % self.interval == 0 or self.step >= self.steps
+        return self.position >= len(self.order) or self.step >= self.steps
+
+    def check(self, score: dict[str, float], snapshot: Callable[[], dict[str, torch.Tensor]]) -> bool:
+        """Record a validation; keep the weights (``snapshot()``) of a new best; whether the run stops here."""
+        config, result = self.config, self.result
+        scores = {f"validation_{k}": v for k, v in score.items()}
+        if self.jiant:
+            decision = self.controller.check(score[config.selection_metric], self.step)
+            if decision.lr_decayed:
+                self.decay *= config.lr_decay_factor
+            stop = decision.stop or ("max_steps" if self.step >= self.steps else None)
+            entry = {"check": decision.check, "epoch": self.step / self.batches_per_epoch, "step": self.step,
+                     "train_loss": self._mean_loss(), "lr": decision.lr, "lr_decayed": decision.lr_decayed,
+                     "stop": stop, **scores}
+            result.history.append(entry)
+            if decision.new_best:
+                result.best, self.best_state = entry, snapshot()
+            return stop is not None
+        entry = {"epoch": self.epoch, "step": self.step, "train_loss": self._mean_loss(), **scores}
+        result.history.append(entry)
+        selection = f"validation_{config.selection_metric}"
+        if result.best is None or score[config.selection_metric] > result.best[selection]:
+            result.best, self.best_state, self.bad_epochs = entry, snapshot(), 0
+        else:
+            self.bad_epochs += 1
+        return self.bad_epochs >= config.patience or self.step >= self.steps or self.epoch >= config.max_epochs
+
+    def _mean_loss(self) -> float | None:
+        """The mean training loss since the run's last validation (and forget those losses)."""
+        values = torch.stack(self.losses).float().cpu().tolist() if self.losses else []
+        self.losses = []
+        return float(np.mean(values)) if values else None
+
+
+def _train_step(stack: StackedClassifiers, optimizer, active: list[_Run], pad_to: int | None, device: str,
+                amp: torch.dtype | None) -> None:
+    """One step of every run in the group on its own next batch: forward, per-run losses, backward, update.
 
     Nothing here waits for the device: inputs and labels go over from pinned memory without blocking, token counts
     come from the host's copy of the batch, losses stay on the device until a check reads them.
     """
-    tensors = _stack_batches(train, batches, pad_to)
-    tensors["labels"] = torch.stack([gold[b] for b in batches])
+    batches = [run.next_batch() for run in active]
+    factors = [run.lr_factor() for run in active]
+    tensors = _stack_batches([run.data.train for run in active], batches, pad_to)
+    rows = tensors["attention_mask"].shape[1]
+    labels = torch.zeros((len(active), rows), dtype=torch.long)
+    for position, (run, batch) in enumerate(zip(active, batches)):
+        labels[position, :len(batch)] = run.data.gold[batch]
+    tensors["labels"] = labels
+    partial = any(len(batch) < rows for batch in batches)
+    if partial:  # a run's short batch is padded with examples of weight 0; its loss is the mean over its own
+        tensors["weights"] = torch.tensor([[1.0 / len(b)] * len(b) + [0.0] * (rows - len(b)) for b in batches])
     pinned = device.startswith("cuda")
     moved = {k: (v.pin_memory() if pinned else v).to(device, non_blocking=True) for k, v in tensors.items()}
-    labels = moved.pop("labels")
+    labels, weights = moved.pop("labels"), moved.pop("weights", None)
     logits = stack.logits(moved, amp=amp)
-    per_run = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
-                                                reduction="none").view(labels.shape).mean(1)
+    losses = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
+                                               reduction="none").view(labels.shape)
+    per_run = (losses * weights).sum(1) if partial else losses.mean(1)
     per_run.sum().backward()  # runs share no parameter: each run's gradient is its own loss's
-    update()
+    optimizer.step(factors)
     mask = tensors["attention_mask"]
-    for position, (run, loss) in enumerate(zip(active, per_run.detach())):
+    for position, (run, batch, loss) in enumerate(zip(active, batches, per_run.detach())):
         run.losses.append(loss)
         counters = run.result.counters
         counters.step += 1
-        counters.train_examples += len(batches[position])
-        counters.padded_tokens += int(mask[position].numel())
+        counters.train_examples += len(batch)
+        counters.padded_tokens += len(batch) * int(mask.shape[2])
         counters.real_tokens += int(mask[position].sum())
 
 
-def _mean_loss(run: _Run) -> float | None:
-    """The mean training loss since the run's last validation (and forget those losses)."""
-    values = torch.stack(run.losses).float().cpu().tolist() if run.losses else []
-    run.losses = []
-    return float(np.mean(values)) if values else None
+def _validate(stack: StackedClassifiers, active: list[_Run], due: list[int]) -> list[int]:
+    """Validate the runs at positions ``due`` (together where they share a validation); the positions that stop."""
+    by_set: dict[int, list[int]] = {}
+    for position in due:
+        by_set.setdefault(id(active[position].data.validate), []).append(position)
+    leaving = []
+    for positions in by_set.values():
+        validate = active[positions[0]].data.validate
+        scores = validate(stack.select(positions), [active[p].index for p in positions])
+        for position, score in zip(positions, scores):
+            if active[position].check(score, lambda p=position: stack.state_of(p)):
+                leaving.append(position)
+    return leaving
+
+
+def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.dtype | None = None,
+             show: bool = False, desc: str = "fused",
+             finished: Callable[[int, RunData, FitResult], None] | None = None) -> list[FitResult]:
+    """Train a queue of runs in ``slots`` slots as one computation; each run ends with its best weights loaded.
+
+    Parameters
+    ----------
+    runs : sequence of EngineRun
+        The queue, in order. Every run's config must share the training key (model shapes and recipe:
+        :func:`~diagnostics.finetune._grouping.training_key`); data, validation, schedule and seed are its own.
+    slots : int
+        Runs trained at once (K). The first K runs take the slots; a run that stops hands its slot to the next.
+    device : str
+        Torch device.
+    amp : torch.dtype, optional
+        Autocast dtype (``None``: full precision).
+    show : bool
+        Show a progress bar (in run-steps).
+    desc : str
+        The bar's label.
+    finished : callable, optional
+        ``finished(index, data, result)`` as each run ends, before its slot is refilled (its model holds its best
+        weights): store it there, and a killed group loses only the runs still training.
+
+    Returns
+    -------
+    list of FitResult
+        One per run, in the order of ``runs``.
+    """
+    from tqdm.auto import tqdm
+
+    if not runs:
+        return []
+    if len({training_key(run.config) for run in runs}) > 1:
+        raise ValueError("runs of one group must share model shapes and recipe (training_key)")
+    queue = deque(range(len(runs)))
+    active = [_Run(i, runs[i], runs[i].join()) for i in (queue.popleft() for _ in range(min(slots, len(runs))))]
+    lead = runs[0].config
+    stack = StackedClassifiers([run.data.model for run in active], device)
+    optimizer = (StackedBertAdam if lead.recipe == "jiant" else StackedAdamW)(stack, active[0].data.model, lead)
+    pad_to = lead.max_seq_length if lead.pad_to_max_length else None
+    results: list[FitResult | None] = [None] * len(runs)
+    bar = tqdm(total=sum(run.steps for run in active), desc=desc, leave=False, disable=not show, unit="run-step")
+    try:
+        while active:
+            started = time.perf_counter()
+            _train_step(stack, optimizer, active, pad_to, device, amp)
+            elapsed = time.perf_counter() - started
+            for run in active:
+                run.result.counters.train_seconds += elapsed
+            bar.update(len(active))
+            due = [position for position, run in enumerate(active) if run.due()]
+            leaving = _validate(stack, active, due) if due else []
+            if not leaving:
+                continue
+            for position in leaving:
+                run = active[position]
+                run.data.model.load_state_dict(run.best_state, strict=False)
+                results[run.index] = run.result
+                if finished is not None:
+                    finished(run.index, run.data, run.result)
+            emptied = []
+            for position in leaving:
+                if not queue:
+                    emptied.append(position)
+                    continue
+                index = queue.popleft()
+                joining = _Run(index, runs[index], runs[index].join())
+                stack.put(position, joining.data.model)
+                optimizer.reset(position)
+                active[position] = joining
+                bar.total += joining.steps
+                bar.refresh()
+            if emptied:
+                kept = [p for p in range(len(active)) if p not in emptied]
+                if kept:
+                    stack.keep(kept)
+                    optimizer.keep(kept)
+                active = [active[p] for p in kept]
+    finally:
+        bar.close()
+    return results
 
 
 def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: SweepConfig, *, seeds: Sequence[int],
               validate: Callable[[StackedClassifiers, Sequence[int]], list[dict[str, float]]], device: str,
               amp: torch.dtype | None = None, show: bool = False, desc: str = "fused") -> list[FitResult]:
-    """Train ``models`` (one per seed) as one group; end with each model holding its best validation's weights.
+    """Train ``models`` (one per seed, one data set) in as many slots: :func:`fit_runs` without a queue.
 
-    Every run follows the config's recipe (``epoch`` or ``jiant``) as :func:`~.loop.fit` would train it alone: the
-    same batch orders, schedule, clipping, validations, learning-rate decays and stopping rules, applied per run. A
-    run that stops leaves the group. Each model is initialised from its seed (see :func:`~.modeling.load_classifier`)
-    and updated in place at the end; each seed also seeds its run's batch-order generator, as in the solo loop.
-    ``train`` (encoded pairs or cached features, with ``lengths`` and ``batch(indices, pad_to=...)``) is shared by
-    the runs. ``validate(stack, members) -> list of dict`` scores each run of the current stack, in stack order;
-    ``members`` are the positions in ``models`` of the runs still training (see :func:`batched_validator`).
-
-    Returns one ``FitResult`` per run, in the order of ``models``; a run's ``counters.train_seconds`` is the group's
-    training time while it trained.
+    Each model ends with its best validation's weights; ``validate(stack, members)`` scores each run of the stack
+    (``members``: positions in ``models``). Returns one ``FitResult`` per model, in order.
     """
-    from tqdm.auto import tqdm
-
     if len(models) != len(seeds):
         raise ValueError(f"{len(models)} models for {len(seeds)} seeds")
-    runs = [_Run(i, seed, torch.Generator().manual_seed(seed)) for i, seed in enumerate(seeds)]
-    stack = StackedClassifiers(models, device)
-    steps = total_steps(config, len(gold))
-    bar = tqdm(total=steps, desc=desc, leave=False, disable=not show)
-    loop = _jiant_loop if config.recipe == "jiant" else _epoch_loop
-    try:
-        loop(stack, runs, models[0], train, gold, config, validate, device, amp, steps, bar)
-    finally:
-        bar.close()
-    for run, model in zip(runs, models):
-        model.load_state_dict(run.best_state, strict=False)
-    return [run.result for run in runs]
-
-
-def _leave(stack: StackedClassifiers, optimizer, active: list[_Run], leaving: list[int]) -> list[_Run]:
-    """Drop the runs at positions ``leaving`` from the group; returns the runs that go on."""
-    if not leaving:
-        return active
-    keep = [p for p in range(len(active)) if p not in leaving]
-    if keep:
-        stack.keep(keep)
-        optimizer.keep(keep)
-    return [active[p] for p in keep]
-
-
-def _epoch_loop(stack, runs, model, train, gold, config, validate, device, amp, steps, bar) -> None:
-    """The ``epoch`` recipe for a group: AdamW, linear schedule, a validation after each epoch, patience in epochs."""
-    optimizer = StackedAdamW(stack, model, config)
-    factor = schedule_factor(config, steps)
-    selection = f"validation_{config.selection_metric}"
-    pad_to = config.max_seq_length if config.pad_to_max_length else None
-    active, step = list(runs), 0
-    for epoch in range(1, config.max_epochs + 1):
-        started = time.perf_counter()
-        orders = [batch_order(train.lengths, config.batch_size, run.generator, bucketing=config.length_bucketing)
-                  for run in active]
-        for position in range(len(orders[0])):
-            _train_step(stack, active, train, gold, [order[position] for order in orders], pad_to, device, amp,
-                        lambda: optimizer.step([factor(step)] * len(active)))
-            step += 1
-            bar.update(1)
-            if step >= steps:
-                break
-        elapsed = time.perf_counter() - started
-        scores = validate(stack, [run.index for run in active])
-        leaving = []
-        for position, (run, score) in enumerate(zip(active, scores)):
-            run.result.counters.train_seconds += elapsed
-            entry = {"epoch": epoch, "step": step, "train_loss": _mean_loss(run),
-                     **{f"validation_{k}": v for k, v in score.items()}}
-            run.result.history.append(entry)
-            if run.result.best is None or score[config.selection_metric] > run.result.best[selection]:
-                run.result.best, run.best_state, run.bad_epochs = entry, stack.state_of(position), 0
-            else:
-                run.bad_epochs += 1
-            if run.bad_epochs >= config.patience or step >= steps:
-                leaving.append(position)
-        active = _leave(stack, optimizer, active, leaving)
-        if not active:
-            break
-
-
-def _jiant_loop(stack, runs, model, train, gold, config, validate, device, amp, steps, bar) -> None:
-    """The ``jiant`` recipe for a group: BertAdam, checks every ``val_interval`` steps, per-run plateau rules."""
-    from ._jiant import PlateauController
-    from ._loop import _jiant_plan
-
-    batches_per_epoch, interval, t_total = _jiant_plan(config, len(gold))
-    optimizer = StackedBertAdam(stack, model, config, t_total)
-    base_lr = parameter_groups(model, config.lr, config.head_lr, config.weight_decay, decay_all=True)[0]["lr"]
-    for run in runs:
-        run.controller = PlateauController(
-            lr=base_lr, lr_patience=config.lr_patience, lr_decay_factor=config.lr_decay_factor,
-            scheduler_threshold=config.scheduler_threshold, patience=config.patience, min_lr=config.min_lr,
-            max_vals=config.max_vals, max_epochs=config.max_epochs, batches_per_epoch=batches_per_epoch)
-    pad_to = config.max_seq_length if config.pad_to_max_length else None
-    active, step = list(runs), 0
-    started = time.perf_counter()
-    while active:  # epochs repeat until every run's checks have stopped it
-        orders = {run.index: bucket_batches(train.lengths, config.batch_size, run.generator) for run in active}
-        for position in range(batches_per_epoch):
-            decay = [run.decay for run in active]  # host floats, changed only at checks
-            _train_step(stack, active, train, gold, [orders[run.index][position] for run in active], pad_to,
-                        device, amp, lambda d=decay: optimizer.step(d))
-            step += 1
-            bar.update(1)
-            if step % interval and step < steps:
-                continue
-            elapsed = time.perf_counter() - started
-            scores = validate(stack, [run.index for run in active])
-            leaving = []
-            for place, (run, score) in enumerate(zip(active, scores)):
-                run.result.counters.train_seconds += elapsed
-                decision = run.controller.check(score[config.selection_metric], step)
-                if decision.lr_decayed:
-                    run.decay *= config.lr_decay_factor
-                stop = decision.stop or ("max_steps" if step >= steps else None)
-                entry = {"check": decision.check, "epoch": step / batches_per_epoch, "step": step,
-                         "train_loss": _mean_loss(run), "lr": decision.lr, "lr_decayed": decision.lr_decayed,
-                         "stop": stop, **{f"validation_{k}": v for k, v in score.items()}}
-                run.result.history.append(entry)
-                if decision.new_best:
-                    run.result.best, run.best_state = entry, stack.state_of(place)
-                if stop is not None:
-                    leaving.append(place)
-            active = _leave(stack, optimizer, active, leaving)
-            started = time.perf_counter()
-            if not active:
-                break
+    runs = [EngineRun(seed, config, lambda m=model: RunData(m, train, gold, validate))
+            for model, seed in zip(models, seeds)]
+    return fit_runs(runs, slots=len(runs), device=device, amp=amp, show=show, desc=desc)

@@ -1,17 +1,53 @@
-"""Which runs of a sweep train together (``fuse``), and how many fit one device.
+"""Which runs train together (``fuse``), and how many fit one device.
 
-Runs fuse when everything but the seed is equal: one experiment (one recipe and training mixture), one language and
-one model. Their mixtures then have the same size, so the runs take the same number of steps per epoch and stay in
-step. A group is sent to the executor as one job; every run still gets its own folder in the run store.
+Runs may share a group when they share a model and the settings that shape a training step (:func:`training_key`:
+batch size, sequence length, precision, optimizer and its hyperparameters, head ...): the experiment, language,
+training data and size, validation schedule, stopping rules and seed are each run's own, and the engine
+(:mod:`._fused`) keeps them apart. A group is sent to the executor as one job whose runs queue for its slots; every
+run still gets its own folder in the run store.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 from ._config import SweepConfig
+
+#: Settings each run of a group keeps for itself (its data, its schedule of checks, its stopping rules, its place
+#: in the store); every other setting must be equal for runs to share a group.
+PER_RUN_SETTINGS = frozenset({
+    "experiment", "models", "languages", "seeds", "data", "extra_eval", "train_size", "data_seed", "extra_data",
+    "presence", "max_epochs", "max_steps", "patience", "selection_metric", "val_interval", "max_vals", "lr_patience",
+    "lr_decay_factor", "min_lr", "scheduler_threshold", "val_data_limit", "val_schedule", "save_checkpoint",
+    "progress"})
+#: Rounds of its slots a job of a pool or cluster executor holds (the in-process executor keeps one job per
+#: group): enough runs queue behind the slots to refill them as runs stop, and several jobs let several devices
+#: share a plan.
+JOB_ROUNDS = 4
+
+
+def training_key(config: SweepConfig, model=None) -> str:
+    """What runs of one group must share: every setting but :data:`PER_RUN_SETTINGS`, and the model.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        A run's sweep.
+    model : ModelSpec, optional
+        The run's model (its name, folder and pretraining seed).
+
+    Returns
+    -------
+    str
+        Equal for runs that may train in one group.
+    """
+    values = {k: v for k, v in config.to_dict().items() if k not in PER_RUN_SETTINGS}
+    if model is not None:
+        values["model"] = {"name": model.name, "path": model.path, "pretrain_seed": model.pretrain_seed}
+    return json.dumps(values, sort_keys=True, default=str)
 
 #: Share of the device's free memory a group may plan to use (the rest is the margin for activations' peaks,
 #: the allocator's fragmentation and evaluation batches).
@@ -20,32 +56,35 @@ MEMORY_SHARE = 0.8
 MAX_AUTO_GROUP = 32
 
 
-def group_runs(specs: Sequence, size: int) -> list[list]:
-    """Cut runs into groups of at most ``size`` runs that differ only in their seed.
+def group_jobs(todo: Sequence[tuple[SweepConfig, object]], size_of, executor: str = "inprocess") -> list[list]:
+    """Cut pending runs into the executor's jobs: runs alone, or groups that share a training key.
 
     Parameters
     ----------
-    specs : sequence of RunSpec
-        Runs of one or several sweeps, in plan order.
-    size : int
-        Most runs per group (1: every run alone).
+    todo : sequence of (SweepConfig, RunSpec)
+        Pending runs of one or several sweeps, in plan order.
+    size_of : callable
+        ``size_of(config, specs) -> int``: the slots of a group of ``specs`` (``fuse``, or what ``auto`` measures).
+    executor : str
+        ``inprocess`` keeps a group in one job; other executors get jobs of :data:`JOB_ROUNDS` rounds of slots.
 
     Returns
     -------
     list of list of RunSpec
-        Groups in plan order; a group's runs share experiment, language and model.
+        Jobs in plan order of their first run; with one slot, every run is a job of its own.
     """
-    groups: dict[tuple, list[list]] = {}
-    order: list[tuple] = []
-    for spec in specs:
-        key = (spec.config["experiment"], spec.config["output_dir"], spec.language, spec.model_spec.slug)
-        if key not in groups:
-            groups[key] = [[]]
-            order.append(key)
-        if len(groups[key][-1]) >= size:
-            groups[key].append([])
-        groups[key][-1].append(spec)
-    return [group for key in order for group in groups[key]]
+    groups: dict[str, tuple[SweepConfig, list]] = {}
+    for config, spec in todo:
+        groups.setdefault(training_key(config, spec.model_spec), (config, []))[1].append(spec)
+    jobs = []
+    for config, specs in groups.values():
+        size = size_of(config, specs)
+        if size <= 1:
+            jobs += [[spec] for spec in specs]
+        else:
+            step = len(specs) if executor == "inprocess" else size * JOB_ROUNDS
+            jobs += [specs[i:i + step] for i in range(0, len(specs), step)]
+    return jobs
 
 
 def run_memory_bytes(model_path: str | Path, config: SweepConfig, trainable_share: float = 1.0) -> int:

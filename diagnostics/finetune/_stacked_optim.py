@@ -14,8 +14,9 @@ BertAdam is that kernel without bias correction: with a step count so large that
 kernel's update ``p <- p (1 - lr wd) - lr m / (sqrt(v) + eps)`` is pytorch_pretrained_bert 0.6.2's (decay added
 to the update, epsilon outside the square root). Each run's view of its weights and moments is made once per group
 composition; of its gradients (fresh each step: nothing to zero or accumulate into) by one ``unbind`` per tensor.
-Learning rates are host-side floats (a run's base rate, its plateau decays and the warm-up factor), so no step
-reads a value back from the device.
+Learning rates are host-side floats (a run's base rate times the multiplier its loop gives: its schedule, its
+plateau decays and BertAdam's warm-up), so no step reads a value back from the device. Each run has its own step
+count (a run joining a group starts at 0: :meth:`reset` clears its slot's moments and count).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class _StackedOptimizer:
         self.names = [name for _, _, names in self.groups for name in names]
         self.exp_avg = {n: torch.zeros_like(stack.params[n]) for n in self.names}
         self.exp_avg_sq = {n: torch.zeros_like(stack.params[n]) for n in self.names}
+        self.counts = torch.zeros(stack.size, dtype=torch.float32, device=stack.device)
         self._bind()
 
     def _bind(self) -> None:
@@ -64,13 +66,24 @@ class _StackedOptimizer:
                                for i, n in enumerate(self.names)]
         self._inverse = torch.ones(size, dtype=torch.float32, device=device)
         self._inverse_views = [self._inverse[k:k + 1] for k in range(size)]
+        longest = max((len(names) for _, _, names in self.groups), default=0)
+        self._count_views = [[self.counts[k]] * longest for k in range(size)]
 
     def keep(self, runs: Sequence[int]) -> None:
         """Keep the state of the runs at positions ``runs`` (after the stack kept the same positions)."""
         index = torch.as_tensor(list(runs), dtype=torch.long, device=self.stack.device)
         self.exp_avg = {n: t.index_select(0, index) for n, t in self.exp_avg.items()}
         self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
+        self.counts = self.counts.index_select(0, index)
         self._bind()
+
+    @torch.no_grad()
+    def reset(self, position: int) -> None:
+        """Clear the moments and step count of slot ``position`` (a run joins the group there)."""
+        for name in self.names:
+            self.exp_avg[name][position].zero_()
+            self.exp_avg_sq[name][position].zero_()
+        self.counts[position].zero_()
 
     def _gradients(self) -> tuple[list[torch.Tensor], list[list[torch.Tensor]]]:
         """The stacked gradients, and each run's gradient views (one ``unbind`` per tensor, nothing copied)."""
@@ -133,11 +146,10 @@ class StackedAdamW(_StackedOptimizer):
 
     def __init__(self, stack, model: nn.Module, config: SweepConfig):
         super().__init__(stack, model, config, decay_all=False)
-        self.updates = 0
 
     @torch.no_grad()
     def step(self, factors: Sequence[float]) -> torch.Tensor:
-        """Clip each run's gradients and update every run; then zero the gradients.
+        """Clip each run's gradients and update every run; then drop the gradients.
 
         Parameters
         ----------
@@ -152,21 +164,11 @@ class StackedAdamW(_StackedOptimizer):
         _, by_run = self._gradients()
         norms, coef = self._global_clip(self._norms(by_run))
         self._inverse.copy_(coef.reciprocal())  # the kernel divides each run's gradients by its scale
-        self.updates += 1
-        steps = self._steps(float(self.updates))
+        self.counts.add_(1.0)  # the kernel reads each run's step count for its bias corrections
         for run in range(self.stack.size):
-            self._update(run, float(factors[run]), by_run[run], steps, self._inverse_views[run])
+            self._update(run, float(factors[run]), by_run[run], self._count_views[run], self._inverse_views[run])
         self._release()
         return norms
-
-    def _steps(self, value: float) -> list[torch.Tensor]:
-        """The step counts the kernel reads (one per tensor; every run of a group has taken the same steps)."""
-        if getattr(self, "_step_value", None) != value:
-            longest = max((len(names) for _, _, names in self.groups), default=0)
-            device = self.stack.device
-            self._step_tensors = [torch.full((), value, dtype=torch.float32, device=device)] * longest
-            self._step_value = value
-        return self._step_tensors
 
 
 class StackedBertAdam(_StackedOptimizer):
@@ -175,7 +177,7 @@ class StackedBertAdam(_StackedOptimizer):
     Each run's gradients are clipped to ``max_grad_norm`` over all of its parameters (jiant's trainer), then each
     tensor to ``bert_adam_max_grad_norm`` (inside BertAdam), then BertAdam's update (no bias correction, epsilon
     outside the square root, weight decay on every parameter added to the update) at the run's own learning rate:
-    its base rate, decayed on its own plateaus, times BertAdam's warm-up schedule.
+    its base rate, decayed on its own plateaus, times BertAdam's warm-up schedule (the factors its loop gives).
 
     Parameters
     ----------
@@ -185,32 +187,28 @@ class StackedBertAdam(_StackedOptimizer):
         One of the runs' modules (its parameter names).
     config : SweepConfig
         The recipe.
-    t_total : int
-        BertAdam's schedule length (see :func:`~diagnostics.finetune._jiant.step_budget`).
     """
 
-    def __init__(self, stack, model: nn.Module, config: SweepConfig, t_total: int):
+    def __init__(self, stack, model: nn.Module, config: SweepConfig):
         super().__init__(stack, model, config, decay_all=True)
-        self.t_total, self.updates = t_total, 0
         longest = max((len(names) for _, _, names in self.groups), default=0)
         self._steps = [torch.full((), _NO_BIAS_CORRECTION_STEP, dtype=torch.float32, device=stack.device)] * longest
 
     @torch.no_grad()
-    def step(self, decay: Sequence[float] | torch.Tensor) -> torch.Tensor:
-        """Clip and update every run; then zero the gradients.
+    def step(self, factors: Sequence[float]) -> torch.Tensor:
+        """Clip and update every run; then drop the gradients.
 
         Parameters
         ----------
-        decay : sequence of float
-            Each run's plateau decay so far (its base learning rate over the configured one), length K.
+        factors : sequence of float
+            Per run, the multiplier of the configured learning rates: its plateau decays so far times BertAdam's
+            warm-up factor at its own step (:func:`~diagnostics.finetune._jiant.warmup_linear`).
 
         Returns
         -------
         torch.Tensor
             Each run's gradient norm before clipping, shape (K,), on the device (not read back).
         """
-        from ._jiant import warmup_linear
-
         config = self.config
         stacked, by_run = self._gradients()
         per_tensor = self._norms(by_run)
@@ -220,10 +218,8 @@ class StackedBertAdam(_StackedOptimizer):
             scale = scale * (config.bert_adam_max_grad_norm / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
         self._scale.copy_(scale)
         torch._foreach_mul_(stacked, self._scale_columns)
-        multiplier = warmup_linear(self.updates / self.t_total, config.warmup_ratio) if self.t_total > 0 else 1.0
-        factors = decay.tolist() if isinstance(decay, torch.Tensor) else list(decay)
+        self.counts.add_(1.0)
         for run in range(self.stack.size):
-            self._update(run, float(factors[run]) * multiplier, by_run[run], self._steps, None)
+            self._update(run, float(factors[run]), by_run[run], self._steps, None)
         self._release()
-        self.updates += 1
         return norms

@@ -257,7 +257,8 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
     if todo:
         by_path = {str(s.path): (config, s) for config, s in todo}
         bar = tqdm(total=len(order), initial=len(rows), desc=f"sweep {'+'.join(names)}", disable=not lead.progress)
-        for outcome in run(jobs(todo), lead.executor_options, workers or lead.workers):
+        queue = jobs(todo, executor or lead.executor)
+        for outcome in run(queue, lead.executor_options, workers or lead.workers):
             config, spec = by_path[outcome["path"]]
             rows.append(_row(config, spec, outcome["state"], outcome.get("error"), outcome["path"]))
             bar.update(1)
@@ -269,44 +270,17 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
     return pd.DataFrame(rows).sort_values("path", key=lambda c: c.map(order)).reset_index(drop=True)
 
 
-def group_size(config: SweepConfig, specs: list[RunSpec]) -> int:
-    """How many runs of ``specs`` (one model of one sweep) train together: ``fuse``, or what ``auto`` measures.
+def jobs(todo: list[tuple[SweepConfig, RunSpec]], executor: str = "inprocess") -> list[list[RunSpec]]:
+    """Cut pending runs into the executor's jobs: single runs, or groups across the plan that train as one (``fuse``).
 
-    Parameters
-    ----------
-    config : SweepConfig
-        The sweep (``fuse``, ``device``).
-    specs : list of RunSpec
-        Its pending runs of one model.
-
-    Returns
-    -------
-    int
-        At least 1.
+    ``todo`` pairs each pending run with its sweep, in plan order. Runs of any sweep that share a training key
+    (:func:`~diagnostics.finetune._grouping.training_key`) share a job; see
+    :func:`~diagnostics.finetune._grouping.group_jobs`.
     """
-    if config.fuse != "auto":
-        return int(config.fuse)
-    from ._grouping import auto_group_size
-    from ._train import _device, resolve_model_path
+    from ._grouping import group_jobs
+    from ._train import job_slots
 
-    largest = max(sum(1 for s in specs if s.language == language) for language in {s.language for s in specs})
-    return auto_group_size(resolve_model_path(specs[0].model_spec), config, _device(config), largest)
-
-
-def jobs(todo: list[tuple[SweepConfig, RunSpec]]) -> list[list[RunSpec]]:
-    """Cut pending runs into the executor's jobs: single runs, or groups of seeds that train as one (``fuse``).
-
-    ``todo`` pairs each pending run with its sweep, in plan order; the jobs keep that order.
-    """
-    from ._grouping import group_runs
-
-    by_model: dict[tuple[str, str], tuple[SweepConfig, list[RunSpec]]] = {}
-    for config, spec in todo:
-        by_model.setdefault((config.experiment, spec.model_spec.slug), (config, []))[1].append(spec)
-    out = []
-    for config, specs in by_model.values():
-        out += group_runs(specs, group_size(config, specs))
-    return out
+    return group_jobs(todo, job_slots, executor)
 
 
 def _row(config: SweepConfig, spec: RunSpec, state: str, error: str | None, path: str) -> dict[str, Any]:

@@ -1,15 +1,16 @@
-"""The one lifecycle of every job: a group of runs trained as one (a single run is a group of one).
+"""The one lifecycle of every job: a queue of runs trained in K slots as one (a single run is a group of one).
 
-A job holds runs that differ only in their seed (:mod:`.grouping`). Each run is skipped when finished, locked
-(a run another process holds is left out and reported ``locked``), cleared of a partial earlier attempt, and marked
-failed (``FAILED`` with the traceback) or done (``DONE``, written last) at the end. The group is prepared once
-(data, tokenisation, cached features), trained by the engine (:func:`~.fused.fit_fused`: its loop of the config's
-recipe over the runs' stacked weights), predicted in one pass per evaluation batch, and each run is stored in its own
-folder: ``config.json``, ``versions.json``, ``metrics.json`` (with a ``fused`` record: the group's seeds, its size,
-precision and TF32 setting), ``predictions.parquet`` and an optional checkpoint. Killing a group loses its
-unfinished runs only, which the next sweep trains again. On CPU a seed fully determines a run in a group of a given
-composition (same thread count): torch's RNG is seeded before each head is initialised, batch orders come from a
-generator seeded with the run's seed, and deterministic algorithms are requested.
+A job holds runs that share a training key (:mod:`.grouping`: one model and step shapes; experiments, languages,
+sizes and seeds may differ). Each run is skipped when finished, locked (a run another process holds is left out and
+reported ``locked``), cleared of a partial earlier attempt, and marked failed (``FAILED`` with the traceback) or done
+(``DONE``, written last). The engine (:func:`~.fused.fit_runs`) trains the runs K at a time; a run's data
+(mixture, tokenisation, cached features) is prepared when it takes a slot, once per experiment and language, and
+each run is predicted and stored in its own folder the moment it stops, before the next run takes its slot:
+``config.json``, ``versions.json``, ``metrics.json`` (with a ``fused`` record: the job's slots and runs, precision
+and TF32 setting), ``predictions.parquet`` and an optional checkpoint. Killing a job loses its unfinished runs only,
+which the next sweep trains again. On CPU a seed fully determines a run in a job of a given composition (same
+thread count): torch's RNG is seeded before each head is initialised, batch orders come from a generator seeded
+with the run's seed, and deterministic algorithms are requested.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from diagnostics.stats import mcc
 
 from . import _store as store
 from ._config import ModelSpec, SweepConfig
-from ._fused import StackedClassifiers, batched_validator, fit_fused, predict_proba_stacked
+from ._fused import EngineRun, RunData, StackedClassifiers, batched_validator, fit_runs, predict_proba_stacked
 from ._inputs import RunInputs, prepare_inputs
 from ._loop import FitResult
 from ._predict import SetPredictions, prediction_table
@@ -163,28 +164,32 @@ def train_run(spec: RunSpec, *, progress: bool | None = None) -> dict[str, Any]:
     RunLockedError
         Another live process trains this run.
     """
-    outcome = train_group([spec], progress=progress)[0]
+    outcome = train_group([spec], progress=progress, slots=1)[0]
     if outcome["state"] == "locked":
         raise RunLockedError(outcome["error"].split(": ", 1)[-1])
     return outcome
 
 
-def train_group(specs: list[RunSpec], *, progress: bool | None = None) -> list[dict[str, Any]]:
-    """Train, evaluate and store runs that differ only in their seed as one group (one run: a group of one).
+def train_group(specs: list[RunSpec], *, progress: bool | None = None,
+                slots: int | None = None) -> list[dict[str, Any]]:
+    """Train, evaluate and store a job's runs, K at a time in one computation (one run: a group of one).
 
     Parameters
     ----------
     specs : list of RunSpec
-        Runs of one experiment, language and model.
+        Runs of one training key (:func:`~diagnostics.finetune._grouping.training_key`), in queue order.
     progress : bool, optional
-        Show a progress bar (defaults to the config's ``progress``).
+        Show a progress bar (defaults to the first config's ``progress``).
+    slots : int, optional
+        Runs trained at once; by default the first config's ``fuse`` (``auto``: what fits the device), at most the
+        runs to train.
 
     Returns
     -------
     list of dict
         One outcome per run, in the order of ``specs``: ``{"path", "state": "done"|"skipped", "metrics"}``, or
         ``{"path", "state": "locked", "error"}`` for a run another process holds. What training raises is re-raised
-        once every run of the group has a ``FAILED`` file with the traceback.
+        once every unfinished run of the job has a ``FAILED`` file with the traceback.
     """
     outcomes: dict[str, dict[str, Any]] = {}
     with ExitStack() as locks:
@@ -205,16 +210,17 @@ def train_group(specs: list[RunSpec], *, progress: bool | None = None) -> list[d
             store.clear_partial(spec.path)
             todo.append(spec)
         if todo:
+            def finished(spec: RunSpec, metrics: dict[str, Any]) -> None:
+                store.mark_done(spec.path, {"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
+                outcomes[str(spec.path)] = {"path": str(spec.path), "state": "done", "metrics": metrics}
+
             try:
-                metrics = _train_runs(todo, progress)
+                _train_runs(todo, slots, progress, finished)
             except BaseException:
                 for spec in todo:
-                    store.mark_failed(spec.path, traceback.format_exc())
+                    if str(spec.path) not in outcomes:
+                        store.mark_failed(spec.path, traceback.format_exc())
                 raise
-            for spec, run_metrics in zip(todo, metrics):
-                store.mark_done(spec.path, {"best": run_metrics["best"],
-                                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
-                outcomes[str(spec.path)] = {"path": str(spec.path), "state": "done", "metrics": run_metrics}
     return [outcomes[str(spec.path)] for spec in specs]
 
 
@@ -222,85 +228,130 @@ def _skipped(spec: RunSpec) -> dict[str, Any]:
     return {"path": str(spec.path), "state": "skipped", "metrics": store._read_json(spec.path / "metrics.json")}
 
 
-def _train_runs(specs: list[RunSpec], progress: bool | None) -> list[dict[str, Any]]:
-    """Fine-tune the group, predict every set for every run, store each run's files; returns their metrics."""
-    config, model_spec, language = specs[0].sweep, specs[0].model_spec, specs[0].language
-    show = config.progress if progress is None else progress
-    seeds = [spec.seed for spec in specs]
-    with _torch_settings(config) as device:
-        amp = _autocast_dtype(config, device)
+def job_slots(config: SweepConfig, specs: list[RunSpec], device: str | None = None) -> int:
+    """The slots of a job: ``fuse``, or what ``auto`` measures on ``device`` (the config's by default), at least 1."""
+    if config.fuse != "auto":
+        return max(1, int(config.fuse))
+    from ._grouping import auto_group_size
+
+    return auto_group_size(resolve_model_path(specs[0].model_spec), config, device or _device(config), len(specs))
+
+
+class _JobData:
+    """Each (experiment, language)'s data, prepared when its first run takes a slot and dropped after its last."""
+
+    def __init__(self, specs: list[RunSpec], model_path: Path, device: str, amp, show: bool):
+        self.model_path, self.device, self.amp, self.show = model_path, device, amp, show
+        self.users: dict[tuple[str, str], int] = {}
         for spec in specs:
-            _write_run_settings(spec.path, spec, config, device, amp)
-        clock = _Clock()
-        with PeakMemory() as memory:
-            if device.startswith("cuda"):
-                torch.cuda.reset_peak_memory_stats()
-            model_path = resolve_model_path(model_spec)
-            data = prepare_inputs(config, language, model_path, feature_folder(config, model_spec), device=device,
-                                  amp=amp, show=show)
-            models = _build_models(config, model_path, seeds)
-            clock.init_s = time.perf_counter() - clock.started
+            self.users[self.key(spec)] = self.users.get(self.key(spec), 0) + 1
+        self.prepared: dict[tuple[str, str], tuple[RunInputs, torch.Tensor, Any]] = {}
+        self.seconds: dict[tuple[str, str], float] = {}
+
+    @staticmethod
+    def key(spec: RunSpec) -> tuple[str, str]:
+        return spec.config["experiment"], spec.language
+
+    def get(self, spec: RunSpec) -> tuple[RunInputs, torch.Tensor, Any]:
+        """The run's inputs, training labels and validation function (shared by the runs of its key)."""
+        key = self.key(spec)
+        if key not in self.prepared:
+            config = spec.sweep
+            data = prepare_inputs(config, spec.language, self.model_path, feature_folder(config, spec.model_spec),
+                                  device=self.device, amp=self.amp, show=self.show)
             gold_train = torch.from_numpy(np.array(label_ids(data.train_frame["label"])))
             gold_val, inputs_val = label_ids(data.eval_frames["validation"]["label"]), data.inputs["validation"]
             if config.recipe == "jiant" and config.val_data_limit is not None:
                 gold_val, inputs_val = gold_val[:config.val_data_limit], inputs_val.head(config.val_data_limit)
-            fitted = fit_fused(models, data.inputs["train"], gold_train, config, seeds=seeds, device=device, amp=amp,
-                               validate=batched_validator(inputs_val, gold_val, config.eval_batch_size, device, amp,
-                                                          _scores),
-                               show=show, desc=f"{config.experiment} {language} {model_spec.name} seeds {seeds}")
-            predicted = _predict(models, specs, data, config, device, amp)
-            if config.save_checkpoint:
-                from ._modeling import save_checkpoint
+            validate = batched_validator(inputs_val, gold_val, config.eval_batch_size, self.device, self.amp, _scores)
+            self.prepared[key] = (data, gold_train, validate)
+        return self.prepared[key]
 
-                for spec, model in zip(specs, models):
-                    save_checkpoint(model, model_path, spec.path / "checkpoint", data.tokenizer)
-            cuda_peak = torch.cuda.max_memory_allocated() if device.startswith("cuda") else None
-        group = {"seeds": seeds, "size": len(specs), "precision": config.precision, "autocast": str(amp),
-                 "tf32": bool(torch.backends.cuda.matmul.allow_tf32),
-                 "skip_padding": bool(getattr(models[0], "_unpadding", False))}
-        out = []
-        for spec, model, fit, pred in zip(specs, models, fitted, predicted):
-            _write_predictions(spec.path, pred.tables)
-            resources = _resources(clock, memory.peak, cuda_peak, fit, data, pred)
-            resources |= protocol_figures(model_path, language, device, config.output_dir,
-                                          fit.best["validation_accuracy"])
-            metrics = _metrics(config, fit, data.train_frame, model, pred, resources, device) | {"fused": group}
-            store.write_json_atomic(spec.path / "metrics.json", metrics)
-            out.append(metrics)
-    return out
+    def release(self, spec: RunSpec) -> None:
+        """One run of the key is stored: drop the key's data after its last run."""
+        key = self.key(spec)
+        self.users[key] -= 1
+        if not self.users[key]:
+            self.prepared.pop(key, None)
 
 
-def _build_models(config: SweepConfig, model_path: Path, seeds: list[int]) -> list:
-    """The group's classifiers, each head initialised from its seed; a group of one may skip padding."""
+def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, done) -> None:
+    """Fine-tune the job's runs in their slots; as each ends, predict every set and store its files (``done``)."""
+    lead, model_spec = specs[0].sweep, specs[0].model_spec
+    show = lead.progress if progress is None else progress
+    with _torch_settings(lead) as device:
+        amp = _autocast_dtype(lead, device)
+        slots = min(len(specs), slots or job_slots(lead, specs, device))
+        model_path = resolve_model_path(model_spec)
+        job = _JobData(specs, model_path, device, amp, show)
+        skip_padding = lead.skip_padding and slots == 1  # stacked runs go through vmap, which cannot gather tokens
+        clocks: dict[int, _Clock] = {}
+        with PeakMemory() as memory:
+            if device.startswith("cuda"):
+                torch.cuda.reset_peak_memory_stats()
+
+            def join(index: int) -> RunData:
+                spec, config = specs[index], specs[index].sweep
+                clocks[index] = clock = _Clock()
+                _write_run_settings(spec.path, spec, config, device, amp)
+                data, gold_train, validate = job.get(spec)
+                model = _build_model(config, model_path, spec.seed, skip_padding and index == 0)
+                clock.init_s = time.perf_counter() - clock.started
+                return RunData(model, data.inputs["train"], gold_train, validate)
+
+            def finished(index: int, run: RunData, fit: FitResult) -> None:
+                spec, config = specs[index], specs[index].sweep
+                data = job.get(spec)[0]
+                pred = _predict(run.model, spec, data, config, device, amp)
+                if config.save_checkpoint:
+                    from ._modeling import save_checkpoint
+
+                    save_checkpoint(run.model, model_path, spec.path / "checkpoint", data.tokenizer)
+                _write_predictions(spec.path, pred.tables)
+                cuda_peak = torch.cuda.max_memory_allocated() if device.startswith("cuda") else None
+                resources = _resources(clocks.pop(index), memory.peak, cuda_peak, fit, data, pred)
+                resources |= protocol_figures(model_path, spec.language, device, config.output_dir,
+                                              fit.best["validation_accuracy"])
+                group = {"slots": slots, "runs": len(specs), "precision": config.precision, "autocast": str(amp),
+                         "tf32": bool(torch.backends.cuda.matmul.allow_tf32), "skip_padding": skip_padding}
+                metrics = _metrics(config, fit, data.train_frame, run.model, pred, resources, device) | {"fused": group}
+                store.write_json_atomic(spec.path / "metrics.json", metrics)
+                job.release(spec)
+                done(spec, metrics)
+
+            runs = [EngineRun(spec.seed, spec.sweep, lambda i=i: join(i)) for i, spec in enumerate(specs)]
+            what = (f"{specs[0].config['experiment']} {specs[0].describe()}" if len(specs) == 1 else
+                    f"{len(specs)} runs of {model_spec.name} in {slots} slots")
+            fit_runs(runs, slots=slots, device=device, amp=amp, show=show, desc=what, finished=finished)
+
+
+def _build_model(config: SweepConfig, model_path: Path, seed: int, skip_padding: bool):
+    """A run's classifier, its head initialised from its seed; ``skip_padding`` hooks it to skip padding."""
     from ._modeling import load_classifier
 
-    models = [load_classifier(model_path, seed=seed, dropout=config.dropout, top_k=config.train_top_k_layers,
-                              freeze_embeddings=config.freeze_embeddings, head=config.classifier_head)
-              for seed in seeds]
-    if config.skip_padding and len(models) == 1:  # stacked runs go through vmap, which cannot gather real tokens
+    model = load_classifier(model_path, seed=seed, dropout=config.dropout, top_k=config.train_top_k_layers,
+                            freeze_embeddings=config.freeze_embeddings, head=config.classifier_head)
+    if skip_padding:
         from ._unpadding import enable_unpadding
 
-        enable_unpadding(models[0])
-    return models
+        enable_unpadding(model)
+    return model
 
 
-def _predict(models, specs: list[RunSpec], data, config, device: str, amp) -> list[SetPredictions]:
-    """Every run's predictions of every evaluation set but validation, the runs stacked in one pass per batch."""
-    stack = StackedClassifiers(models, device)
-    out = [SetPredictions() for _ in specs]
+def _predict(model, spec: RunSpec, data: RunInputs, config: SweepConfig, device: str, amp) -> SetPredictions:
+    """A run's predictions of every evaluation set but validation."""
+    stack = StackedClassifiers([model], device)
+    out = SetPredictions()
     started = time.perf_counter()
+    columns = _run_columns(spec, config, spec.model_spec)
     for name, frame in data.eval_frames.items():
         if name == "validation":
             continue
-        proba = predict_proba_stacked(stack, data.inputs[name], config.eval_batch_size, device, amp)
-        for spec, pred, row in zip(specs, out, proba):
-            columns = _run_columns(spec, config, spec.model_spec)
-            pred.records += len(frame)
-            pred.tables.append(prediction_table(columns, name, frame, row, spec.model_spec.pretrain_seed))
-            pred.categories[name] = category_summary(frame, row)
-    share = (time.perf_counter() - started) / len(specs)  # each run's share of the group's prediction time
-    for pred in out:
-        pred.seconds = share
+        proba = predict_proba_stacked(stack, data.inputs[name], config.eval_batch_size, device, amp)[0]
+        out.records += len(frame)
+        out.tables.append(prediction_table(columns, name, frame, proba, spec.model_spec.pretrain_seed))
+        out.categories[name] = category_summary(frame, proba)
+    out.seconds = time.perf_counter() - started
     return out
 
 

@@ -37,8 +37,8 @@ class Plan:
         One per run: ``experiment, language, seed, model, mixture`` (list of ``{source, size}``), ``train_pairs``,
         ``max_steps`` (the run's step budget, :func:`diagnostics.finetune.total_steps`), ``max_pair_epochs``
         (``max_steps`` x batch size: the pairs it trains at most; early stopping ends most runs sooner),
-        ``fuse`` and ``group`` (the runs trained together as one job, see ``fuse``; ``None`` when done or decided
-        on the device), ``state`` (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
+        ``fuse`` (the slots of the run's job) and ``group`` (its fused job, which may span experiments and
+        languages; ``None`` when the run trains alone, is done, or its slots are decided on the device), ``state`` (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
     notices : list of str
         Things the user should know that do not stop the run (a language skipped for lack of data, a dataset
         standing in for the study's).
@@ -66,19 +66,28 @@ class Plan:
         """Count, per experiment, the runs, those done, the pair-epochs still to train (upper bound) and the jobs.
 
         Experiment -> ``{"runs": int, "done": int, "pair_epochs": int, "jobs": int}``, in plan order; ``jobs``
-        counts the executor's jobs of the runs still to train (a fused group is one job).
+        counts the executor's jobs that hold runs of the experiment still to train (a fused job may hold runs of
+        several experiments and counts in each).
         """
         out: dict[str, dict[str, int]] = {}
-        jobs: set[str] = set()
+        jobs: set[tuple[str, str]] = set()
         for run in self.runs:
             entry = out.setdefault(run["experiment"], {"runs": 0, "done": 0, "pair_epochs": 0, "jobs": 0})
             entry["runs"] += 1
-            job = run.get("group") or run["path"]
+            job = run["experiment"], run.get("group") or run["path"]
             if run["state"] != "done" and job not in jobs:
                 jobs.add(job)
                 entry["jobs"] += 1
             entry["done"] += run["state"] == "done"
             entry["pair_epochs"] += 0 if run["state"] == "done" else (run["max_pair_epochs"] or 0)
+        return out
+
+    def groups(self) -> dict[str, list[dict[str, Any]]]:
+        """The fused jobs of the runs still to train: job name -> its runs (a job may span experiments)."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for run in self.runs:
+            if run["state"] != "done" and run.get("group"):
+                out.setdefault(run["group"], []).append(run)
         return out
 
     def cost(self) -> dict[str, Any]:
@@ -97,10 +106,11 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         """Build the JSON document of ``--dry-run --json``.
 
-        Keys ``scale``, ``runs``, ``counts`` (:meth:`counts`), ``cost`` (:meth:`cost`), ``notices``, ``problems``,
-        ``substitutions``.
+        Keys ``scale``, ``runs``, ``counts`` (:meth:`counts`), ``cost`` (:meth:`cost`), ``groups`` (fused job ->
+        its runs still to train), ``notices``, ``problems``, ``substitutions``, ``schedules``.
         """
         return {"scale": self.scale, "runs": self.runs, "counts": self.counts(), "cost": self.cost(),
+                "groups": {name: len(members) for name, members in self.groups().items()},
                 "notices": self.notices, "problems": self.problems, "substitutions": self.substitutions,
                 "schedules": self.schedules}
 
@@ -119,13 +129,19 @@ class Plan:
         out.append("")
         fuse = sorted({str(run["fuse"]) for run in self.runs if run["state"] != "done" and run.get("fuse") != 1})
         for name, entry in self.counts().items():
-            jobs = f", {entry['jobs']:4d} fused jobs" if fuse and entry["jobs"] else ""
+            jobs = f", in {entry['jobs']:4d} fused jobs" if fuse and entry["jobs"] else ""
             out.append(f"{name:36s} {entry['runs']:4d} runs, {entry['done']:4d} done{jobs}")
+        groups = self.groups()
+        for name, members in groups.items():
+            experiments = sorted({run["experiment"] for run in members})
+            languages = sorted({run["language"] for run in members})
+            out.append(f"{name} ({len(experiments)} experiments, languages {', '.join(languages)})")
         cost = self.cost()
         hours = (f", about {cost['max_hours']} h at {cost['train_pairs_per_s']:g} training pairs/s" if
                  cost["max_hours"] is not None else " (set --set train_pairs_per_s=N for hours)")
-        grouping = (f" in {sum(e['jobs'] for e in self.counts().values())} jobs (fuse={'/'.join(fuse)}; the rate is "
-                    "the device's aggregate over a group)" if fuse else "")
+        todo = [run for run in self.runs if run["state"] != "done"]
+        grouping = (f" in {len({run.get('group') or run['path'] for run in todo})} jobs (fuse={'/'.join(fuse)}; the "
+                    "rate is the device's aggregate over a job)" if fuse else "")
         out.append(f"total: {len(self.runs)} runs, {cost['runs_done']} done, {cost['runs_to_train']} to train"
                    f"{grouping}; at most {cost['max_pair_epochs']:,} pair-epochs{hours}")
         if self.schedules:
@@ -282,6 +298,7 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
                             "study's; supply --data mnli=PATH and --set extra_source=mnli to train on it")
     sizes = SourceSizes()
     pending_jiant: list[tuple[SweepConfig, int]] = []
+    pending: list[tuple[SweepConfig, Any]] = []
     shortfalls: dict[tuple, list[str]] = {}
     seen_models = set()
     for name, config in configs.items():
@@ -302,7 +319,7 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
                 sizes.size(ref, _option(ref, language, "diagnostics"))
         conflicts = []
         states = run_states(config)
-        size, group_of = _fused_groups(config, [spec_run for spec_run, state in states if state != "done"])
+        pending += [(config, spec_run) for spec_run, state in states if state != "done"]
         for spec_run, state in states:
             mixture, total = mixtures[spec_run.language]
             steps = None if total is None else total_steps(config, total)
@@ -312,8 +329,7 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
                               "model": spec_run.model_spec.name, "mixture": mixture, "train_pairs": total,
                               "max_steps": steps,
                               "max_pair_epochs": None if steps is None else steps * config.batch_size,
-                              "state": state, "path": str(spec_run.path), "fuse": size,
-                              "group": group_of.get(str(spec_run.path))})
+                              "state": state, "path": str(spec_run.path), "fuse": None, "group": None})
             if state == "conflict":
                 conflicts.append(spec_run)
         if conflicts:
@@ -330,6 +346,10 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
             plan.problems += ConfigError(input_problems(config, sizes.counts), config._source).lines()
     plan.problems = list(dict.fromkeys(plan.problems))
     plan.schedules = schedule_costs(pending_jiant)
+    slots_of, group_of = _fused_groups(pending)
+    for run in plan.runs:
+        run["fuse"] = slots_of.get(run["path"], configs[run["experiment"]].fuse)
+        run["group"] = group_of.get(run["path"])
     return plan
 
 
@@ -367,32 +387,43 @@ def schedule_costs(runs: list[tuple[SweepConfig, int]]) -> dict[str, dict[str, A
     return out
 
 
-def _fused_groups(config: SweepConfig, pending: list) -> tuple[int | str, dict[str, str]]:
-    """The group size the sweep will use for ``pending`` runs and each run's group (run folder -> group name).
+def _fused_groups(pending: list) -> tuple[dict[str, int | str], dict[str, str]]:
+    """Each pending run's slots and job (run folder -> slots, run folder -> job name), as the sweep will cut them.
 
+    Runs of every experiment that share a training key share a job (:func:`diagnostics.finetune.group_jobs`).
     ``fuse: auto`` is measured on the device the sweep runs on; on a machine without that device (a login node)
-    the plan says ``auto`` and names no groups.
+    its runs say ``auto`` and name no job.
     """
-    from diagnostics.finetune import group_runs
-    from diagnostics.finetune import group_size
+    from diagnostics.finetune import jobs
 
-    if not pending:
-        return config.fuse, {}
-    if config.fuse == "auto":
-        import torch
+    slots_of: dict[str, int | str] = {}
+    measurable = []
+    for config, spec in pending:
+        if config.fuse == "auto" and config.device != "cpu":
+            import torch
 
-        if config.device not in ("cpu",) and not torch.cuda.is_available():
-            return "auto", {}
-    out: dict[str, str] = {}
-    sizes = []
-    for model in {spec.model_spec.slug for spec in pending}:
-        specs = [spec for spec in pending if spec.model_spec.slug == model]
-        size = group_size(config, specs)
-        sizes.append(size)
-        for number, group in enumerate(group_runs(specs, size)):
-            name = f"{config.experiment}/{group[0].language}/{model}#{number}"
-            out.update({str(spec.path): name for spec in group})
-    return max(sizes), out
+            if not torch.cuda.is_available():
+                slots_of[str(spec.path)] = "auto"
+                continue
+        measurable.append((config, spec))
+    group_of: dict[str, str] = {}
+    for number, job in enumerate(jobs(measurable, measurable[0][0].executor if measurable else "inprocess"), 1):
+        if len(job) == 1 and _slots(measurable, job) == 1:
+            slots_of[str(job[0].path)] = 1
+            continue
+        size = _slots(measurable, job)
+        for spec in job:
+            slots_of[str(spec.path)] = size
+            group_of[str(spec.path)] = f"job {number}: {len(job)} runs in {size} slots"
+    return slots_of, group_of
+
+
+def _slots(pending: list, job: list) -> int:
+    """The slots a job's runs train in (``fuse`` or what ``auto`` measures), at most its runs."""
+    from diagnostics.finetune import job_slots
+
+    config = next(config for config, spec in pending if spec.path == job[0].path)
+    return min(len(job), job_slots(config, job))
 
 
 def build_mixtures(configs: dict[str, SweepConfig]) -> list[str]:

@@ -195,7 +195,7 @@ def test_a_sweep_with_fuse_trains_one_job_per_group_and_equals_the_sweep_of_sing
     for seed in (0, 1, 2):
         metrics = json.loads((tmp_path / "fused" / "runs" / "s" / "en" / "tiny" / f"seed={seed}" / "metrics.json")
                              .read_text())
-        assert metrics["fused"]["seeds"] == [0, 1, 2] and metrics["fused"]["size"] == 3
+        assert metrics["fused"]["slots"] == 3 and metrics["fused"]["runs"] == 3
     # the grouping is not part of what a run is: a single-run sweep over the fused store finds every run done
     again = run_sweep(load_config(write_config(tmp_path / "fused", tiny_model_dir, **common)))
     assert again["state"].tolist() == ["skipped"] * 3
@@ -219,3 +219,102 @@ def test_a_group_of_one_and_of_eight_equal_their_oracle_runs(small_model_dir, pa
         assert [h["step"] for h in result.history] == [h["step"] for h in solo_result.history]
         for a, b in zip(result.history, solo_result.history):
             assert a["train_loss"] == pytest.approx(b["train_loss"], abs=1e-5)
+
+
+@pytest.fixture(scope="module")
+def other_pairs():
+    """A second data set of another size (its last batch is partial), with its own validation slice."""
+    rng = np.random.default_rng(1)
+    ids = [list(rng.integers(5, VOCAB, size=int(rng.integers(3, 24)))) for _ in range(22)]
+    gold = torch.from_numpy(rng.integers(0, 2, size=len(ids)))
+    return TokenInputs(ids, None, 0), gold, TokenInputs(ids[-10:], None, 0), gold[-10:].numpy()
+
+
+@pytest.mark.parametrize("recipe", ["epoch", "jiant"])
+@pytest.mark.parametrize("slots", [1, 3, 8])
+def test_queued_runs_take_freed_slots_and_equal_their_oracle_runs(small_model_dir, pairs, other_pairs, recipe,
+                                                                   slots):
+    """Runs of two data sets and two budgets queue for K slots; the first run stops early and its slot is refilled.
+
+    Every run equals its own plain single-model run (its data, its validation, its schedule), dropout off, fp32.
+    """
+    from diagnostics.finetune._fused import EngineRun, RunData, fit_runs
+
+    if recipe == "jiant":
+        jiant = dict(recipe="jiant", optimizer="bert_adam", adam_eps=1e-6, val_interval=3, patience=20)
+        short, long = _config(max_vals=1, **jiant), _config(max_vals=4, **jiant)
+    else:
+        short, long = _config(max_epochs=1), _config(max_epochs=3)
+    count = slots + 2
+    plans = [(seed, short if seed == 0 else long, pairs if seed % 2 == 0 else other_pairs) for seed in range(count)]
+    validators = {id(data): batched_validator(data[2], data[3], 8, "cpu", None, _accuracy)
+                  for data in (pairs, other_pairs)}
+    models, held, most, order = {}, [], [0], []
+
+    def join(seed, config, data):
+        models[seed] = load_classifier(small_model_dir, seed=seed, dropout=0.0)
+        held.append(seed)
+        most[0] = max(most[0], len(held))
+        return RunData(models[seed], data[0], data[1], validators[id(data)])
+
+    def finished(index, data, result):
+        held.remove(plans[index][0])
+        order.append(index)
+
+    runs = [EngineRun(seed, config, lambda s=seed, c=config, d=data: join(s, c, d)) for seed, config, data in plans]
+    results = fit_runs(runs, slots=slots, device="cpu", finished=finished)
+    assert most[0] == min(slots, count) and sorted(order) == list(range(count)) and order[0] == 0
+    for (seed, config, data), result in zip(plans, results):
+        solo_model, solo_result = _solo(small_model_dir, data, config, seed)
+        val = data[2]
+        np.testing.assert_allclose(predict_proba(models[seed], val, 8, "cpu", None),
+                                   predict_proba(solo_model, val, 8, "cpu", None), atol=1e-5)
+        assert [h["step"] for h in result.history] == [h["step"] for h in solo_result.history]
+        assert [h["validation_accuracy"] for h in result.history] == \
+            [h["validation_accuracy"] for h in solo_result.history]
+        for a, b in zip(result.history, solo_result.history):
+            assert a["train_loss"] == pytest.approx(b["train_loss"], abs=1e-5)
+    assert len(results[0].history) < len(results[1].history)
+
+
+def test_runs_of_different_training_keys_refuse_to_share_a_group(small_model_dir, pairs):
+    from diagnostics.finetune._fused import EngineRun, RunData, fit_runs
+
+    train, gold, val, gold_val = pairs
+    validate = batched_validator(val, gold_val, 8, "cpu", None, _accuracy)
+    runs = [EngineRun(seed, _config(batch_size=size), lambda s=seed: RunData(
+        load_classifier(small_model_dir, seed=s, dropout=0.0), train, gold, validate))
+        for seed, size in ((0, 4), (1, 8))]
+    with pytest.raises(ValueError, match="training_key"):
+        fit_runs(runs, slots=2, device="cpu")
+
+
+def test_sweeps_of_other_experiments_languages_and_sizes_share_a_job_and_equal_their_single_runs(tmp_path,
+                                                                                              tiny_model_dir):
+    """Two experiments (other training sizes, languages and seeds) fill one job of 2 slots; slots are refilled."""
+    import json
+
+    from diagnostics.finetune import collect_predictions, jobs, load_config, plan, run_sweeps
+
+    from _sweeps import sorted_table, write_config
+
+    def configs(folder, **extra):
+        first = write_config(folder / "a", tiny_model_dir, experiment="a", output_dir=str(folder / "runs"),
+                             languages=["en"], seeds=[0, 1, 2], dropout=0.0, train_size=32, max_epochs=2, **extra)
+        second = write_config(folder / "b", tiny_model_dir, experiment="b", output_dir=str(folder / "runs"),
+                              languages=["ru"], seeds=[3, 4], dropout=0.0, train_size=48, max_epochs=1, **extra)
+        return [load_config(first), load_config(second)]
+
+    fused = configs(tmp_path / "fused", fuse=2)
+    queue = jobs([(config, spec) for config in fused for spec in plan(config)])
+    assert [len(job) for job in queue] == [5]
+    other = configs(tmp_path / "other", fuse=2, batch_size=8)  # another step shape: a job of its own
+    assert len(jobs([(c, s) for c in fused[:1] + other[1:] for s in plan(c)])) == 2
+    single = run_sweeps(configs(tmp_path / "single"))
+    together = run_sweeps(fused)
+    assert single["state"].tolist() == together["state"].tolist() == ["done"] * 5
+    a = sorted_table(collect_predictions(tmp_path / "single" / "runs"))
+    b = sorted_table(collect_predictions(tmp_path / "fused" / "runs"))
+    np.testing.assert_allclose(b["probability"], a["probability"], atol=1e-5)
+    metrics = json.loads((tmp_path / "fused" / "runs" / "b" / "ru" / "tiny" / "seed=4" / "metrics.json").read_text())
+    assert metrics["fused"]["slots"] == 2 and metrics["fused"]["runs"] == 5
