@@ -105,9 +105,13 @@ def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_mo
     # 625-step checks capped at ten end every run by 25,000 pairs; the other readings train the MNLI mixtures whole
     assert schedules["russiansuperglue"]["max_pairs"] <= 288 * 25_000
     assert schedules["jiant_superglue"]["max_pairs"] > 20 * schedules["russiansuperglue"]["max_pairs"]
-    text = dry_run([*tiny_model_option, "--data", f"mnli={mnli}", *data_options(language_files)], tmp_path / "runs")
-    assert any(line.strip().startswith("russiansuperglue") and line.endswith("<- this plan")
-               for line in text.output.splitlines())
+    text = dry_run([*tiny_model_option, "--data", f"mnli={mnli}", *data_options(language_files), "--set", "fuse=8"],
+                   tmp_path / "runs")
+    lines = text.output.splitlines()
+    assert any(line.strip().startswith("russiansuperglue") and line.endswith("<- this plan") for line in lines)
+    # groups fill across the plan: every experiment and language shares the model and step shapes, so one job
+    assert "job 1: 288 runs in 8 slots (21 experiments, languages de, en, fr, ru, sv)" in lines
+    assert any(line.startswith("total: 288 runs") and "in 1 jobs (fuse=8;" in line for line in lines)
 
 
 def without_fr_diagnostic(language_files):
