@@ -235,11 +235,14 @@ class RunData:
 
 @dataclass
 class EngineRun:
-    """One run of the engine's queue: its seed, its recipe and how to make its data when it takes a slot."""
+    """One run of the engine's queue: its seed, its recipe and how to make its data when it takes a slot.
+
+    ``join()`` returns ``None`` for a run that is not to train after all (finished or taken elsewhere meanwhile).
+    """
 
     seed: int
     config: SweepConfig
-    join: Callable[[], RunData]
+    join: Callable[[], RunData | None]
 
 
 class _Run:
@@ -405,8 +408,8 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
 
     Returns
     -------
-    list of FitResult
-        One per run, in the order of ``runs``.
+    list of FitResult or None
+        One per run, in the order of ``runs`` (``None`` for a run whose ``join`` gave nothing).
     """
     from tqdm.auto import tqdm
 
@@ -415,12 +418,16 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     if len({training_key(run.config) for run in runs}) > 1:
         raise ValueError("runs of one group must share model shapes and recipe (training_key)")
     queue = deque(range(len(runs)))
-    active = [_Run(i, runs[i], runs[i].join()) for i in (queue.popleft() for _ in range(min(slots, len(runs))))]
+    active: list[_Run] = []
+    while len(active) < slots and (joining := _take(runs, queue)) is not None:
+        active.append(joining)
+    results: list[FitResult | None] = [None] * len(runs)
+    if not active:
+        return results
     lead = runs[0].config
     stack = StackedClassifiers([run.data.model for run in active], device)
     optimizer = (StackedBertAdam if lead.recipe == "jiant" else StackedAdamW)(stack, active[0].data.model, lead)
     pad_to = lead.max_seq_length if lead.pad_to_max_length else None
-    results: list[FitResult | None] = [None] * len(runs)
     bar = tqdm(total=sum(run.steps for run in active), desc=desc, leave=False, disable=not show, unit="run-step")
     try:
         while active:
@@ -442,11 +449,10 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
                     finished(run.index, run.data, run.result)
             emptied = []
             for position in leaving:
-                if not queue:
+                joining = _take(runs, queue)
+                if joining is None:
                     emptied.append(position)
                     continue
-                index = queue.popleft()
-                joining = _Run(index, runs[index], runs[index].join())
                 stack.put(position, joining.data.model)
                 optimizer.reset(position)
                 active[position] = joining
@@ -461,6 +467,16 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     finally:
         bar.close()
     return results
+
+
+def _take(runs: Sequence[EngineRun], queue: deque) -> _Run | None:
+    """The next run of the queue that joins (its data made), or ``None`` when the queue runs out."""
+    while queue:
+        index = queue.popleft()
+        data = runs[index].join()
+        if data is not None:
+            return _Run(index, runs[index], data)
+    return None
 
 
 def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: SweepConfig, *, seeds: Sequence[int],

@@ -19,7 +19,7 @@ import os
 import time
 import traceback
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,39 +188,46 @@ def train_group(specs: list[RunSpec], *, progress: bool | None = None,
     -------
     list of dict
         One outcome per run, in the order of ``specs``: ``{"path", "state": "done"|"skipped", "metrics"}``, or
-        ``{"path", "state": "locked", "error"}`` for a run another process holds. What training raises is re-raised
-        once every unfinished run of the job has a ``FAILED`` file with the traceback.
+        ``{"path", "state": "locked", "error"}`` for a run another process holds. Each run is claimed (done? ->
+        lock -> done again? -> clear a partial attempt) when it takes a slot and released once stored, so the runs
+        still queued stay free for other processes. What training raises is re-raised once every run the job was
+        training has a ``FAILED`` file with the traceback.
     """
     outcomes: dict[str, dict[str, Any]] = {}
-    with ExitStack() as locks:
-        todo = []
-        for spec in specs:
-            if store.is_done(spec.path):
-                outcomes[str(spec.path)] = _skipped(spec)
-                continue
-            try:
-                locks.enter_context(RunLock(spec.path))
-            except RunLockedError as err:
-                outcomes[str(spec.path)] = {"path": str(spec.path), "state": "locked",
-                                            "error": f"{type(err).__name__}: {err}"}
-                continue
-            if store.is_done(spec.path):  # finished by another process between the check and the lock
-                outcomes[str(spec.path)] = _skipped(spec)
-                continue
-            store.clear_partial(spec.path)
-            todo.append(spec)
-        if todo:
-            def finished(spec: RunSpec, metrics: dict[str, Any]) -> None:
-                store.mark_done(spec.path, {"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
-                outcomes[str(spec.path)] = {"path": str(spec.path), "state": "done", "metrics": metrics}
+    held: dict[str, RunLock] = {}
 
-            try:
-                _train_runs(todo, slots, progress, finished)
-            except BaseException:
-                for spec in todo:
-                    if str(spec.path) not in outcomes:
-                        store.mark_failed(spec.path, traceback.format_exc())
-                raise
+    def claim(spec: RunSpec) -> bool:
+        """Done? -> lock -> done again? -> clear a partial attempt: whether this job trains the run now."""
+        key = str(spec.path)
+        if store.is_done(spec.path):
+            outcomes[key] = _skipped(spec)
+            return False
+        try:
+            held[key] = RunLock(spec.path).acquire()
+        except RunLockedError as err:
+            outcomes[key] = {"path": key, "state": "locked", "error": f"{type(err).__name__}: {err}"}
+            return False
+        if store.is_done(spec.path):  # finished by another process between the check and the lock
+            outcomes[key] = _skipped(spec)
+            held.pop(key).release()
+            return False
+        store.clear_partial(spec.path)
+        return True
+
+    def finished(spec: RunSpec, metrics: dict[str, Any]) -> None:
+        store.mark_done(spec.path, {"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        outcomes[str(spec.path)] = {"path": str(spec.path), "state": "done", "metrics": metrics}
+        held.pop(str(spec.path)).release()
+
+    try:
+        _train_runs(specs, slots, progress, claim, finished)
+    except BaseException:
+        for key in held:
+            store.mark_failed(Path(key), traceback.format_exc())
+        raise
+    finally:
+        for lock in held.values():
+            lock.release()
     return [outcomes[str(spec.path)] for spec in specs]
 
 
@@ -275,8 +282,12 @@ class _JobData:
             self.prepared.pop(key, None)
 
 
-def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, done) -> None:
-    """Fine-tune the job's runs in their slots; as each ends, predict every set and store its files (``done``)."""
+def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, claim, done) -> None:
+    """Fine-tune the job's runs in their slots; as each ends, predict every set and store its files (``done``).
+
+    A run is claimed (``claim(spec)``: skipped, locked elsewhere, or this job's) when it would take a slot, so the
+    runs still queued stay free for other processes.
+    """
     lead, model_spec = specs[0].sweep, specs[0].model_spec
     show = lead.progress if progress is None else progress
     with _torch_settings(lead) as device:
@@ -290,8 +301,11 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
             if device.startswith("cuda"):
                 torch.cuda.reset_peak_memory_stats()
 
-            def join(index: int) -> RunData:
+            def join(index: int) -> RunData | None:
                 spec, config = specs[index], specs[index].sweep
+                if not claim(spec):
+                    job.release(spec)
+                    return None
                 clocks[index] = clock = _Clock()
                 _write_run_settings(spec.path, spec, config, device, amp)
                 data, gold_train, validate = job.get(spec)

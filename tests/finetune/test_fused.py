@@ -318,3 +318,44 @@ def test_sweeps_of_other_experiments_languages_and_sizes_share_a_job_and_equal_t
     np.testing.assert_allclose(b["probability"], a["probability"], atol=1e-5)
     metrics = json.loads((tmp_path / "fused" / "runs" / "b" / "ru" / "tiny" / "seed=4" / "metrics.json").read_text())
     assert metrics["fused"]["slots"] == 2 and metrics["fused"]["runs"] == 5
+
+
+def test_a_job_claims_each_run_as_it_takes_a_slot_and_frees_it_once_stored(tmp_path, tiny_model_dir, monkeypatch):
+    """Queued runs stay unlocked (free for other processes): one slot holds one lock at a time; a run locked by a
+    live process is reported ``locked`` and the job goes on with the next."""
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    from diagnostics.finetune import _train, load_config, plan
+
+    from _sweeps import write_config
+
+    held, most = set(), [0]
+
+    class CountingLock(_train.RunLock):
+        def acquire(self):
+            out = super().acquire()
+            held.add(self.path)
+            most[0] = max(most[0], len(held))
+            return out
+
+        def release(self):
+            held.discard(self.path)
+            super().release()
+
+    monkeypatch.setattr(_train, "RunLock", CountingLock)
+    config = load_config(write_config(tmp_path, tiny_model_dir, languages=["en"], seeds=[0, 1, 2], train_size=16,
+                                      max_epochs=1))
+    specs = plan(config)
+    specs[1].path.mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        (specs[1].path / "LOCK").write_text(json.dumps({"pid": holder.pid, "host": socket.gethostname()}))
+        outcomes = _train.train_group(specs, slots=1, progress=False)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert [o["state"] for o in outcomes] == ["done", "locked", "done"]
+    assert most[0] == 1 and not held
