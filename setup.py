@@ -2,7 +2,7 @@
 
 ``datasets/``, ``annotators/``, ``configs/`` and ``notebooks/`` stay at the top of the repository, where users and
 linguists find and edit them; a wheel copies them to ``diagnostics/_resources/<folder>``, where
-``diagnostics.resources`` reads them with ``importlib.resources`` in every install layout (venv, ``--prefix``,
+``diagnostics.core.resources`` reads them with ``importlib.resources`` in every install layout (venv, ``--prefix``,
 ``--target``, ``--user``, conda). An editable install needs no copy: it reads the checkout's own folders.
 Everything else about the build is declared in ``pyproject.toml``.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-# keep in step with diagnostics.resources.RESOURCE_FOLDERS and MANIFEST.in
+# keep in step with diagnostics.core.resources.RESOURCE_FOLDERS and MANIFEST.in
 RESOURCE_FOLDERS = ("datasets", "annotators", "configs", "notebooks")
 PACKAGE_RESOURCES = Path("diagnostics", "_resources")
 

@@ -15,7 +15,7 @@ import traceback
 import click
 import typer
 
-from diagnostics.errors import USER_ERROR_EXIT, is_user_error, one_line, show_tracebacks
+from diagnostics.core.errors import USER_ERROR_EXIT, is_user_error, one_line, show_tracebacks
 
 # Quiet per-load reports of transformers (set before it is imported; the user's own setting wins).
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -59,7 +59,7 @@ def _wrap_commands(group: typer.Typer) -> None:
 for _stage in STAGES:
     importlib.import_module(f"diagnostics.{_stage}._cli").register(app)
 importlib.import_module("diagnostics.predictions._cli").register_compare(app)  # the top-level `diagnostics compare`
-importlib.import_module("diagnostics.notebooks_cli").register(app)  # `diagnostics notebooks copy`
+importlib.import_module("diagnostics.notebooks._cli").register(app)  # `diagnostics notebooks copy`
 importlib.import_module("diagnostics.settings._cli").register(app)  # `diagnostics settings sweep|scale`
 _wrap_commands(app)
 

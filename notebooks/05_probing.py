@@ -58,12 +58,12 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import display
 
+from diagnostics.core.tables import write_table
 from diagnostics.finetune import list_runs
 from diagnostics.pipeline import (PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, pretrained_models,
                                   probe_frames)
 from diagnostics.plots import accuracy_by_layer, compare_by_layer, save
 from diagnostics.probe import layer_summary, probe_gold_cv, probe_models
-from diagnostics.tables import write_table
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base",), train_missing=train_missing)
 scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and sweeps, as the pipeline ran them

@@ -39,9 +39,9 @@ import pandas as pd
 from IPython.display import display
 
 from diagnostics import explorer as ex
+from diagnostics.core.schema import ENTAILMENT
 from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import flipping_figure, save
-from diagnostics.schema import ENTAILMENT
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra"),
                                       train_missing=train_missing)

@@ -59,11 +59,11 @@ train_missing = False
 import pandas as pd
 from IPython.display import Markdown, display
 
+from diagnostics.core.tables import read_table
 from diagnostics.finetune import list_runs
 from diagnostics.pipeline import PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, plan_datasets
 from diagnostics.plots import paper_comparison, save
 from diagnostics.stats import against_paper, number_label, paper_chance, paper_table, paper_verdict
-from diagnostics.tables import read_table
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
                                       train_missing=train_missing)

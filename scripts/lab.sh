@@ -3,9 +3,9 @@
 # kernel "nli-diagnostics (.venv)" and starts `jupyter lab` on notebooks/, where every notebook reads the demo's
 # run store (runs/demo, made by `bash scripts/demo.sh`) and only reads it. Opening and saving a notebook leaves
 # both files of its pair unchanged; the outputs of a notebook run in Lab stay in the file on disk but never reach git
-# (the nbstripout filter that scripts/setup.sh configures; after each save diagnostics.lab.post_save_hook lets
-# `git status` see that only outputs changed). As root, passes --allow-root. Extra arguments go to `jupyter lab` (e.g.
-# --no-browser --port 8890).
+# (the nbstripout filter that scripts/setup.sh configures; after each save
+# diagnostics.notebooks.lab.post_save_hook lets `git status` see that only outputs changed). As root, passes
+# --allow-root. Extra arguments go to `jupyter lab` (e.g. --no-browser --port 8890).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -34,5 +34,6 @@ if [ "$(id -u)" -eq 0 ]; then
   for arg in "$@"; do [ "$arg" != --allow-root ] || as_root=(); done
   echo "lab: running as root: starting jupyter lab with --allow-root"
 fi
-exec .venv/bin/jupyter lab "${root[@]}" "${as_root[@]}" --ContentsManager.pre_save_hook=diagnostics.lab.pre_save_hook \
-  --ContentsManager.post_save_hook=diagnostics.lab.post_save_hook "$@"
+exec .venv/bin/jupyter lab "${root[@]}" "${as_root[@]}" \
+  --ContentsManager.pre_save_hook=diagnostics.notebooks.lab.pre_save_hook \
+  --ContentsManager.post_save_hook=diagnostics.notebooks.lab.post_save_hook "$@"

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from diagnostics.errors import USER_ERROR_EXIT
+from diagnostics.core.errors import USER_ERROR_EXIT
 
 ENV = {**os.environ, "PYTHONHASHSEED": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
        "TOKENIZERS_PARALLELISM": "false"}

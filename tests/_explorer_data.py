@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from diagnostics.schema import ENTAILMENT, NOT_ENTAILMENT
-from diagnostics.taxonomy import FINE
+from diagnostics.core.schema import ENTAILMENT, NOT_ENTAILMENT
+from diagnostics.core.taxonomy import FINE
 
 WORDS = ("the cat dog sat on a mat under table every some no not never quickly big small red house river "
          "teacher student wrote read book letter gave him her to after before until because").split()

@@ -9,7 +9,7 @@ anywhere in a module counts, at module level or inside a function, under ``if TY
 
 Stages, lowest first (a module may import its own stage and the ones below it, never one above):
 
-0. foundation: the top-level modules (``schema``, ``taxonomy``, ``hashing``, ``io_utils``, ``yaml_lines`` ...) and
+0. foundation: the ``core`` package (``schema``, ``taxonomy``, ``hashing``, ``io_utils``, ``yaml_lines`` ...) and
    the ``settings`` package (its ``_cli`` module is a command)
 1. ``data``
 2. ``annotate``
@@ -21,8 +21,12 @@ Stages, lowest first (a module may import its own stage and the ones below it, n
 8. ``predictions``: importers and exporters of other tools' prediction files, and ``compare``; needs ``data`` and
    ``stats`` (only ``plots`` and the commands may import it)
 9. ``plots``, and ``explorer`` (the instability explorer; needs ``annotate`` and ``stats``, the report uses it)
-10. commands: ``pipeline``, ``report``, ``diagnostics.cli`` / ``__main__`` and every stage's ``_cli`` module
-   (the ``diagnostics <stage>`` commands, registered by ``diagnostics/cli.py``)
+10. commands: ``pipeline``, ``report``, ``notebooks`` (``diagnostics notebooks`` and the JupyterLab hook),
+   ``diagnostics.cli`` / ``__main__`` and every stage's ``_cli`` module (the ``diagnostics <stage>`` commands,
+   registered by ``diagnostics/cli.py``)
+
+Besides ``diagnostics.cli`` and ``__main__``, the package has no top-level modules: every other module belongs to
+a package of a stage.
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ PACKAGE = ROOT / "diagnostics"
 
 STAGES = ("foundation", "data", "annotate", "models", "stats", "finetune", "probe", "behave", "predictions", "plots",
           "commands")
-_STAGE_OF_PACKAGE = {"settings": 0, "data": 1, "annotate": 2, "models": 3, "stats": 4, "finetune": 5, "probe": 6,
-                     "behave": 7, "predictions": 8, "plots": 9, "explorer": 9, "pipeline": 10, "report": 10}
+_STAGE_OF_PACKAGE = {"core": 0, "settings": 0, "data": 1, "annotate": 2, "models": 3, "stats": 4, "finetune": 5,
+                     "probe": 6, "behave": 7, "predictions": 8, "plots": 9, "explorer": 9, "pipeline": 10,
+                     "report": 10, "notebooks": 10}
 _COMMAND_MODULES = {"diagnostics.cli", "diagnostics.__main__"}
 
 #: Cycles that cannot be broken now: frozenset of modules -> reason. Each must still exist (else remove it here).
@@ -119,8 +124,10 @@ def stage_of(module: str) -> int:
     parts = module.split(".")
     if module in _COMMAND_MODULES or (len(parts) == 3 and parts[2] == "_cli"):
         return STAGES.index("commands")
-    if len(parts) == 1 or (len(parts) == 2 and not MODULES[module][1]):
-        return STAGES.index("foundation")  # the package root and the top-level modules
+    if len(parts) == 1:
+        return STAGES.index("foundation")  # the package root
+    if len(parts) == 2 and not MODULES[module][1]:
+        raise KeyError(f"{module}: a top-level module; put it in a package (diagnostics.core for the foundation)")
     if parts[1] not in _STAGE_OF_PACKAGE:
         raise KeyError(f"{module}: package diagnostics.{parts[1]} has no stage; add it to tests/test_architecture.py")
     return _STAGE_OF_PACKAGE[parts[1]]
@@ -225,7 +232,7 @@ def test_other_stages_are_used_through_their_public_names():
 
 def test_the_private_import_check_sees_a_private_import():
     graph = {"diagnostics.finetune._train": {"diagnostics.models._precision", "diagnostics.finetune._store",
-                                             "diagnostics.models", "diagnostics.schema"},
+                                             "diagnostics.models", "diagnostics.core.schema"},
              "diagnostics.finetune": {"diagnostics.finetune._store"},
              "diagnostics.pipeline._plan": {"diagnostics.settings._fields"},
              "diagnostics.settings._cli": {"diagnostics.settings._fields"}}
@@ -243,9 +250,10 @@ def test_the_checks_catch_a_cycle_and_an_upward_import():
 
 
 def test_labels_and_columns_are_the_schema_objects():
-    from diagnostics import schema, stats
+    from diagnostics import stats
     from diagnostics.behave import _predictors as predictors
     from diagnostics.behave import _templates as templates
+    from diagnostics.core import schema
     from diagnostics.data import _readers as readers
     from diagnostics.finetune import _mixtures as mixtures
     from diagnostics.finetune import _store as store
@@ -265,22 +273,22 @@ def test_labels_and_columns_are_the_schema_objects():
 
 
 def test_label_names_are_written_only_in_the_schema():
-    found = sorted(f"{m}:{n.lineno}" for m in MODULES if m != "diagnostics.schema"
+    found = sorted(f"{m}:{n.lineno}" for m in MODULES if m != "diagnostics.core.schema"
                    for n in _strings(m) if n.value in ("entailment", "not_entailment"))
-    assert not found, f"label names spelled out (import them from diagnostics.schema): {found}"
+    assert not found, f"label names spelled out (import them from diagnostics.core.schema): {found}"
 
 
 def test_prediction_columns_are_listed_only_in_the_schema():
     found = []
     for module in MODULES:
-        if module == "diagnostics.schema":
+        if module == "diagnostics.core.schema":
             continue
         for node in ast.walk(TREES[module]):
             if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
                 values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
                 if {"example_id", "prediction"} <= values:
                     found.append(f"{module}:{node.lineno}")
-    assert not found, f"predictions-table columns listed again (use diagnostics.schema): {found}"
+    assert not found, f"predictions-table columns listed again (use diagnostics.core.schema): {found}"
 
 
 def _assigned(name: str) -> list[str]:
@@ -313,11 +321,11 @@ def test_atomic_writes_go_through_io_utils():
     calls = sorted(m for m in MODULES for n in ast.walk(TREES[m])
                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "replace"
                    and isinstance(n.func.value, ast.Name) and n.func.value.id == "os")
-    assert sorted(set(calls)) == ["diagnostics.io_utils"]
+    assert sorted(set(calls)) == ["diagnostics.core.io_utils"]
     assert _assigned("write_json_atomic") == [] and len([m for m in MODULES for n in ast.walk(TREES[m])
                                                           if isinstance(n, ast.FunctionDef)
                                                           and n.name == "write_json_atomic"]) == 1
-    from diagnostics import io_utils
+    from diagnostics.core import io_utils
     from diagnostics.finetune import _store as store
 
     assert store.write_json_atomic is io_utils.write_json_atomic
@@ -326,20 +334,21 @@ def test_atomic_writes_go_through_io_utils():
 def test_line_aware_yaml_loader_is_defined_once():
     loaders = sorted(m for m in MODULES for n in ast.walk(TREES[m]) if isinstance(n, ast.ClassDef)
                      for b in n.bases if isinstance(b, ast.Attribute) and b.attr.endswith("Loader"))
-    assert loaders == ["diagnostics.yaml_lines"]
-    from diagnostics import yaml_lines
+    assert loaders == ["diagnostics.core.yaml_lines"]
     from diagnostics.behave import _yamllines as yamllines
+    from diagnostics.core import yaml_lines
 
     assert yamllines.LineDict is yaml_lines.LineDict and yamllines.line_of is yaml_lines.line_of
 
 
-@pytest.mark.parametrize("module", ["diagnostics.schema", "diagnostics.io_utils", "diagnostics.errors"])
+@pytest.mark.parametrize("module", ["diagnostics.core.schema", "diagnostics.core.io_utils",
+                                    "diagnostics.core.errors"])
 def test_foundation_modules_import_nothing_of_the_package(module):
     assert GRAPH[module] == set()
 
 
 def test_the_yaml_loader_needs_only_the_error_types():
-    assert GRAPH["diagnostics.yaml_lines"] == {"diagnostics.errors"}
+    assert GRAPH["diagnostics.core.yaml_lines"] == {"diagnostics.core.errors"}
 
 
 def test_the_command_line_starts_without_the_heavy_libraries():
@@ -484,8 +493,8 @@ def _tests_its_stage(path: Path, stage: str) -> bool:
 
 
 def test_the_tests_of_a_stage_package_live_in_its_folder():
-    """``tests/<stage>/test_*.py`` test ``diagnostics.<stage>``; the top level holds the foundation's and the whole
-    package's tests, none named for a stage."""
+    """``tests/<stage>/test_*.py`` test ``diagnostics.<stage>`` (``tests/core/`` the foundation's modules); the top
+    level holds the whole package's tests, none named for a stage."""
     folders = sorted(p.name for p in TESTS.iterdir()
                      if p.is_dir() and p.name not in {"artifacts", "__pycache__"} and not p.name.startswith("."))
     assert set(folders) <= set(STAGE_PACKAGES), f"test folders that are no stage package: {folders}"

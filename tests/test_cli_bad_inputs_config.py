@@ -205,9 +205,9 @@ def test_pipeline_refuses_bad_settings(pipeline_results, case):
 
 
 def test_pipeline_setting_in_a_config_file_is_named_with_its_line(tmp_path, monkeypatch):
+    from diagnostics.core.resources import configs_dir
     from diagnostics.finetune import ConfigError
     from diagnostics.pipeline import ScalePlan
-    from diagnostics.resources import configs_dir
 
     config = tmp_path / "demo.yaml"
     config.write_text((configs_dir() / "demo.yaml").read_text() + "\npipeline:\n  set:\n    seeds: [0]\n"

@@ -199,7 +199,7 @@ def test_stats_leaves_no_stale_output_and_keeps_foreign_files(tmp_path):
 
 def test_untrained_head_is_scored_only_when_allowed(tiny_model_dir, tmp_path):
     from diagnostics.behave._predictors import TransformersPredictor
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     with pytest.raises(UserInputError, match="no trained classification head .*classifier.weight"):
         TransformersPredictor(tiny_model_dir)

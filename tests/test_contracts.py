@@ -6,8 +6,8 @@ item registered tomorrow is tested without anyone writing a test for it. A kind 
 exercise yet (a user-file format with no bundled donor to build a sample from, a language with no text to
 annotate) fails with a message saying what to extend, instead of being skipped.
 
-Column names come from the readers' column lists, labels from :mod:`diagnostics.schema`, categories from
-:mod:`diagnostics.taxonomy`. The only names spelled here are those the package defines no constant for: the two
+Column names come from the readers' column lists, labels from :mod:`diagnostics.core.schema`, categories from
+:mod:`diagnostics.core.taxonomy`. The only names spelled here are those the package defines no constant for: the two
 columns :func:`diagnostics.data.load` adds (``dataset``, ``split``) and the registry kinds ``rte`` / ``diagnostic``.
 """
 
@@ -28,13 +28,13 @@ import diagnostics
 from diagnostics import annotate, behave, data
 from diagnostics.annotate._cache import COLUMNS as AUTO_COLUMNS
 from diagnostics.annotate._evaluation import DIAGNOSTIC_SETS as ANNOTATE_DIAGNOSTIC_SETS
+from diagnostics.core.resources import annotators_dir, project_root
+from diagnostics.core.schema import ENTAILMENT, LABELS
+from diagnostics.core.taxonomy import COARSE, COARSE_OF, FINE
 from diagnostics.data import KINDS, REGISTRY, USER_LANGUAGES, datasets_root, user_dataset
 from diagnostics.data import _readers as readers
 from diagnostics.finetune import LANGUAGE_DEFAULTS
 from diagnostics.probe import DIAGNOSTIC_SETS as PROBE_DIAGNOSTIC_SETS, TRAIN_SETS as PROBE_TRAIN_SETS
-from diagnostics.resources import annotators_dir, project_root
-from diagnostics.schema import ENTAILMENT, LABELS
-from diagnostics.taxonomy import COARSE, COARSE_OF, FINE
 
 # The readers' column lists, in the order data.load documents (id, premise, hypothesis, label, language; diagnostic
 # sets add label3 where the source is 3-way, features and coarse).

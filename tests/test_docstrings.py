@@ -6,12 +6,12 @@ In the manner of scikit-learn's common docstring test: the objects are enumerate
 What is checked
     The public API, as in scikit-learn: a module with a private part in its path (``diagnostics.stats._mcc``,
     ``diagnostics._resources``; a package's ``__init__`` is not private) is not walked. In every other module of
-    the package (``pkgutil.walk_packages``: the top-level modules and each package's ``__init__`` once the stage
-    packages' modules are private), every function and class whose name has no leading underscore and whose
-    ``__module__`` is that module; and every function and class a stage package lists in ``__all__``, resolved
-    through the package and checked under its public name (``diagnostics.stats.compare_settings``, wherever it is
-    defined). For each class, every public method, static method, class
-    method and property defined in its body.
+    the package (``pkgutil.walk_packages``: ``diagnostics.cli``, the public modules of ``diagnostics.core`` and
+    ``diagnostics.notebooks``, and each package's ``__init__`` once the stage packages' modules are private),
+    every function and class whose name has no leading underscore and whose ``__module__`` is that module; and
+    every function and class a stage package lists in ``__all__``, resolved through the package and checked under
+    its public name (``diagnostics.stats.compare_settings``, wherever it is defined). For each class, every public
+    method, static method, class method and property defined in its body.
 
 The codes, and why these
     - ``GL08``: no docstring at all.
@@ -207,7 +207,7 @@ def write_ignore_list() -> list[str]:
 def test_the_walk_finds_functions_classes_methods_and_commands():
     objects = public_objects()
     assert "diagnostics.stats.mcc" in objects  # exported by the package, defined in the private diagnostics.stats._mcc
-    assert "diagnostics.tables.read_table" in objects  # a top-level (foundation) module is walked
+    assert "diagnostics.core.tables.read_table" in objects  # a foundation module is walked
     assert any(inspect.isclass(obj) for obj in objects.values())
     assert any(name.count(".") > 2 and inspect.isclass(objects[name.rsplit(".", 1)[0]]) for name in objects)
     commands = _command_callbacks()
@@ -222,7 +222,7 @@ def test_private_modules_are_skipped_and_public_names_covered():
                                                          for c in commands))
     assert not private, f"objects of private modules checked: {private[:10]}"
     assert _is_private("diagnostics.stats._mcc") and _is_private("diagnostics._resources.x")
-    assert not _is_private("diagnostics.stats") and not _is_private("diagnostics.tables")
+    assert not _is_private("diagnostics.stats") and not _is_private("diagnostics.core.tables")
     for package_name in _stage_packages():
         package = importlib.import_module(package_name)
         for name in package.__all__:

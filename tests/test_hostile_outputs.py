@@ -24,7 +24,7 @@ import pytest
 
 from _cli import ENV, assert_user_error, run_cli
 from _stats_fixtures import synthetic_table
-from diagnostics.io_utils import PAUSE_GATE_VARIABLE, PAUSE_VARIABLE, atomic_path, output_folder
+from diagnostics.core.io_utils import PAUSE_GATE_VARIABLE, PAUSE_VARIABLE, atomic_path, output_folder
 from diagnostics.stats._report import OUTPUTS
 
 SET = sorted(set(OUTPUTS) - {"bootstrap_ci.csv"})  # what `stats` writes without --bootstrap

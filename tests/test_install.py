@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnostics.resources import RESOURCE_FOLDERS, project_root
+from diagnostics.core.resources import RESOURCE_FOLDERS, project_root
 
 pytestmark = pytest.mark.slow
 
@@ -28,10 +28,10 @@ PIP_INSTALL = ["install", "-q", "--no-deps", "--no-index", "--no-compile", "--no
 SCRIPT = """
 import json, sys
 import yaml
-import diagnostics, diagnostics.resources as r
+import diagnostics, diagnostics.core.resources as r
 from diagnostics.annotate import annotate, load_rules
 from diagnostics.data import load
-from diagnostics.notebooks_cli import copy_notebooks
+from diagnostics.notebooks import copy_notebooks
 
 axb = load("axb")
 print(json.dumps({

@@ -99,7 +99,7 @@ def browser():
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, run_store):
     """``bash scripts/lab.sh`` on a free port with a token, serving the copies and (linked) the real notebooks/."""
-    from diagnostics.notebooks_cli import copy_notebooks
+    from diagnostics.notebooks import copy_notebooks
 
     home = tmp_path_factory.mktemp("lab")
     served = home / "served"
@@ -259,8 +259,8 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
     from selenium.webdriver.common.by import By
 
     from diagnostics import explorer as ex
+    from diagnostics.core.schema import ENTAILMENT
     from diagnostics.pipeline import ScalePlan, ensure_runs
-    from diagnostics.schema import ENTAILMENT
 
     url, token, served = lab
     store_before = _tree_digest(run_store)

@@ -46,7 +46,7 @@ def test_as_root_lab_passes_allow_root_once_and_says_so(tmp_path, args):
     assert lines.count(ROOT_LINE) == 1
     assert jupyter[0] == "lab" and jupyter.count("--allow-root") == 1
     assert jupyter[len(jupyter) - len(args):] == list(args)  # the user's arguments last, as given
-    assert "--ContentsManager.post_save_hook=diagnostics.lab.post_save_hook" in jupyter
+    assert "--ContentsManager.post_save_hook=diagnostics.notebooks.lab.post_save_hook" in jupyter
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="lab.sh is a bash script")
@@ -54,5 +54,5 @@ def test_as_another_user_lab_starts_as_before(tmp_path):
     lines, jupyter = _lab(tmp_path, 1000, "--no-browser")
     assert ROOT_LINE not in lines and "--allow-root" not in jupyter
     assert jupyter == ["lab", "--notebook-dir=notebooks",
-                       "--ContentsManager.pre_save_hook=diagnostics.lab.pre_save_hook",
-                       "--ContentsManager.post_save_hook=diagnostics.lab.post_save_hook", "--no-browser"]
+                       "--ContentsManager.pre_save_hook=diagnostics.notebooks.lab.pre_save_hook",
+                       "--ContentsManager.post_save_hook=diagnostics.notebooks.lab.post_save_hook", "--no-browser"]

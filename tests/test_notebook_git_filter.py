@@ -3,10 +3,10 @@
 
 In a temporary repository set up like a fresh clone (this checkout's ``.gitattributes`` and ``setup_git.sh``, the
 Python running the tests as ``.venv``): a notebook run in a kernel and saved as Lab saves it under ``scripts/lab.sh``
-(with ``diagnostics.lab``'s hooks), outputs, execution counts and the metadata Lab adds over the tracked file, leaves
-``git status`` clean and ``git diff`` empty; a source edit shows, and its commit holds no outputs. Saved by another
-tool, the outputs do not reach git either. Every committed notebook of this checkout passes through the filter unchanged
-(otherwise it would show as modified wherever the filter is installed).
+(with ``diagnostics.notebooks.lab``'s hooks), outputs, execution counts and the metadata Lab adds over the tracked
+file, leaves ``git status`` clean and ``git diff`` empty; a source edit shows, and its commit holds no outputs. Saved
+by another tool, the outputs do not reach git either. Every committed notebook of this checkout passes through the
+filter unchanged (otherwise it would show as modified wherever the filter is installed).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _setup_git(folder: Path) -> subprocess.CompletedProcess:
 def _small_notebook():
     import nbformat
 
-    from diagnostics.lab import notebook_header
+    from diagnostics.notebooks.lab import notebook_header
 
     nb = nbformat.v4.new_notebook(metadata=notebook_header())
     nb.cells = [nbformat.v4.new_markdown_cell("# A small notebook"),
@@ -121,7 +121,7 @@ def _lab_save(repo: Path, nb) -> None:
     """Save as JupyterLab does under ``scripts/lab.sh``: the server's contents manager with the project's hooks."""
     from jupyter_server.services.contents.filemanager import FileContentsManager
 
-    from diagnostics import lab
+    from diagnostics.notebooks import lab
 
     threads = []
     manager = FileContentsManager(root_dir=str(repo))

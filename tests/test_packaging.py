@@ -29,7 +29,7 @@ def test_ci_runs_readme_test_command():
 
 def test_code_version_names_the_package_version_and_the_commit():
     from diagnostics import __version__
-    from diagnostics.version import code_version
+    from diagnostics.core.version import code_version
 
     code = code_version()
     assert code["version"] == __version__ == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
@@ -38,7 +38,7 @@ def test_code_version_names_the_package_version_and_the_commit():
 
 
 def test_code_version_never_fails_without_git(monkeypatch, tmp_path):
-    from diagnostics import version
+    from diagnostics.core import version
 
     version._code_version.cache_clear()
     monkeypatch.setenv("PATH", str(tmp_path))  # no git executable
@@ -56,14 +56,14 @@ def test_code_version_never_fails_without_git(monkeypatch, tmp_path):
 
 
 def test_pipeline_versions_record_the_code():
+    from diagnostics.core.version import code_version
     from diagnostics.pipeline._runner import versions
-    from diagnostics.version import code_version
 
     assert versions()["code"] == code_version()
 
 
 def test_mixed_commits_notice():
-    from diagnostics.version import mixed_commits_notice, short_commit
+    from diagnostics.core.version import mixed_commits_notice, short_commit
 
     assert short_commit({"commit": "a" * 40, "dirty": True}) == "aaaaaaa+dirty"
     assert short_commit({"commit": None}) is None and short_commit(None) is None
@@ -78,7 +78,7 @@ RESOURCE_DIRS = {"datasets_dir": "datasets", "annotators_dir": "annotators", "co
 
 
 def test_resource_dirs_point_at_the_checkout(monkeypatch):
-    from diagnostics import resources
+    from diagnostics.core import resources
 
     monkeypatch.delenv("DIAGNOSTICS_ROOT", raising=False)
     monkeypatch.delenv("DIAGNOSTICS_DATASETS", raising=False)
@@ -93,9 +93,9 @@ def test_resource_dirs_follow_the_root_override(monkeypatch, tmp_path):
 
     import pytest
 
-    from diagnostics import resources
     from diagnostics.annotate import annotators_root
     from diagnostics.behave._templates import templates_root
+    from diagnostics.core import resources
     from diagnostics.data import datasets_root
     from diagnostics.pipeline._scale_plan import scale_inputs
 
@@ -120,7 +120,7 @@ def test_resource_dirs_follow_the_root_override(monkeypatch, tmp_path):
 def test_unfindable_root_names_the_override(monkeypatch, tmp_path):
     import pytest
 
-    from diagnostics import resources
+    from diagnostics.core import resources
 
     monkeypatch.setenv("DIAGNOSTICS_ROOT", str(tmp_path / "missing"))
     with pytest.raises(resources.ResourceRootError, match="DIAGNOSTICS_ROOT"):
@@ -143,7 +143,7 @@ def _installed_copy(site: Path) -> Path:
 
 
 def test_installed_copy_reads_its_package_data(monkeypatch, tmp_path):
-    from diagnostics import resources
+    from diagnostics.core import resources
 
     package = _installed_copy(tmp_path / "site-packages")
     monkeypatch.delenv("DIAGNOSTICS_ROOT", raising=False)
@@ -164,7 +164,7 @@ def test_zipped_package_data_asks_for_the_root_override(monkeypatch, tmp_path):
 
     import pytest
 
-    from diagnostics import resources
+    from diagnostics.core import resources
 
     archive = tmp_path / "site.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
@@ -191,7 +191,7 @@ def test_every_resource_folder_is_package_data(monkeypatch, tmp_path):
     sdist carries the folders (MANIFEST.in); nothing goes to ``<prefix>/share`` any more."""
     import runpy
 
-    from diagnostics import resources
+    from diagnostics.core import resources
 
     hook = runpy.run_path(str(ROOT / "setup.py"), run_name="setup_hook")  # not __main__: builds nothing
     assert tuple(hook["RESOURCE_FOLDERS"]) == resources.RESOURCE_FOLDERS == tuple(RESOURCE_DIRS.values())
@@ -220,16 +220,16 @@ def test_every_resource_folder_is_package_data(monkeypatch, tmp_path):
 
 
 def test_no_module_finds_resources_relative_to_its_own_file():
-    """Resource folders come from diagnostics.resources only: no ``Path(__file__)...parents[k]`` elsewhere."""
+    """Resource folders come from diagnostics.core.resources only: no ``Path(__file__)...parents[k]`` elsewhere."""
     import ast
 
     offenders = []
     for path in sorted((ROOT / "diagnostics").rglob("*.py")):
-        if path == ROOT / "diagnostics" / "resources.py":
+        if path == ROOT / "diagnostics" / "core" / "resources.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
                     and node.value.attr == "parents" \
                     and any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(node.value)):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert not offenders, f"use diagnostics.resources instead of parents[...] of __file__: {offenders}"
+    assert not offenders, f"use diagnostics.core.resources instead of parents[...] of __file__: {offenders}"

@@ -9,7 +9,7 @@ Heavy imports (spaCy, pymorphy3) happen on first use, not on ``import diagnostic
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "annotate": "_engine", "supported_features": "_engine", "get_annotator": "_engine", "Annotator": "_engine",

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..hashing import text_hash
-from ..io_utils import write_json_atomic
+from ..core.hashing import text_hash
+from ..core.io_utils import write_json_atomic
 
 COLUMNS = ("auto_coarse", "auto_features")
 

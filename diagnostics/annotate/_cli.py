@@ -17,7 +17,7 @@ def _user_error(err: Exception) -> Exception:
     installed (``RuntimeError``) or a language without a bundled diagnostic set (``ValueError``): input the user
     can fix.
     """
-    from diagnostics.errors import UserInputError, one_line
+    from diagnostics.core.errors import UserInputError, one_line
 
     return UserInputError(one_line(err))
 
@@ -31,7 +31,7 @@ def run(input: str = typer.Argument(..., help="Registered dataset name or a file
         presence: bool = typer.Option(False, help="Count a feature when either side shows it (ignore pair: differ/swap)."),
         progress: bool = typer.Option(True, help="Show a progress bar.")) -> None:
     """Add auto_features, auto_coarse and feature_sides (premise/hypothesis/both) to every pair."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     from ._io import check_output, read_input, write_output
 
@@ -60,9 +60,9 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
                                                        "feature) instead of the rules' pair reading."),
              output: Path = typer.Option(None, "--output", "-o", help="Write the table: .csv or .md.")) -> None:
     """Per-feature precision, recall, F1 and support of the rules against gold diagnostic tags, with macro average."""
-    from diagnostics.errors import UserInputError
-    from diagnostics.io_utils import atomic_path
-    from diagnostics.tables import write_table_to
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.core.io_utils import atomic_path
+    from diagnostics.core.tables import write_table_to
 
     from ._evaluation import evaluate as run_evaluation
     from ._io import check_output
@@ -90,7 +90,7 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
 @annotate_app.command("features")
 def features(lang: str = typer.Option(..., "--lang", help="Language code or rules .yaml file.")) -> None:
     """List the features the rules of a language detect."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     from ._engine import supported_features
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..taxonomy import COARSE, COARSE_OF
+from ..core.taxonomy import COARSE, COARSE_OF
 from ._annotator import Annotator
 from ._evidence import EXCEPT, Analysis
 from ._rules import load_rules, rules_path

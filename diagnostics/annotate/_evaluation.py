@@ -140,7 +140,7 @@ def feature_distribution(names=("rte", "terra", "sick"), *, split: str | None = 
         share of pairs (0..1); the attribute ``attrs["pairs"]`` holds the number of pairs per dataset.
     """
     from .. import data
-    from ..taxonomy import FINE
+    from ..core.taxonomy import FINE
 
     sources = {}
     for name in names:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.errors import UserInputError
+from ..core.tables import iter_records, read_table, write_table
 from ..data import KINDS  # file-format kinds accepted by ``--kind`` -> registry name of the reader
-from ..errors import UserInputError
-from ..tables import iter_records, read_table, write_table
 
 _AUTO = {".jsonl": ("diagnostic", "rte", "swediagnostics", "mnli"), ".json": ("diagnostic", "rte"),
          ".tsv": ("glue-tsv", "mnli"), ".txt": ("sick", "glue-tsv")}
@@ -90,7 +90,7 @@ def check_output(path: str | Path, writers: tuple[str, ...] = WRITERS) -> None:
 
 
 def write_output(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as ``.jsonl``, ``.parquet`` or ``.csv`` with :func:`diagnostics.tables.write_table`.
+    """Write a table as ``.jsonl``, ``.parquet`` or ``.csv`` with :func:`diagnostics.core.tables.write_table`.
 
     The suffix of ``path`` chooses the format (``UserInputError`` for one not in :data:`WRITERS`); its folder is created
     and the written file returned. Lists and dicts are JSON-encoded in CSV, dicts (``feature_sides``) in parquet. The

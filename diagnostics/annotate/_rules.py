@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import UserInputError
-from ..resources import annotators_dir
-from ..taxonomy import FINE, UnknownCategoryError, canonical_fine
-from ..yaml_lines import YAMLLineError, load_yaml_lines
-from ..yaml_lines import plain as _plain
+from ..core.errors import UserInputError
+from ..core.resources import annotators_dir
+from ..core.taxonomy import FINE, UnknownCategoryError, canonical_fine
+from ..core.yaml_lines import YAMLLineError, load_yaml_lines
+from ..core.yaml_lines import plain as _plain
 
 PAIR_MODES = ("either", "differ", "swap")
 KEY_MODES = ("lemma", "lower", "pattern")
@@ -194,7 +194,7 @@ def annotators_root() -> Path:
     Returns
     -------
     Path
-        ``$DIAGNOSTICS_ANNOTATORS`` when set, else :func:`diagnostics.resources.annotators_dir`.
+        ``$DIAGNOSTICS_ANNOTATORS`` when set, else :func:`diagnostics.core.resources.annotators_dir`.
     """
     override = os.environ.get("DIAGNOSTICS_ANNOTATORS")
     return Path(override) if override else annotators_dir()

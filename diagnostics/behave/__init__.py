@@ -9,7 +9,7 @@ is loaded.
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "SuiteFormatError": "_errors", "TemplateError": "_errors", "generate_suite": "_generate",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from diagnostics.schema import ENTAILMENT, NOT_ENTAILMENT
+from diagnostics.core.schema import ENTAILMENT, NOT_ENTAILMENT
 
 _TOKEN = re.compile(r"\w+")
 

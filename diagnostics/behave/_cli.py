@@ -37,8 +37,8 @@ def generate(out: Path = typer.Argument(..., help="Suite file to write (jsonl)."
              seed: int = typer.Option(0, help="Generation seed (same seed -> identical suite)."),
              max_per_test: int = typer.Option(50, help="At most this many cases per test.")) -> None:
     """Generate a suite from the templates of one or more languages."""
-    from diagnostics.errors import UserInputError
-    from diagnostics.io_utils import atomic_path
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.core.io_utils import atomic_path
 
     from ._generate import generate_suite
     from ._suite import save_suite
@@ -70,9 +70,9 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
     Models are read from safetensors only; a folder holding only `pytorch_model.bin` is refused (convert it), and
     so is one without a trained classification head unless `--allow-untrained-head`.
     """
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.core.tables import write_table
     from diagnostics.models import PRECISIONS
-    from diagnostics.tables import write_table
 
     from ._runner import failure_rates, run_sweep, summarise_across_seeds
     from ._suite import load_suite
@@ -105,7 +105,7 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
 
 def _check_output_file(path: Path, option: str, suffixes: tuple[str, ...] | None = None) -> None:
     """Refuse an output file of another type, a folder, or one under a file, before any work is done."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     if suffixes is not None and path.suffix.lower() not in suffixes:
         raise UserInputError(f"{option} {path}: expected a {' or '.join(suffixes)} file, found suffix {path.suffix!r}")

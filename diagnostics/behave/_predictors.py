@@ -6,9 +6,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT  # noqa: F401 (LABELS re-exported)
 from diagnostics.models import MODEL_CONFIG, PICKLED_WEIGHTS, SAFETENSORS_WEIGHTS
-from diagnostics.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT  # noqa: F401 (LABELS re-exported)
 
 #: Class order assumed for a head without label names (``LABEL_0``, ``LABEL_1``): id 0 = entailment.
 UNNAMED_HEAD_ORDER = (ENTAILMENT, NOT_ENTAILMENT)

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diagnostics.errors import UserInputError
-from diagnostics.schema import ENTAILMENT
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.schema import ENTAILMENT
 
 from ._predictors import LABELS, TransformersPredictor, predict_many, run_coordinates
 from ._suite import Case, load_suite

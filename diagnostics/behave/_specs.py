@@ -80,7 +80,7 @@ class TestSpec:
     name : str
         Human-readable description.
     capability : str
-        Canonical fine category of :mod:`diagnostics.taxonomy`, or an extra capability (``Typos`` ...).
+        Canonical fine category of :mod:`diagnostics.core.taxonomy`, or an extra capability (``Typos`` ...).
     type : str
         ``MFT``, ``INV`` or ``DIR``.
     language : str

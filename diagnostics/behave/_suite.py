@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from diagnostics.io_utils import atomic_path
-from diagnostics.schema import LABELS
-from diagnostics.tables import iter_records
+from diagnostics.core.io_utils import atomic_path
+from diagnostics.core.schema import LABELS
+from diagnostics.core.tables import iter_records
 
 from ._errors import SuiteFormatError
 from ._specs import EXPECTATIONS, TEST_TYPES
@@ -157,7 +157,7 @@ def load_suite(path: str | Path) -> list[Case]:
     Parameters
     ----------
     path : str or Path
-        A jsonl file of cases, read by :func:`diagnostics.tables.iter_records` (a byte order mark, CRLF line ends
+        A jsonl file of cases, read by :func:`diagnostics.core.tables.iter_records` (a byte order mark, CRLF line ends
         and blank lines are ignored).
 
     Returns

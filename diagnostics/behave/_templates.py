@@ -11,7 +11,7 @@ A file ``annotators/behave/<lang>.yaml`` has three keys (see ``annotators/behave
     tests:                        # test id -> definition
       negation_mft:
         name: Negated premise does not entail the affirmative
-        capability: Negation      # a fine category of diagnostics.taxonomy (or Typos / Punctuation)
+        capability: Negation      # a fine category of diagnostics.core.taxonomy (or Typos / Punctuation)
         type: MFT
         label: not_entailment
         slots: {a: name, p: profession, n: {int: [2, 9]}, m: {int: [1, n-1]}}
@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnostics.resources import annotators_dir
-from diagnostics.schema import LABELS
-from diagnostics.taxonomy import FINE, UnknownCategoryError, canonical_fine
+from diagnostics.core.resources import annotators_dir
+from diagnostics.core.schema import LABELS
+from diagnostics.core.taxonomy import FINE, UnknownCategoryError, canonical_fine
 
 from ._errors import TemplateError
 from ._forms import agreement_key, form_of
@@ -167,7 +167,8 @@ def _canonical_capability(path, line, value) -> str:
         return canonical_fine(value)
     except UnknownCategoryError as err:
         hint = f" (did you mean {err.suggestions[0]!r}?)" if err.suggestions else ""
-        raise TemplateError(path, line, f"a fine category of diagnostics.taxonomy or one of {EXTRA_CAPABILITIES}{hint}",
+        raise TemplateError(path, line,
+                            f"a fine category of diagnostics.core.taxonomy or one of {EXTRA_CAPABILITIES}{hint}",
                             repr(value)) from None
 
 

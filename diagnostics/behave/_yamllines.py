@@ -1,4 +1,4 @@
-"""Read template YAML with the line of every mapping, key and sequence item (:mod:`diagnostics.yaml_lines`).
+"""Read template YAML with the line of every mapping, key and sequence item (:mod:`diagnostics.core.yaml_lines`).
 
 Syntax errors are reported as :class:`~diagnostics.behave.TemplateError` (``file:line: expected valid
 YAML, found ...``).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnostics.yaml_lines import LineDict, LineList, YAMLLineError, line_of, load_yaml_lines
+from diagnostics.core.yaml_lines import LineDict, LineList, YAMLLineError, line_of, load_yaml_lines
 
 from ._errors import TemplateError
 

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "DataFormatError": "_errors", "DataRef": "_refs", "to_hf": "_export", "normalise_csv_quotes": "_normalise",

@@ -35,7 +35,7 @@ def validate(path: Path = typer.Argument(..., help="File to check."),
              kind: str = typer.Option("rte", help=f"File format: {', '.join(KINDS)}."),
              language: str = typer.Option("xx", help="Language code recorded for the rows.")) -> None:
     """Check a file strictly; exit 0 when valid, 2 with `file:line: expected ..., found ...` on stderr."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     from ._registry import load
 

@@ -1,8 +1,9 @@
-"""The error type of malformed input (its home is :mod:`diagnostics.tables`, the one table reader) and its helpers."""
+"""The error type of malformed input (its home is :mod:`diagnostics.core.tables`, the one table reader) and its
+helpers."""
 
 from __future__ import annotations
 
-from diagnostics.tables import DataFormatError
+from diagnostics.core.tables import DataFormatError
 
 __all__ = ["DataFormatError", "shorten"]
 

@@ -4,8 +4,8 @@ Each reader turns one file into a tidy :class:`pandas.DataFrame` with the column
 ``id, premise, hypothesis, label, language`` (+ ``label3`` where the source has 3-way labels,
 + ``features``/``coarse`` for diagnostic sets). Any malformed record raises
 :class:`~diagnostics.data.DataFormatError` naming file and line; nothing is skipped but blank lines.
-Reading the file (BOM, line ends, blank lines, JSON lines) follows the one set of rules of :mod:`diagnostics.tables`;
-what is here is each format's own knowledge: its field names, labels and categories.
+Reading the file (BOM, line ends, blank lines, JSON lines) follows the one set of rules of
+:mod:`diagnostics.core.tables`; what is here is each format's own knowledge: its field names, labels and categories.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from diagnostics.schema import ENTAILMENT, NOT_ENTAILMENT
-from diagnostics.schema import LABELS as BINARY
-from diagnostics.taxonomy import (
+from diagnostics.core.schema import ENTAILMENT, NOT_ENTAILMENT
+from diagnostics.core.schema import LABELS as BINARY
+from diagnostics.core.taxonomy import (
     COARSE,
     COARSE_ALIASES,
     COARSE_OF,
@@ -29,7 +29,7 @@ from diagnostics.taxonomy import (
     suggest,
 )
 
-from ..tables import iter_lines, iter_records
+from ..core.tables import iter_lines, iter_records
 from ._errors import DataFormatError, shorten
 
 THREE_WAY = (ENTAILMENT, "neutral", "contradiction")

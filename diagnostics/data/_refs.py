@@ -109,7 +109,7 @@ def user_file_refs(items: list[str], option: str = "--dataset", *,
     UserInputError
         An empty name or path, an unknown dataset, or a file that does not exist.
     """
-    from diagnostics.errors import UserInputError, one_line
+    from diagnostics.core.errors import UserInputError, one_line
     from diagnostics.settings import split_pair
 
     from ._registry import get_spec

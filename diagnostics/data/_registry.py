@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import UnknownNameError
-from ..resources import datasets_dir
+from ..core.errors import UnknownNameError
+from ..core.resources import datasets_dir
 from . import _readers as readers
 from ._errors import DataFormatError
 from ._kinds import KINDS  # noqa: F401  (re-exported: the registry names the formats a file may be read as)
@@ -29,7 +29,7 @@ def datasets_root() -> Path:
     """Return the folder holding the bundled data.
 
     ``$DIAGNOSTICS_DATASETS`` overrides the project root's ``datasets/``; see
-    :func:`diagnostics.resources.datasets_dir`.
+    :func:`diagnostics.core.resources.datasets_dir`.
 
     Returns
     -------

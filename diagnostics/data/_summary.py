@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from diagnostics.taxonomy import COARSE_OF, FINE
+from diagnostics.core.taxonomy import COARSE_OF, FINE
 
 from ._registry import load
 

@@ -11,7 +11,7 @@ side: ``_compare`` (:class:`ComparisonModel`, built by :meth:`ExplorerModel.comp
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "ComparisonModel": "_compare",

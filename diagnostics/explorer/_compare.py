@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 from . import _compare_html as _html
 from . import _payload as _payload
 from ._format import OUTCOME_FILTERS, OUTCOMES, display_round, run_label

@@ -12,7 +12,7 @@ import html
 
 import numpy as np
 
-from ..schema import ENTAILMENT
+from ..core.schema import ENTAILMENT
 from ._format import OUTCOME_FILTERS, OUTCOMES, two_decimals
 from ._html import TABLE_STYLE
 

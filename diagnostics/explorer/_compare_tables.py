@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 from ..stats import SETTING_KEYS, select_rows
 from ._compare import ComparisonModel
 from ._model import build_explorer

@@ -11,7 +11,7 @@ import html
 
 import numpy as np
 
-from ..schema import ENTAILMENT
+from ..core.schema import ENTAILMENT
 from ._format import legend_html, mcc_color, run_label, two_decimals
 
 #: Compact tables in every front end (JupyterLab's and the classic Notebook's widget styles set a tall line height).

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.taxonomy import COARSE, FINE
 from ..stats import dataset_for, dataset_frame, dataset_frames
 from ..stats import category_instability, instance_stability, sigma_drivers
 from ..stats import category_scores
 from ..stats import SETTING_KEYS, validate_predictions
-from ..taxonomy import COARSE, FINE
 from . import _html as _html
 from . import _payload as _payload
 from ._compare import ComparisonModel

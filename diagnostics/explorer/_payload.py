@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..file_checks import read_json
-from ..io_utils import write_text_atomic
-from ..schema import ENTAILMENT, LABELS
+from ..core.file_checks import read_json
+from ..core.io_utils import write_text_atomic
+from ..core.schema import ENTAILMENT, LABELS
+from ..core.taxonomy import FINE
 from ..stats import category_matrix
-from ..taxonomy import FINE
 from ._format import display_round, run_label
 
 #: File name of the explorer's data (written by the notebook next to its figures, read by the report).
@@ -198,7 +198,7 @@ def read_payload(path: str | Path) -> dict:
 
     Raises
     ------
-    diagnostics.errors.UserInputError
+    diagnostics.core.errors.UserInputError
         When the file is not UTF-8, not JSON or cut short (one line naming the file).
     OSError
         When the file cannot be read.

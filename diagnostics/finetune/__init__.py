@@ -7,7 +7,7 @@ Importing this package is light (no torch); the heavy modules import torch thems
 1e-05
 """
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     **dict.fromkeys(["DataRef", "ExtraData", "ModelSpec", "Presence", "SweepConfig", "load_config"], "_config"),

@@ -67,7 +67,7 @@ def status_command(
     Finished runs are reused when their settings (run_hash) match, whatever code made them; a notice says when
     the finished runs listed were made by different commits.
     """
-    from diagnostics.version import mixed_commits_notice
+    from diagnostics.core.version import mixed_commits_notice
 
     from ._store_checks import sweep_status
 

@@ -20,7 +20,7 @@ _INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
 
 
 def _category_hint(name: str) -> str:
-    from diagnostics.taxonomy import UnknownCategoryError, canonical_fine
+    from diagnostics.core.taxonomy import UnknownCategoryError, canonical_fine
 
     try:
         canonical_fine(name)
@@ -30,7 +30,7 @@ def _category_hint(name: str) -> str:
 
 
 def _is_category(name: str) -> bool:
-    from diagnostics.taxonomy import UnknownCategoryError, canonical_fine
+    from diagnostics.core.taxonomy import UnknownCategoryError, canonical_fine
 
     try:
         canonical_fine(name)
@@ -51,7 +51,7 @@ def _registry_hint(name: str) -> str:
     return f"{hint(name, REGISTRY)}; see `diagnostics data list`"
 
 
-#: A fine diagnostic category, in any spelling :func:`diagnostics.taxonomy.canonical_fine` reads.
+#: A fine diagnostic category, in any spelling :func:`diagnostics.core.taxonomy.canonical_fine` reads.
 DIAGNOSTIC_CATEGORY = Expected(_is_category, "a diagnostic category", _category_hint)
 #: A dataset name of the registry (:func:`diagnostics.data.available`).
 REGISTERED_DATASET = Expected(_is_registered, "a registered dataset", _registry_hint)

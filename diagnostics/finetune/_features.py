@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from diagnostics.io_utils import atomic_path
+from diagnostics.core.io_utils import atomic_path
 
 from ._batching import FeatureInputs, TokenInputs, length_sorted_batches
 

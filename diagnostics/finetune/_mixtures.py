@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diagnostics.schema import CLASS_LABELS as LABELS  # class index -> label: class 1 is entailment
+from diagnostics.core.schema import CLASS_LABELS as LABELS  # class index -> label: class 1 is entailment
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 
 from ._config import ConfigError, DataRef, SweepConfig
 
@@ -138,7 +138,7 @@ def _describe(ref: DataRef) -> str:
 
 def _presence_subset(frame: pd.DataFrame, language: str, config: SweepConfig, size: int | None,
                      seed: int) -> pd.DataFrame:
-    from diagnostics.taxonomy import canonical_fine
+    from diagnostics.core.taxonomy import canonical_fine
 
     feature = canonical_fine(config.presence.feature)
     features = _annotate(frame, language, Path(config.output_dir) / ".cache" / "annotations")

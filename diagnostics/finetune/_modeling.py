@@ -21,8 +21,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from diagnostics.core.schema import CLASS_LABELS
 from diagnostics.models import PassThroughEmbeddings
-from diagnostics.schema import CLASS_LABELS
 
 
 def encoder_layers(model: nn.Module) -> nn.ModuleList:

@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from diagnostics.schema import CLASS_LABELS
+from diagnostics.core.schema import CLASS_LABELS
 
 
 
 def prediction_table(run_columns: dict[str, Any], name: str, frame: pd.DataFrame, proba: np.ndarray,
                      pretrain_seed: int | None = None) -> pd.DataFrame:
-    """The predictions table of one evaluation set (see :data:`diagnostics.schema.TRAINER_COLUMNS`).
+    """The predictions table of one evaluation set (see :data:`diagnostics.core.schema.TRAINER_COLUMNS`).
 
     One row per example of ``frame`` (``id`` and ``label`` columns), ``proba`` its P(entailment). ``run_columns`` are
     the constant columns identifying the run, in table order: ``experiment``, ``language``, ``model``, ``seed``;

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from diagnostics.core.errors import UserInputError
 from diagnostics.data import DataRef
-from diagnostics.errors import UserInputError
 from diagnostics.models import read_model_config
 from diagnostics.models import ModelNotCachedError
 from diagnostics.settings import ConfigError
@@ -128,7 +128,7 @@ def data_problems(config, cache: dict | None = None) -> list[tuple[str, str]]:
     ``cache`` (the configs of one study). Returns ``(key, message)`` pairs, e.g. ``("train_size", "expected at most
     2490 (the labelled pairs of rte:train (en)), found 5000")``.
     """
-    from diagnostics.errors import one_line
+    from diagnostics.core.errors import one_line
 
     cache = {} if cache is None else cache
     problems = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from diagnostics.schema import ENTAILMENT
+from diagnostics.core.schema import ENTAILMENT
 from diagnostics.stats import mcc as _mcc
 
 

@@ -37,14 +37,14 @@ from typing import Any
 
 import pandas as pd
 
-from diagnostics.io_utils import write_json_atomic, write_text_atomic
+from diagnostics.core.io_utils import write_json_atomic, write_text_atomic
+from diagnostics.core.schema import TRAINER_COLUMNS
+from diagnostics.core.tables import write_table
 from diagnostics.models import is_model_folder
-from diagnostics.schema import TRAINER_COLUMNS
-from diagnostics.tables import write_table
 
 from ._run_lock import lock_held
 
-#: Columns of the predictions tables runs write (:data:`diagnostics.schema.TRAINER_COLUMNS`: the required
+#: Columns of the predictions tables runs write (:data:`diagnostics.core.schema.TRAINER_COLUMNS`: the required
 #: columns + ``probability``; ``pretrain_seed`` follows for models that name one).
 PREDICTION_COLUMNS = list(TRAINER_COLUMNS)
 
@@ -147,12 +147,12 @@ def library_versions() -> dict[str, Any]:
     """Record the versions of the libraries a run's numbers depend on (+ python, platform, torch threads, device).
 
     Keys: ``python``, ``platform``, ``code`` (this package's version and git commit,
-    :func:`diagnostics.version.code_version`), one per library (``None`` when not installed) and, with torch,
+    :func:`diagnostics.core.version.code_version`), one per library (``None`` when not installed) and, with torch,
     ``torch_threads``, ``cuda`` and ``device_name``.
     """
     import importlib.metadata as md
 
-    from diagnostics.version import code_version
+    from diagnostics.core.version import code_version
 
     versions: dict[str, Any] = {"python": sys.version.split()[0], "platform": platform.platform(),
                                 "code": code_version()}

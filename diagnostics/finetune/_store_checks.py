@@ -18,7 +18,7 @@ from ._store import (PREDICTION_COLUMNS, PREDICTIONS_FILE, RUN_CONFIG, RUN_FILES
 
 def _verify(path: Path) -> tuple[list[str], pd.DataFrame | None]:
     """Problems of the finished run in ``path`` and its predictions table (``None`` when unreadable)."""
-    from diagnostics.schema import PREDICTION_REQUIRED
+    from diagnostics.core.schema import PREDICTION_REQUIRED
 
     from ._config import SweepConfig
 
@@ -111,7 +111,7 @@ def verify_run(path: str | Path) -> list[str]:
     """Integrity problems of a finished run; an empty list when it is sound.
 
     Checks that every file of :data:`RUN_FILES` exists, that ``predictions.parquet`` reads, has rows and the
-    required columns (:data:`diagnostics.schema.PREDICTION_REQUIRED`), that the JSON files read, that
+    required columns (:data:`diagnostics.core.schema.PREDICTION_REQUIRED`), that the JSON files read, that
     ``config.json``'s recorded ``run.run_hash`` is the hash of its recorded ``sweep`` settings (else the file was
     edited after the run), and that each file's sha256 equals the one :func:`mark_done` recorded in ``DONE`` (a
     truncated, edited or replaced file). Runs finished before ``DONE`` recorded checksums pass on the other checks.
@@ -145,7 +145,7 @@ def sweep_status(root: str | Path) -> pd.DataFrame:
         problems); ``code_commit`` is the short git commit recorded in the run's ``versions.json``
         (``+dirty``: uncommitted changes; ``None``: not recorded or not made in a checkout).
     """
-    from diagnostics.version import short_commit
+    from diagnostics.core.version import short_commit
 
     rows = []
     for run in list_runs(root):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import _store as store
 from ._store_checks import reopen_corrupt, verify_run
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 
 from ._config import EXECUTOR_NAMES, NOT_IN_RUN_HASH, ConfigError, SweepConfig
 from ._train import RunSpec, spec_dict

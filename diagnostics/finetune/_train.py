@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from diagnostics.schema import CLASS_LABELS
+from diagnostics.core.schema import CLASS_LABELS
 from diagnostics.stats import mcc
 
 from . import _store as store

@@ -13,7 +13,7 @@ torch and transformers are not imported here (numpy only).
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "CacheIntegrityWarning": "_cache", "PrepareResult": "_cache", "cache_root": "_cache", "embedded_dir": "_cache",

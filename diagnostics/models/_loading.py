@@ -17,7 +17,7 @@ import os
 import struct
 from pathlib import Path
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 
 from ._fingerprint import _file_digest
 

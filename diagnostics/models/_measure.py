@@ -466,7 +466,7 @@ def save_measurement(measurement: Measurement, store: str | os.PathLike) -> Path
     """
     import json
 
-    from ..io_utils import atomic_path
+    from ..core.io_utils import atomic_path
 
     path = measurement_path(store, measurement.folder, dataset=measurement.dataset, device=measurement.device,
                             records=measurement.records, batch_size=measurement.batch_size,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 
 from ._e5s1 import E5S1File
 

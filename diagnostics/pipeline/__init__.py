@@ -1,6 +1,6 @@
 """The main job: sweeps -> statistics -> probes -> executed notebooks -> HTML report, at one of three scales."""
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "notebook_paths": "_locate", "PROBE_RESULTS": "_locate",

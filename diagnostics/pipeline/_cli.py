@@ -34,8 +34,8 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
     locally or a language that trains without a diagnostic set (see --set score_missing=skip|train) is one line
     per problem. Either exits 2 before anything trains.
     """
-    from diagnostics.errors import USER_ERROR_EXIT, UserInputError
-    from diagnostics.resources import default_runs_dir
+    from diagnostics.core.errors import USER_ERROR_EXIT, UserInputError
+    from diagnostics.core.resources import default_runs_dir
 
     from ._inputs import PipelineInputs, parse_data
     from ._runner import PlanError, run_pipeline

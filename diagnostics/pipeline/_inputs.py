@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 from diagnostics.finetune import LANGUAGE_DATA_KEYS
 from diagnostics.settings import override_key, split_override, split_pair
 
@@ -50,7 +50,7 @@ def data_keys() -> list[str]:
 
 
 def check_data_key(key: str) -> None:
-    """Raise :class:`~diagnostics.errors.UserInputError` (with the accepted keys) for an unknown ``--data`` key.
+    """Raise :class:`~diagnostics.core.errors.UserInputError` (with the accepted keys) for an unknown ``--data`` key.
 
     Unknown means not one of :func:`data_keys`; the message suggests the closest one.
     """
@@ -190,7 +190,7 @@ class PipelineInputs:
         ``runs_dir`` is created when missing. ``substitutions`` (language -> datasets that stand in for the study's,
         see :func:`load_substitutions`) are recorded next to the inputs.
         """
-        from diagnostics.io_utils import write_json_atomic
+        from diagnostics.core.io_utils import write_json_atomic
 
         path = Path(runs_dir) / INPUTS_FILE
         path.parent.mkdir(parents=True, exist_ok=True)

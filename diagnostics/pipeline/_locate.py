@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnostics.resources import default_reports_dir, default_runs_dir, work_root
+from diagnostics.core.resources import default_reports_dir, default_runs_dir, work_root
 
 #: The probing results notebook 05 leaves in the figures folder, with a ``run_model`` column (the run store's model
 #: name), for the probing rows of notebook 11 (``stats.against_paper(probes=...)``).
@@ -12,7 +12,7 @@ PROBE_RESULTS = "05_probes.parquet"
 
 
 def _under_root(path: str | Path) -> Path:
-    """An absolute path: a relative one is taken from :func:`~diagnostics.resources.work_root`."""
+    """An absolute path: a relative one is taken from :func:`~diagnostics.core.resources.work_root`."""
     path = Path(path).expanduser()
     return (path if path.is_absolute() else work_root() / path).resolve()
 
@@ -28,7 +28,7 @@ def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: s
     runs_dir : str or Path, optional
         Run store; default ``<project root>/runs/<scale>``, where ``bash scripts/demo.sh`` and
         ``diagnostics pipeline --scale <scale>`` write. A relative path is taken from the project root
-        (:func:`diagnostics.resources.work_root`), not from the kernel's working directory.
+        (:func:`diagnostics.core.resources.work_root`), not from the kernel's working directory.
     output_dir : str or Path, optional
         Figures folder (created); default ``<project root>/reports/<scale>/figures``, next to the pipeline's report.
     needs : tuple of str, optional

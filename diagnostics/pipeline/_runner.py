@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from diagnostics.errors import UserInputError
-from diagnostics.io_utils import write_json_atomic
-from diagnostics.resources import default_reports_dir, notebooks_dir
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.io_utils import write_json_atomic
+from diagnostics.core.resources import default_reports_dir, notebooks_dir
 
 from ._inputs import PipelineInputs
 from ._scale_plan import ScalePlan, experiment_configs
@@ -121,9 +121,9 @@ def versions() -> dict[str, Any]:
     """Record the Python and library versions next to results.
 
     Keys ``python``, one per package of :data:`PACKAGES` (``"not installed"`` when missing) and ``code``: this
-    package's version and git commit (:func:`diagnostics.version.code_version`).
+    package's version and git commit (:func:`diagnostics.core.version.code_version`).
     """
-    from diagnostics.version import code_version
+    from diagnostics.core.version import code_version
 
     found: dict[str, Any] = {"python": platform.python_version()}
     for package in PACKAGES:
@@ -219,9 +219,10 @@ def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_di
     scale : str
         ``tiny``, ``demo`` (default) or ``paper``.
     out_dir : str or Path, optional
-        Report folder; default ``<project root>/reports/<scale>`` (:func:`~diagnostics.resources.default_reports_dir`).
+        Report folder; default ``<project root>/reports/<scale>``
+        (:func:`~diagnostics.core.resources.default_reports_dir`).
     runs_dir : str or Path, optional
-        Run store; default ``<project root>/runs/<scale>`` (:func:`~diagnostics.resources.default_runs_dir`), where
+        Run store; default ``<project root>/runs/<scale>`` (:func:`~diagnostics.core.resources.default_runs_dir`), where
         the notebooks look. Finished runs and cached vectors there are reused.
     notebooks : list of str, optional
         Notebook stems to execute (all by default).

@@ -15,15 +15,15 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.resources import configs_dir, default_runs_dir
+from diagnostics.core.taxonomy import canonical_fine
 from diagnostics.data import DataRef
-from diagnostics.errors import UserInputError
 from diagnostics.finetune import SweepConfig
 from diagnostics.finetune import LANGUAGE_DEFAULTS
-from diagnostics.resources import configs_dir, default_runs_dir
 from diagnostics.settings import (ConfigError, ConfigSource, apply_overrides, hint, override_items, override_key,
                                   read_settings)
 from diagnostics.stats import presence_experiment
-from diagnostics.taxonomy import canonical_fine
 
 from ._inputs import PipelineInputs, load_inputs
 from ._scales import SCALE_CONFIGS, SCALES, SPECS, ScaleSpec

@@ -5,7 +5,7 @@ matplotlib and seaborn are imported on first use of a figure, not on ``import di
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "save": "_save",

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io_utils import output_folder
+from ..core.io_utils import output_folder
+from ..core.tables import write_table_to
 from ..predictions import Comparison
-from ..tables import write_table_to
 
 #: Files :func:`write_comparison` writes.
 OUTPUTS = ("comparison.csv", "comparison.png", "summary.md")
@@ -103,7 +103,7 @@ def write_comparison(result: Comparison, out: str | Path) -> dict[str, Path]:
         From :func:`~diagnostics.predictions.compare_tables`.
     out : str or Path
         The folder (created). The three files replace those of an earlier comparison at once
-        (:func:`~diagnostics.io_utils.output_folder`); other files in it are kept.
+        (:func:`~diagnostics.core.io_utils.output_folder`); other files in it are kept.
 
     Returns
     -------

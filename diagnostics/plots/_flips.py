@@ -6,8 +6,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from ..core.schema import ENTAILMENT
 from ..explorer import run_label
-from ..schema import ENTAILMENT
 
 def _short(text: str, width: int) -> str:
     text = " ".join(str(text).split())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io_utils import atomic_path
+from ..core.io_utils import atomic_path
 
 
 def save(fig, output_dir: str | Path, name: str, dpi: int = 110) -> Path:

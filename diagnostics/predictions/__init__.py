@@ -19,7 +19,7 @@ True
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "Comparison": "_compare", "compare_tables": "_compare", "mcnemar_exact": "_compare", "to_columns": "_exporters",

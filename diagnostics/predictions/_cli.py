@@ -13,7 +13,7 @@ predictions_app = typer.Typer(help="Bring your own predictions: import other too
 
 def _pairs(items: list[str], option: str) -> dict[str, str]:
     """``KEY=VALUE`` options as a dict (the value may hold ``=`` and commas)."""
-    from ..errors import UserInputError
+    from ..core.errors import UserInputError
     from ..settings import split_pair
 
     out = {}
@@ -26,7 +26,7 @@ def _pairs(items: list[str], option: str) -> dict[str, str]:
 
 
 def _ints(text: str | None, option: str) -> list[int] | None:
-    from ..errors import UserInputError
+    from ..core.errors import UserInputError
 
     if text is None:
         return None
@@ -97,9 +97,9 @@ def import_files(
     and examples a run lacks are listed in the report (unmatched.csv, missing.csv) and refuse the import unless
     --allow-partial; files whose own gold labels differ from the dataset's are refused unless --trust-labels.
     """
+    from ..core.errors import UserInputError
+    from ..core.file_checks import check_output_path
     from ..data import user_file_refs
-    from ..errors import UserInputError
-    from ..file_checks import check_output_path
     from ..settings import split_pair
     from ._exporters import TABLE_SUFFIXES, write_table
     from ._importer import ImportRefusedError, import_with_report
@@ -145,7 +145,7 @@ def export_table(
         select: list[str] = typer.Option([], "--select", help="KEY=VALUE filter of the table's rows, repeatable "
                                                               "(one dataset is exported at a time).")) -> None:
     """Write a predictions table in another tool's format (the inverse of `diagnostics predictions import`)."""
-    from ..errors import UserInputError
+    from ..core.errors import UserInputError
     from ..stats import read_predictions
     from ._exporters import to_columns, to_lm_eval, to_trainer
 
@@ -220,7 +220,7 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
     import warnings
 
     from ..data import user_file_refs
-    from ..file_checks import check_output_path
+    from ..core.file_checks import check_output_path
     from ..stats import ExampleSetWarning, read_predictions
     from ..plots import write_comparison
     from ._compare import compare_tables

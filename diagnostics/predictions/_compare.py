@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 from ..stats import ADJUSTMENTS, ALTERNATIVES, PAIRINGS  # noqa: F401 - the options, re-exported
 
 

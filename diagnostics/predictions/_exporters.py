@@ -4,7 +4,7 @@ Each writer produces what the corresponding tool writes, so that a table exporte
 table: a colleague's table (:func:`to_columns`: ids or only the texts, labels as names or codes), the
 lm-evaluation-harness ``--log_samples`` file of every run (:func:`to_lm_eval`), and the score array of every run
 as ``Trainer.predict`` returns it (:func:`to_trainer`). The table itself is written by the one table writer,
-:func:`diagnostics.tables.write_table` (re-exported here).
+:func:`diagnostics.core.tables.write_table` (re-exported here).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import UserInputError
-from ..io_utils import atomic_path
-from ..schema import CLASS_LABELS, ENTAILMENT, LABELS
-from ..tables import SUFFIXES, write_table
+from ..core.errors import UserInputError
+from ..core.io_utils import atomic_path
+from ..core.schema import CLASS_LABELS, ENTAILMENT, LABELS
+from ..core.tables import SUFFIXES, write_table
 from ._labels import parse_label_map
 
 #: Log-probability written for a probability of 0 (JSON has no infinity; exp of it is 0.0 in float64).

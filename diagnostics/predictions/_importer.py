@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import UserInputError
-from ..io_utils import output_folder
-from ..schema import PREDICTION_OPTIONAL, PREDICTION_REQUIRED
-from ..tables import write_table_to
+from ..core.errors import UserInputError
+from ..core.io_utils import output_folder
+from ..core.schema import PREDICTION_OPTIONAL, PREDICTION_REQUIRED
+from ..core.tables import write_table_to
 from ._labels import parse_label_map
 from ._readers import Source, cell_text, read_source
 from ._matching import RUN_KEYS, SHOWN, fail, match_rows
@@ -145,7 +145,7 @@ class ImportResult:
         ----------
         folder : str or Path
             Created when missing. The files replace those of an earlier report at once
-            (:func:`~diagnostics.io_utils.output_folder`); other files in it are kept.
+            (:func:`~diagnostics.core.io_utils.output_folder`); other files in it are kept.
 
         Returns
         -------
@@ -181,7 +181,7 @@ def import_predictions(files: str | Path | Sequence[str | Path], dataset: str, *
     Returns
     -------
     pandas.DataFrame
-        The predictions table: the columns of :data:`diagnostics.schema.PREDICTION_REQUIRED`, ``probability``
+        The predictions table: the columns of :data:`diagnostics.core.schema.PREDICTION_REQUIRED`, ``probability``
         when the files carry scores, ``pretrain_seed`` for nested designs; one row per (run, example), runs in
         seed order, examples in the dataset's order.
 

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from ..core.errors import UserInputError
+from ..core.schema import ENTAILMENT, LABELS, NOT_ENTAILMENT
 from ..data import THREE_WAY, collapse
-from ..errors import UserInputError
-from ..schema import ENTAILMENT, LABELS, NOT_ENTAILMENT
 
 #: Label names a file may use without a map (after :func:`label_key`), and the binary label each stands for.
 NAMES = {**{name: collapse(name) for name in THREE_WAY}, NOT_ENTAILMENT: NOT_ENTAILMENT,
@@ -55,7 +55,7 @@ def parse_label_map(spec: str | Mapping | None) -> dict[str, str] | None:
     Returns
     -------
     dict or None
-        :func:`label_key` of each file value -> a label of :data:`diagnostics.schema.LABELS`.
+        :func:`label_key` of each file value -> a label of :data:`diagnostics.core.schema.LABELS`.
 
     Raises
     ------

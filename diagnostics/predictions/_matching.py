@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.errors import UserInputError
 from ..data import shorten
-from ..errors import UserInputError
 from ._text import loose_key, match_key
 
 #: How a row matched when only :func:`~diagnostics.predictions._text.loose_key` (punctuation ignored) found it.

@@ -28,12 +28,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.errors import UserInputError
+from ..core.schema import CLASS_LABELS, ENTAILMENT, LABELS
+from ..core.tables import FORMATS as TABLE_FORMATS
+from ..core.tables import iter_lines, iter_records, read_table, sniff_separator
 from ..data import DataFormatError, shorten
 from ..data import THREE_WAY
-from ..errors import UserInputError
-from ..schema import CLASS_LABELS, ENTAILMENT, LABELS
-from ..tables import FORMATS as TABLE_FORMATS
-from ..tables import iter_lines, iter_records, read_table, sniff_separator
 from ._labels import CHOICE_NAMES, NAMES, index_map, label_key, scores_to_predictions, to_labels
 
 #: File formats: ``auto`` decides by suffix and content (see :func:`detect_format`).

@@ -21,7 +21,7 @@ Heavy imports (torch, transformers, scikit-learn) happen on first use.
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "probe_models": "_runner", "probe_layers": "_runner", "layer_summary": "_runner", "seed_of": "_runner",

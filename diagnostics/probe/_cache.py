@@ -14,8 +14,8 @@ from typing import Callable
 
 import numpy as np
 
-from diagnostics.hashing import text_hash  # noqa: F401  (part of this module's API)
-from diagnostics.io_utils import atomic_path, write_json_atomic
+from diagnostics.core.hashing import text_hash  # noqa: F401  (part of this module's API)
+from diagnostics.core.io_utils import atomic_path, write_json_atomic
 from diagnostics.models import model_fingerprint
 
 CACHE_VERSION = 1
@@ -51,8 +51,8 @@ def cache_key(model_fingerprint: str, texts_hash: str, *, pooling: str, max_leng
     """Compute the short stable key (24 hex characters) of one cache entry.
 
     ``model_fingerprint`` is the model folder's :func:`fingerprint`, ``texts_hash`` the hash of the texts in order
-    (:func:`diagnostics.hashing.text_hash`), ``dtype`` the storage dtype. ``precision`` is the compute precision that
-    really ran (``fp32`` keys stay those of earlier caches).
+    (:func:`diagnostics.core.hashing.text_hash`), ``dtype`` the storage dtype. ``precision`` is the compute precision
+    that really ran (``fp32`` keys stay those of earlier caches).
     """
     fields = {"v": CACHE_VERSION, "model": model_fingerprint, "texts": texts_hash, "pooling": pooling,
               "max_length": int(max_length), "dtype": dtype}

@@ -63,7 +63,7 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
     """
     import warnings
 
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     from ._discover import resolve_models
     from ._gold import probe_gold_cv
@@ -126,7 +126,7 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
 
 
 def _mdl_alpha(value: str) -> float | str:
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     if value.strip().lower() == "probe":
         return "probe"
@@ -140,7 +140,7 @@ def _mdl_alpha(value: str) -> float | str:
 
 
 def _class_weight(value: str) -> str | None:
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     if value.lower() in ("none", ""):
         return None
@@ -152,7 +152,7 @@ def _class_weight(value: str) -> str | None:
 def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precision: str, probe_labels: str,
                    sizes: dict[str, int | None]) -> None:
     """Refuse a bad option with one line naming it, before any model or data is loaded."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
     from diagnostics.models import PRECISIONS
 
     from ._cache import _DTYPES
@@ -182,7 +182,7 @@ def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precisi
 
 def _check_folder(folder: Path, option: str) -> None:
     """Refuse an output folder that is a file or lies under one."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     for part in (folder, *folder.parents):
         if part.exists():
@@ -198,8 +198,8 @@ def _write_outputs(table, gold, lang: str, out: Path) -> list[str]:
 
     from ._runner import layer_summary
 
-    from diagnostics.io_utils import atomic_path
-    from diagnostics.tables import write_table
+    from diagnostics.core.io_utils import atomic_path
+    from diagnostics.core.tables import write_table
 
     out.mkdir(parents=True, exist_ok=True)
     written = [f"probe_{lang}.csv", f"probe_{lang}_summary.csv"]
@@ -228,9 +228,9 @@ def _write_mdl(codes, lang: str, out: Path) -> list[str]:
         return []
     import pandas as pd
 
-    from diagnostics.io_utils import atomic_path
+    from diagnostics.core.io_utils import atomic_path
+    from diagnostics.core.tables import write_table
     from diagnostics.plots import mdl_by_layer
-    from diagnostics.tables import write_table
 
     from ._runner import layer_summary
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diagnostics.io_utils import write_json_atomic
+from diagnostics.core.io_utils import write_json_atomic
 
 from ._linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split, majority_accuracy,
                      standardise)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diagnostics.taxonomy import COARSE, COARSE_OF, UnknownCategoryError, canonical_coarse, canonical_fine, slug
+from diagnostics.core.taxonomy import COARSE, COARSE_OF, UnknownCategoryError, canonical_coarse, canonical_fine, slug
 
 #: RTE-style data (train + validation to train probes, test to choose their L2 strength) and diagnostic set of
 #: each language (see CONTRIBUTING.md).

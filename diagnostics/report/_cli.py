@@ -37,7 +37,7 @@ def _text(selection: dict) -> str:
 
 def _selection(items: list[str], option: str) -> dict[str, str]:
     """``KEY=VALUE`` options as a dict (the value may hold ``=``)."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
     from diagnostics.settings import split_pair
 
     out = {}
@@ -52,7 +52,7 @@ def _selection(items: list[str], option: str) -> dict[str, str]:
 def _compare_options(run_dir: Path, compare_a: list[str], compare_b: list[str]) -> tuple[dict, dict] | None:
     """The two selections of --compare-a / --compare-b, checked against the explorer's data before anything is
     written; None without them."""
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
     from diagnostics.explorer import PAYLOAD_NAME, read_payload
 
     from ._explorer_compare import resolve_pair
@@ -78,7 +78,7 @@ def _check_inputs(run_dir: Path) -> None:
 
     import nbformat
 
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     if not run_dir.exists():
         raise UserInputError(f"{run_dir}: no such pipeline directory")

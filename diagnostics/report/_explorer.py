@@ -23,9 +23,9 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..core.io_utils import write_text_atomic
 from ..explorer import ROW_LIMIT, legend_html
 from ..explorer import PAYLOAD_NAME, read_payload
-from ..io_utils import write_text_atomic
 from ._explorer_compare import COMPARE_SCRIPT, COMPARE_SECTION, COMPARE_STYLE, resolve_pair
 
 #: The explorer's page in a report folder.

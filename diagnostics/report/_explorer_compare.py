@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 
 #: The section's styles (appended to the page's).
 COMPARE_STYLE = """
@@ -340,7 +340,7 @@ def resolve_pair(payload: dict, select_a: Mapping, select_b: Mapping, names: tup
 
     ``select_a`` and ``select_b`` map setting keys (``experiment``, ``language``, ``model``, ``dataset``) to values,
     compared as text; each must name exactly one setting, both on one dataset. Returns ``{"a", "b", "names"}``;
-    raises :class:`~diagnostics.errors.UserInputError` (one line) otherwise.
+    raises :class:`~diagnostics.core.errors.UserInputError` (one line) otherwise.
     """
     from ..explorer import side_names
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 from markdown_it import MarkdownIt
 
-from ..errors import UserInputError
-from ..io_utils import output_folder
+from ..core.errors import UserInputError
+from ..core.io_utils import output_folder
 from ._explorer import EXPLORER_PAGE
 
 #: The report's page, beside ``notebooks/`` and ``figures/``.

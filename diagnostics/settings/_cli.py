@@ -11,7 +11,7 @@ import textwrap
 
 import typer
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 
 from ._docs import describe_settings
 from ._fields import Settings, field_types

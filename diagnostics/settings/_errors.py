@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 
 
 class ConfigError(UserInputError):
@@ -73,7 +73,7 @@ class ConfigSource:
     path : str, optional
         The config file.
     document : object, optional
-        The file's mapping as read by :func:`diagnostics.yaml_lines.load_yaml_lines` (lines of keys), if YAML.
+        The file's mapping as read by :func:`diagnostics.core.yaml_lines.load_yaml_lines` (lines of keys), if YAML.
     overrides : tuple of (str, str or None)
         Dotted key and how it was given (``--set lr=1``; ``None`` for values set by code), in order.
     key_lines : dict, optional
@@ -118,7 +118,7 @@ class ConfigSource:
                 return f"{self.path} ({label})" if self.path else label
         if self.path is None:
             return None
-        from diagnostics.yaml_lines import LineDict, LineList, line_of
+        from diagnostics.core.yaml_lines import LineDict, LineList, line_of
 
         line = None
         node = self.document

@@ -181,7 +181,7 @@ def read_settings(path: str | Path, overrides: list[str] = (),
     ConfigError
         For a file or an override that cannot be read, named with the file (and line) or the override.
     """
-    from diagnostics.yaml_lines import plain
+    from diagnostics.core.yaml_lines import plain
 
     document = read_document(path)
     source = ConfigSource(str(path), document, key_lines=toml_key_lines(path) if Path(path).suffix == ".toml"
@@ -233,7 +233,7 @@ def read_document(path: str | Path) -> dict[str, Any]:
             problem = str(err).split(" (at line")[0]
             raise ConfigError([("", f"{where}: invalid TOML: {problem}")]) from None
     else:
-        from diagnostics.yaml_lines import YAMLLineError, load_yaml_lines
+        from diagnostics.core.yaml_lines import YAMLLineError, load_yaml_lines
 
         try:
             values = load_yaml_lines(path)

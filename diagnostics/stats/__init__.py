@@ -37,7 +37,7 @@ Pure numpy / pandas / scipy (no torch). Functional API:
 
 from __future__ import annotations
 
-from diagnostics.lazy import lazy_exports
+from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "agreement": "_agreement", "binary_agreement": "_agreement", "fleiss_kappa": "_agreement",

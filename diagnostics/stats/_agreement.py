@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..schema import ENTAILMENT
+from ..core.schema import ENTAILMENT
 from ._categories import category_matrix, dataset_for, dataset_frame
 from ._scores import ALL
 from ._table import SETTING_KEYS

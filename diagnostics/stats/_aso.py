@@ -65,7 +65,7 @@ from math import gcd
 import numpy as np
 import pandas as pd
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 from ._bootstrap import Metric, per_run_metric
 from ._matrix import SettingMatrix, setting_arrays, setting_matrices
 from ._multiple import adjust_pvalues

@@ -31,7 +31,7 @@ import numpy as np
 from scipy import sparse
 from threadpoolctl import ThreadpoolController
 
-from ..schema import ENTAILMENT, LABELS
+from ..core.schema import ENTAILMENT, LABELS
 from ._mcc import mcc_from_counts
 
 Metric = str | Callable[[np.ndarray, np.ndarray], float]
@@ -53,8 +53,9 @@ def _one_blas_thread():
 def as_binary(values, name: str) -> np.ndarray:
     """Convert booleans, 0/1 numbers or ``entailment``/``not_entailment`` strings to 0/1 (1 = entailment).
 
-    The strings are those of :data:`diagnostics.schema.LABELS`. Returns int8 of the shape of ``values``. ``ValueError``
-    (naming ``name``) when a value is none of these (another string, a number other than 0 and 1, another dtype).
+    The strings are those of :data:`diagnostics.core.schema.LABELS`. Returns int8 of the shape of ``values``.
+    ``ValueError`` (naming ``name``) when a value is none of these (another string, a number other than 0 and 1,
+    another dtype).
     """
     arr = np.asarray(values)
     if arr.dtype.kind in "OUS":

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.taxonomy import COARSE, COARSE_OF, FINE
 from ..data import DataRef
-from ..taxonomy import COARSE, COARSE_OF, FINE
 
 
 @lru_cache(maxsize=16)

@@ -39,8 +39,8 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     """
     import warnings
 
+    from ..core.errors import UserInputError
     from ..data import user_file_refs
-    from ..errors import UserInputError
     from ._bootstrap import RESAMPLE
     from ._report import write_report
     from ._table import ExampleSetWarning, example_set_differences, read_predictions
@@ -122,10 +122,10 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
     import json
     import warnings
 
+    from ..core.errors import UserInputError, one_line
+    from ..core.io_utils import output_folder
+    from ..core.tables import write_table_to
     from ..data import user_file_refs
-    from ..errors import UserInputError, one_line
-    from ..io_utils import output_folder
-    from ..tables import write_table_to
     from ._planner import BY, EXAMPLES, SEED_SHAPES, plan_seeds
     from ._report import markdown_table
     from ._table import ExampleSetWarning, read_predictions
@@ -251,7 +251,7 @@ PLAN_OUTPUTS = ("plan_curve.csv", "plan_needed.csv", "plan_components.csv", "pla
 
 def _check_out_folder(out: Path) -> None:
     """Refuse an ``--out`` that is a file, lies under one, or sits where nothing can be written, before any work."""
-    from ..file_checks import check_output_path
+    from ..core.file_checks import check_output_path
 
     check_output_path(out, folder=True)
 

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 from ._bootstrap import Metric, check_resample, multibootstrap, multibootstrap_pair, point_estimate
 from ._matrix import SettingMatrix, setting_arrays
 from ._multiple import adjust_pvalues, simultaneous_interval

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..schema import ENTAILMENT, NOT_ENTAILMENT
+from ..core.schema import ENTAILMENT, NOT_ENTAILMENT
 from ._categories import category_matrix, dataset_for, dataset_frame
 from ._mcc import binary_counts, mcc_from_counts
 from ._matrix import SettingMatrix, setting_matrices

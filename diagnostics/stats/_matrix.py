@@ -4,7 +4,7 @@ A setting is one (experiment, language, model, dataset); its runs are the seeds,
 pairs of a nested design. :class:`SettingMatrix` holds its gold labels, predictions and probabilities as arrays;
 :func:`setting_matrices` splits a whole table, :func:`select_setting` picks the one setting a selection names,
 and :func:`setting_arrays` adds the diagnostic categories in the dataset's example order, as Multi-Bootstrap
-takes them. Every refusal is a :class:`~diagnostics.errors.UserInputError` (an unknown column also a
+takes them. Every refusal is a :class:`~diagnostics.core.errors.UserInputError` (an unknown column also a
 ``KeyError``) naming the selection and what was found.
 """
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..errors import UnknownNameError, UserInputError
-from ..schema import ENTAILMENT
+from ..core.errors import UnknownNameError, UserInputError
+from ..core.schema import ENTAILMENT
 from ._categories import category_matrix, dataset_for, dataset_frame
 from ._table import SETTING_KEYS, validate_predictions
 

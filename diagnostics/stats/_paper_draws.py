@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 from ._bootstrap import CHUNK, _evaluator, _stratified, check_resample, resample_indices
 from ._matrix import setting_arrays
 

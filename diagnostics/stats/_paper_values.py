@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ..schema import ENTAILMENT
+from ..core.schema import ENTAILMENT
 from ._scores import ALL, OVERALL
 from ._stability import delta_summary, deltas, mean_cross_language_corr, rs_corr, stability
 from ._study import average_sigma_decrease, feature_slug, improvement_correlation, parse_presence_experiment, \

@@ -65,7 +65,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ..errors import UserInputError
+from ..core.errors import UserInputError
 from ._categories import category_matrix, dataset_for, dataset_frame, dataset_frames
 from ._matrix import SettingMatrix, setting_matrices
 from ._mcc import mcc_from_counts

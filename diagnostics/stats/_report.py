@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..io_utils import output_folder
-from ..tables import write_table_to
+from ..core.io_utils import output_folder
+from ..core.tables import write_table_to
 
 from ._agreement import agreement
 from ._categories import dataset_for
@@ -55,7 +55,7 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
     """Compute scores, stability, RS corr, agreement (and Multi-Bootstrap CIs) and write them to ``out``.
 
     Everything is computed before the first file is written; the files are written as one set
-    (:func:`~diagnostics.io_utils.output_folder`): they replace the previous set of :data:`OUTPUTS` at once, an
+    (:func:`~diagnostics.core.io_utils.output_folder`): they replace the previous set of :data:`OUTPUTS` at once, an
     output this call did not write (e.g. the ``bootstrap_ci.csv`` of an earlier call with ``n_boot > 0``) is gone
     afterwards, and a call killed midway, or two calls writing ``out`` at once, leave the old set or one whole new
     one. The folder never mixes results of two calls. Other files in ``out`` are kept.

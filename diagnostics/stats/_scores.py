@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..schema import ENTAILMENT
-from ..taxonomy import COARSE_OF
+from ..core.schema import ENTAILMENT
+from ..core.taxonomy import COARSE_OF
 from ._categories import category_matrix, dataset_for, dataset_frame, dataset_frames
 from ._mcc import binary_counts, mcc_from_counts
 from ._table import run_keys, validate_predictions

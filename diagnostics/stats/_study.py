@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from ..core.taxonomy import COARSE, FINE, slug
 from ..data import display_language
-from ..taxonomy import COARSE, FINE, slug
 from ._stability import (_pairwise_pearson, _setting_keys, _subset, _with_pooled, deltas, rs_corr, rs_corr_variants,
                         stability)
 from ._table import SETTING_KEYS
@@ -376,7 +376,7 @@ def feature_slug(name: str) -> str:
     Returns
     -------
     str
-        ``"anaphora_coreference"`` (:func:`diagnostics.taxonomy.slug`: runs of other characters become one
+        ``"anaphora_coreference"`` (:func:`diagnostics.core.taxonomy.slug`: runs of other characters become one
         ``_``, none at the ends).
     """
     return slug(name)
@@ -543,8 +543,8 @@ def diagnostic_table(frames: Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame]
         ``(<coarse>, <category>)`` with the pairs carrying each of the 33 fine categories, in taxonomy order
         (zeros included).
     """
+    from ..core.schema import ENTAILMENT, NOT_ENTAILMENT
     from ..data import category_counts
-    from ..schema import ENTAILMENT, NOT_ENTAILMENT
 
     if not isinstance(frames, Mapping):
         frames = {display_language(frame["language"].iat[0], frame["dataset"].iat[0]) if len(frame) else str(i): frame

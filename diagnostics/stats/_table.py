@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.schema import LABELS
+from ..core.schema import PREDICTION_OPTIONAL as OPTIONAL
+from ..core.schema import PREDICTION_REQUIRED as REQUIRED
+from ..core.tables import read_table
 from ..data import DataFormatError
 from ..data import shorten as _shorten
-from ..schema import LABELS
-from ..schema import PREDICTION_OPTIONAL as OPTIONAL
-from ..schema import PREDICTION_REQUIRED as REQUIRED
-from ..tables import read_table
 
 #: Columns that identify one setting (everything but the seeds).
 SETTING_KEYS = ("experiment", "language", "model", "dataset")
@@ -53,7 +53,7 @@ def run_keys(frame: pd.DataFrame) -> list[str]:
 
 def read_predictions(path: str | Path, *, validate: bool = True, check_ids: bool = True, trust_labels: bool = False,
                      datasets: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """Read a predictions table from parquet, CSV/TSV or JSON lines (:func:`diagnostics.tables.read_table`).
+    """Read a predictions table from parquet, CSV/TSV or JSON lines (:func:`diagnostics.core.tables.read_table`).
 
     Parameters
     ----------
@@ -92,7 +92,8 @@ def read_predictions(path: str | Path, *, validate: bool = True, check_ids: bool
 
 
 def _row_number(frame: pd.DataFrame, position: int, source: str | Path) -> int:
-    """The row's line in its file (``_line``, from :func:`~diagnostics.tables.read_table`), else its 1-based row."""
+    """The row's line in its file (``_line``, from :func:`~diagnostics.core.tables.read_table`), else its 1-based
+    row."""
     if "_line" in frame.columns:
         return int(frame["_line"].iloc[position])
     return position + 1

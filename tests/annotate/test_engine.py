@@ -11,7 +11,7 @@ from diagnostics import data
 from diagnostics.annotate import (RulesError, annotate, available_languages, evaluate, feature_distribution,
                                   get_annotator, load_rules, score)
 from diagnostics.cli import app
-from diagnostics.taxonomy import COARSE_OF, FINE
+from diagnostics.core.taxonomy import COARSE_OF, FINE
 
 
 def test_bundled_rules_load_and_name_taxonomy_features():

@@ -7,7 +7,7 @@ import pytest
 from diagnostics.behave import TemplateError, available_languages, load_templates
 from diagnostics.behave._generate import generate_suite, render_with
 from diagnostics.behave._plural import plural_category
-from diagnostics.taxonomy import FINE
+from diagnostics.core.taxonomy import FINE
 
 LANGUAGES = ["en", "ru", "fr", "de", "sv"]
 

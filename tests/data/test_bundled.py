@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from diagnostics import data
+from diagnostics.core.taxonomy import COARSE, FINE
 from diagnostics.data import category_counts, compare_diagnostics, dataset_statistics, words
-from diagnostics.taxonomy import COARSE, FINE
 
 ROOT = data.datasets_root()
 

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from diagnostics import explorer as ex
-from diagnostics.errors import UserInputError
-from diagnostics.schema import ENTAILMENT, NOT_ENTAILMENT
-from diagnostics.taxonomy import FINE
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.schema import ENTAILMENT, NOT_ENTAILMENT
+from diagnostics.core.taxonomy import FINE
 
 from _explorer_data import fake_annotations, synthetic_dataset, synthetic_predictions
 

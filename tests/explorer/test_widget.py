@@ -11,8 +11,8 @@ import pytest
 
 from diagnostics import explorer as ex
 from diagnostics import stats
+from diagnostics.core.schema import ENTAILMENT
 from diagnostics.plots import _flips as flips
-from diagnostics.schema import ENTAILMENT
 
 from _explorer_data import fake_annotations, synthetic_dataset, synthetic_predictions
 
@@ -190,7 +190,7 @@ def test_static_html_leads_with_the_least_stable_categories_and_their_flipping_e
 
 
 def test_a_saved_payload_reads_back_and_a_cut_one_is_refused_in_one_line(model, tmp_path):
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     path = model.save_payload(tmp_path)
     assert ex.read_payload(path) == json.loads(json.dumps(model.payload()))

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from diagnostics import data
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.yaml_lines import YAMLLineError
 from diagnostics.finetune import ConfigError, SweepConfig, load_config
-from diagnostics.yaml_lines import YAMLLineError
 
 from _sweeps import stub_model_folder, write_line_config
 

@@ -10,8 +10,8 @@ import json
 import jupytext
 import pytest
 
+from diagnostics.core.tables import read_table
 from diagnostics.pipeline import PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, run_pipeline
-from diagnostics.tables import read_table
 
 from _paths import ROOT
 

@@ -10,11 +10,11 @@ import json
 import pytest
 
 from _paper_inputs import write_language_files, write_mnli_tsv
+from diagnostics.core.resources import notebooks_dir
 from diagnostics.finetune import collect_predictions, run_sweeps
 from diagnostics.pipeline import ScalePlan, run_pipeline
 from diagnostics.pipeline._inputs import PipelineInputs
 from diagnostics.pipeline._runner import prepare
-from diagnostics.resources import notebooks_dir
 
 #: The documented way to shrink the paper plan (README "Paper scale on a GPU"): same experiments, fewer seeds and
 #: pairs, the tiny model.

@@ -12,7 +12,7 @@ from _paths import ROOT
 
 
 def test_slowest_notebooks_exist():
-    from diagnostics.resources import notebooks_dir
+    from diagnostics.core.resources import notebooks_dir
 
     assert {p.stem for p in notebooks_dir().glob("[0-9][0-9]_*.py")} >= set(SLOWEST_FIRST)
 

@@ -10,7 +10,7 @@ import pytest
 from _cli import run_cli
 from _stats_fixtures import synthetic_table
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 from diagnostics.plots import write_comparison
 from diagnostics.predictions import compare_tables, mcnemar_exact
 from diagnostics.stats import category_matrix, validate_predictions

@@ -9,7 +9,7 @@ import pytest
 from _cli import assert_user_error, run_cli
 from _stats_fixtures import synthetic_table
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 from diagnostics.predictions import compare_tables
 from diagnostics.stats import aso_compare, validate_predictions
 

@@ -14,11 +14,11 @@ from _stats_fixtures import synthetic_table
 from pandas.testing import assert_frame_equal
 
 from diagnostics import data
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.tables import sniff_separator
 from diagnostics.predictions import (ImportRefusedError, import_predictions, import_with_report, match_key,
                                      to_columns, to_lm_eval, to_trainer)
 from diagnostics.stats import validate_predictions
-from diagnostics.tables import sniff_separator
 
 DATASETS = ("axb", "lidirus", "swediagnostics")
 CODES = "0=entailment,1=not_entailment"

@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 
 from diagnostics.annotate import annotate, supported_features
+from diagnostics.core.taxonomy import COARSE, COARSE_OF, FINE
 from diagnostics.data import load
 from diagnostics.probe import choose_selection_set
 from diagnostics.probe import (PROBE_LABELS, STUDY_FEATURES, STUDY_FEATURES_NAME, annotate_frame, feature_groups,
                                feature_list_name, parse_tasks, restrict_features)
-from diagnostics.taxonomy import COARSE, COARSE_OF, FINE
 
 pytest.importorskip("spacy")
 

@@ -22,9 +22,9 @@ import pandas as pd
 import pytest
 
 from diagnostics import explorer as ex
+from diagnostics.core.schema import ENTAILMENT
 from diagnostics.report import render_report
 from diagnostics.report._explorer import render_explorer
-from diagnostics.schema import ENTAILMENT
 
 from _explorer_data import fake_annotations, synthetic_dataset, synthetic_predictions
 

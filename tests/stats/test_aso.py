@@ -23,11 +23,11 @@ import pandas as pd
 import pytest
 from _stats_fixtures import synthetic_table
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.taxonomy import COARSE
 from diagnostics.stats import (adjust_pvalues, aso, aso_compare, aso_settings, category_scores, setting_arrays,
                                validate_predictions, violation_ratio)
 from diagnostics.stats._aso import run_scores
-from diagnostics.taxonomy import COARSE
 
 TABLE = json.loads((Path(__file__).parent / "data" / "aso_deepsig_reference.json").read_text(encoding="utf-8"))
 PAIRS = TABLE["pairs"]

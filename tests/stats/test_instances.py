@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from diagnostics import stats
-from diagnostics.schema import ENTAILMENT, NOT_ENTAILMENT
+from diagnostics.core.schema import ENTAILMENT, NOT_ENTAILMENT
+from diagnostics.core.taxonomy import FINE
 from diagnostics.stats import category_instability, flip_rate, instance_stability, mcc, sigma_drivers
-from diagnostics.taxonomy import FINE
 
 CATEGORIES = list(FINE[:4])
 # the fixture leaves some (run, example) rows out on purpose

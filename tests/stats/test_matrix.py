@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from _stats_fixtures import synthetic_table
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 from diagnostics.stats import (SettingMatrix, adjust_pvalues, compare_settings, select_setting, setting_arrays,
                                setting_matrices, validate_predictions)
 

@@ -7,8 +7,8 @@ from sklearn.metrics import matthews_corrcoef
 
 from _stats_fixtures import synthetic_table
 from diagnostics import data
+from diagnostics.core.taxonomy import COARSE, COARSE_OF
 from diagnostics.stats import OVERALL, binary_counts, category_scores, mcc_from_counts
-from diagnostics.taxonomy import COARSE, COARSE_OF
 
 
 @pytest.mark.filterwarnings("ignore:A single label:UserWarning")

@@ -12,14 +12,14 @@ import pytest
 from sklearn.metrics import matthews_corrcoef
 
 from diagnostics import data
+from diagnostics.core.io_utils import write_json_atomic
+from diagnostics.core.taxonomy import COARSE, canonical_coarse, canonical_fine
 from diagnostics.finetune import SweepConfig, list_runs, run_dir
-from diagnostics.io_utils import write_json_atomic
 from diagnostics.stats import against_paper, category_scores, paper_numbers, paper_verdict
 from diagnostics.stats._paper import ANSWER_COLUMNS, NUMBER_KINDS, PAPER_COLUMNS, RESULT_COLUMNS
 from diagnostics.stats._paper_settings import (STUDY_FEATURE_LIST, diagnostic_reason, is_mbert, probe_reason,
                                               run_settings, setting_reasons)
 from diagnostics.stats._paper_values import STATISTICS
-from diagnostics.taxonomy import COARSE, canonical_coarse, canonical_fine
 
 from _stats_fixtures import synthetic_table
 

@@ -15,8 +15,8 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
+from diagnostics.core.taxonomy import FINE
 from diagnostics.stats import mcc_from_counts, plan_seeds, simulate_plan, variance_components
-from diagnostics.taxonomy import FINE
 
 CATEGORIES = list(FINE[:4])
 PER_CATEGORY = 150

@@ -15,7 +15,7 @@ from diagnostics.stats import (average_sigma_decrease, category_scores, consiste
                                display_table, extra_data_table, feature_slug, improvement_correlation,
                                mcc_sigma_table, parse_presence_experiment, presence_experiment, presence_table,
                                seed_stability_table, sigma_table, stability)
-from diagnostics.taxonomy import FINE
+from diagnostics.core.taxonomy import FINE
 
 SETS = [("axb", "en"), ("lidirus", "ru"), ("swediagnostics", "sv")]
 WITHOUT, WITH = {"experiment": "base"}, {"experiment": "extra-100"}

@@ -15,8 +15,8 @@ from sklearn.metrics import matthews_corrcoef
 
 from _stats_fixtures import FLIP, synthetic_table
 from diagnostics import data
+from diagnostics.core.errors import UserInputError
 from diagnostics.data import DataFormatError, DataRef
-from diagnostics.errors import UserInputError
 from diagnostics.stats import (ExampleSetWarning, category_scores, example_set_differences, read_predictions,
                                setting_ci, validate_predictions)
 from diagnostics.stats import _categories as categories

@@ -4,7 +4,7 @@ This is the one place these are defined; the stages import them from here (``dia
 ``diagnostics.finetune._mixtures.LABELS``, ``diagnostics.finetune._store.PREDICTION_COLUMNS`` ... are these objects).
 The module imports nothing, so any stage may use it.
 
->>> from diagnostics.schema import CLASS_LABELS, LABELS
+>>> from diagnostics.core.schema import CLASS_LABELS, LABELS
 >>> LABELS
 ('entailment', 'not_entailment')
 >>> CLASS_LABELS.index("entailment")

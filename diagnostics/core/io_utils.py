@@ -15,7 +15,7 @@ not own are carried over into the new folder (hard links).
 
 **Disk errors.** An ``OSError`` while writing (a full disk, a read-only mount, a folder where the file should go)
 comes out naming the target path, with the operating system's reason; the clean-up of the temporary file never
-hides it. The command line prints it as one line, ``error: <path>: <reason>`` (see :mod:`diagnostics.errors`).
+hides it. The command line prints it as one line, ``error: <path>: <reason>`` (see :mod:`diagnostics.core.errors`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ from pathlib import Path
 
 ROOT_VARIABLE = "DIAGNOSTICS_ROOT"
 DATASETS_VARIABLE = "DIAGNOSTICS_DATASETS"
-PACKAGE_DIR = Path(__file__).resolve().parent
+#: the ``diagnostics`` package folder (this module is in its ``core`` package)
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 # the folders a root holds; setup.py copies the same ones into the wheel
 RESOURCE_FOLDERS = ("datasets", "annotators", "configs", "notebooks")
 PACKAGE_RESOURCES = "_resources"
@@ -126,7 +127,7 @@ def _package_resources() -> Path | None:
 
 def _package_files() -> Traversable:
     """The installed package's files, wherever the package was imported from."""
-    return resources.files(__package__)
+    return resources.files("diagnostics")
 
 
 def datasets_dir() -> Path:

@@ -397,8 +397,8 @@ def write_table(frame: pd.DataFrame, path: str | Path, *, fmt: str | None = None
 def write_table_to(frame: pd.DataFrame, tmp: str | Path, fmt: str, *, sep: str | None = None) -> None:
     """Write a table, under the rules of :func:`write_table`, to a temporary path an atomic writer handed out.
 
-    For the files of an :class:`~diagnostics.io_utils.OutputSet` (``with files.file(name) as tmp``) or of an
-    :func:`~diagnostics.io_utils.atomic_path` block that writes more than the table.
+    For the files of an :class:`~diagnostics.core.io_utils.OutputSet` (``with files.file(name) as tmp``) or of an
+    :func:`~diagnostics.core.io_utils.atomic_path` block that writes more than the table.
 
     Parameters
     ----------

@@ -8,8 +8,8 @@ import jupytext
 from typer.testing import CliRunner
 
 from diagnostics.cli import app
-from diagnostics.notebooks_cli import copy_notebooks
-from diagnostics.resources import notebooks_dir
+from diagnostics.core.resources import notebooks_dir
+from diagnostics.notebooks import copy_notebooks
 
 
 def test_copies_are_pairs_that_name_the_run_store(tmp_path):

@@ -1,6 +1,6 @@
 import pytest
 
-from diagnostics import taxonomy as tx
+from diagnostics.core import taxonomy as tx
 
 
 def test_sizes_and_uniqueness():

@@ -48,8 +48,8 @@ def notebook_header() -> dict[str, Any]:
 def pre_save_hook(model: dict, path: str = "", contents_manager: Any = None, **kwargs: Any) -> None:
     """Drop the Python version Lab records in a notebook's ``language_info`` before the notebook is written.
 
-    Set as ``--ContentsManager.pre_save_hook=diagnostics.lab.pre_save_hook`` (``scripts/lab.sh`` does). Without
-    it, a notebook saved on a machine with another Python patch level than the last one differs in that line.
+    Set as ``--ContentsManager.pre_save_hook=diagnostics.notebooks.lab.pre_save_hook`` (``scripts/lab.sh`` does).
+    Without it, a notebook saved on a machine with another Python patch level than the last one differs in that line.
 
     Parameters
     ----------
@@ -114,9 +114,9 @@ def post_save_hook(model: dict | None = None, os_path: str = "", contents_manage
                    **kwargs: Any) -> threading.Thread | None:
     """After Lab saved a notebook, let git see that outputs alone changed (:func:`record_output_only_save`).
 
-    Set as ``--ContentsManager.post_save_hook=diagnostics.lab.post_save_hook`` (``scripts/lab.sh`` does). The git
-    commands run the filter (a Python process each), so they run in a background thread and a save or autosave never
-    waits for them.
+    Set as ``--ContentsManager.post_save_hook=diagnostics.notebooks.lab.post_save_hook`` (``scripts/lab.sh`` does).
+    The git commands run the filter (a Python process each), so they run in a background thread and a save or autosave
+    never waits for them.
 
     Parameters
     ----------

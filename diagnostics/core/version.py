@@ -16,7 +16,7 @@ from typing import Any
 
 PACKAGE = "nli-diagnostics"
 #: the folder holding the ``diagnostics`` package: the repository root in a checkout or editable install
-SOURCE_ROOT = Path(__file__).resolve().parent.parent
+SOURCE_ROOT = Path(__file__).resolve().parent.parent.parent  # this module is diagnostics/core/version.py
 GIT_TIMEOUT_S = 5.0
 
 

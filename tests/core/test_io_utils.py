@@ -1,5 +1,5 @@
-"""The shared low-level helpers: atomic writes (``diagnostics.io_utils``) and line-aware YAML
-(``diagnostics.yaml_lines``)."""
+"""The shared low-level helpers: atomic writes (``diagnostics.core.io_utils``) and line-aware YAML
+(``diagnostics.core.yaml_lines``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from diagnostics.io_utils import atomic_path, temporary_path, write_json_atomic
-from diagnostics.yaml_lines import LineDict, LineList, YAMLLineError, line_of, load_yaml_lines, plain
+from diagnostics.core.io_utils import atomic_path, temporary_path, write_json_atomic
+from diagnostics.core.yaml_lines import LineDict, LineList, YAMLLineError, line_of, load_yaml_lines, plain
 
 
 def test_atomic_path_replaces_the_target_on_success(tmp_path):
@@ -68,7 +68,7 @@ def test_load_yaml_lines_names_file_and_line(tmp_path):
 
 
 def test_yaml_aliases_are_read_within_the_bound_and_refused_beyond_it(tmp_path):
-    from diagnostics.yaml_lines import MAX_NODES
+    from diagnostics.core.yaml_lines import MAX_NODES
 
     ok = tmp_path / "ok.yaml"
     ok.write_text("base: &b {lr: 1, bs: 4}\nrun: *b\nother: {<<: *b, lr: 2}\n")

@@ -1,4 +1,4 @@
-"""The one table reader / writer (``diagnostics.tables``): every format round-trips, and text files read the same
+"""The one table reader / writer (``diagnostics.core.tables``): every format round-trips, and text files read the same
 whatever wrote them (a BOM, blank lines, CRLF, a spreadsheet's ``;``), with list columns as JSON and a bad line
 named with its number."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from diagnostics.core.tables import iter_records, read_table, sniff_separator, write_table
 from diagnostics.data import DataFormatError
-from diagnostics.tables import iter_records, read_table, sniff_separator, write_table
 
 
 def _frame() -> pd.DataFrame:
@@ -112,7 +112,7 @@ def test_iter_records_skips_blank_lines_and_can_take_any_json_value(tmp_path):
 
 
 def test_the_writer_refuses_an_unknown_suffix_and_replaces_atomically(tmp_path):
-    from diagnostics.errors import UserInputError
+    from diagnostics.core.errors import UserInputError
 
     with pytest.raises(UserInputError, match="suffix '.xlsx'"):
         write_table(_frame(), tmp_path / "t.xlsx")

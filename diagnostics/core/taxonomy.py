@@ -17,7 +17,7 @@ import difflib
 import re
 from types import MappingProxyType
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 
 #: Coarse category -> its fine categories, in the order of the GLUE diagnostic paper.
 TAXONOMY: MappingProxyType = MappingProxyType(

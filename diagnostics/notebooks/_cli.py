@@ -13,8 +13,8 @@ from pathlib import Path
 
 import typer
 
-from diagnostics.errors import UserInputError
-from diagnostics.resources import notebooks_dir, work_root
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.resources import notebooks_dir, work_root
 
 app = typer.Typer(help="The analysis notebooks: editable copies.", no_args_is_help=True)
 
@@ -32,7 +32,7 @@ def copy_notebooks(dest: str | Path, runs_root: str | Path | None = None, *, sca
         Folder for the copies (created).
     runs_root : str or Path, optional
         Folder holding the run stores (``<runs_root>/<scale>``); default ``<work root>/runs``, where
-        ``bash scripts/demo.sh`` and ``diagnostics pipeline`` write (:func:`diagnostics.resources.work_root`).
+        ``bash scripts/demo.sh`` and ``diagnostics pipeline`` write (:func:`diagnostics.core.resources.work_root`).
         Each copy's ``runs_dir`` parameter is set to ``<runs_root>/<scale>``.
     scale : str, optional
         The scale the copies read (``tiny``, ``demo``, ``paper``); default the notebooks' own (``demo``).

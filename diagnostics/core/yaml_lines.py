@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from diagnostics.errors import UserInputError
+from diagnostics.core.errors import UserInputError
 
 
 class LineDict(dict):
