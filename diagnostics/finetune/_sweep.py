@@ -273,9 +273,18 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
 def jobs(todo: list[tuple[SweepConfig, RunSpec]], executor: str = "inprocess") -> list[list[RunSpec]]:
     """Cut pending runs into the executor's jobs: single runs, or groups across the plan that train as one (``fuse``).
 
-    ``todo`` pairs each pending run with its sweep, in plan order. Runs of any sweep that share a training key
-    (:func:`~diagnostics.finetune._grouping.training_key`) share a job; see
-    :func:`~diagnostics.finetune._grouping.group_jobs`.
+    Parameters
+    ----------
+    todo : list of (SweepConfig, RunSpec)
+        Each pending run with its sweep, in plan order. Runs of any sweep that share a training key
+        (:func:`~diagnostics.finetune._grouping.training_key`) share a job.
+    executor : str
+        The executor's name (see :func:`~diagnostics.finetune._grouping.group_jobs`).
+
+    Returns
+    -------
+    list of list of RunSpec
+        The jobs, each trained in :func:`~diagnostics.finetune._train.job_slots` slots.
     """
     from ._grouping import group_jobs
     from ._train import job_slots

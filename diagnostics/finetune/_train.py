@@ -236,7 +236,23 @@ def _skipped(spec: RunSpec) -> dict[str, Any]:
 
 
 def job_slots(config: SweepConfig, specs: list[RunSpec], device: str | None = None) -> int:
-    """The slots of a job: ``fuse``, or what ``auto`` measures on ``device`` (the config's by default), at least 1."""
+    """The slots of a job: ``fuse``, or what ``auto`` measures on the device.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        Supplies ``fuse`` (and, for ``auto``, the sizes :func:`~diagnostics.finetune._grouping.run_memory_bytes`
+        reads).
+    specs : list of RunSpec
+        The job's runs (``auto`` takes no more slots than runs).
+    device : str, optional
+        Where the job trains; the config's device by default.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     if config.fuse != "auto":
         return max(1, int(config.fuse))
     from ._grouping import auto_group_size
