@@ -269,7 +269,6 @@ class _JobData:
         for spec in specs:
             self.users[self.key(spec)] = self.users.get(self.key(spec), 0) + 1
         self.prepared: dict[tuple[str, str], tuple[RunInputs, torch.Tensor, Any]] = {}
-        self.seconds: dict[tuple[str, str], float] = {}
 
     @staticmethod
     def key(spec: RunSpec) -> tuple[str, str]:
