@@ -1,11 +1,15 @@
-"""Running the real ``diagnostics`` command in a subprocess, and what a user error must look like."""
+"""Running the real ``diagnostics`` command (in a subprocess, or in this process), and what a user error must look
+like."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import traceback
 from pathlib import Path
+
+from typer.testing import CliRunner
 
 from diagnostics.core.errors import USER_ERROR_EXIT
 
@@ -18,6 +22,27 @@ def run_cli(*args: str | Path, cwd: str | Path | None = None, timeout: float = 3
     """Run ``python -m diagnostics ARGS`` as a user would, capturing its output."""
     return subprocess.run([sys.executable, "-m", "diagnostics", *map(str, args)], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def invoke_cli(*args: str | Path, cwd: str | Path | None = None) -> subprocess.CompletedProcess:
+    """Run the ``diagnostics`` app in this process, as :func:`run_cli` runs it in a subprocess.
+
+    An exception that escapes a command is a crash: exit code 1 and its traceback on stderr, as ``python -m
+    diagnostics`` would print it. Returns the exit code and the output like :func:`run_cli`.
+    """
+    from diagnostics.cli import app
+
+    argv = list(map(str, args))
+    before = Path.cwd()
+    os.chdir(cwd or before)
+    try:
+        result = CliRunner().invoke(app, argv, env={"DIAGNOSTICS_TRACEBACK": None, "TOKENIZERS_PARALLELISM": "false"})
+    finally:
+        os.chdir(before)
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "Traceback (most recent call last):\n" + "".join(traceback.format_exception(*result.exc_info))
+    return subprocess.CompletedProcess(["diagnostics", *argv], result.exit_code, result.stdout, stderr)
 
 
 def assert_user_error(result: subprocess.CompletedProcess, *names: str) -> str:

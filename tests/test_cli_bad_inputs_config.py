@@ -1,15 +1,15 @@
 """Bad configs and data through the real command line: each is refused with one line naming the file (and line)
-or the key, exit code 2, no traceback, and nothing written. ``sweep run --dry-run`` and the real run agree."""
+or the key, exit code 2, no traceback, and nothing written. ``sweep run --dry-run`` and the real run agree.
+The commands run the app in this process; a missing config file goes through the real ``python -m diagnostics``."""
 
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from _cli import assert_user_error, run_cli
+from _cli import assert_user_error, invoke_cli, run_cli
 from _sweeps import stub_model_folder, write_line_config
 
 PAIR = {"premise": "A man sleeps.", "hypothesis": "A man rests."}
@@ -90,21 +90,18 @@ def _run_case(folder: Path, model: Path, changes: dict, args: list[str]):
     write_training_files(folder)
     path, lines = write_config(folder, model, changes)
     mode = [] if "--real-run" in args else ["--dry-run"]
-    result = run_cli("sweep", "run", path, *mode, *(a for a in args if a != "--real-run"), cwd=folder)
+    result = invoke_cli("sweep", "run", path, *mode, *(a for a in args if a != "--real-run"), cwd=folder)
     return result, path, lines
 
 
 @pytest.fixture(scope="module")
 def sweep_results(request, tmp_path_factory, model) -> dict:
-    """The selected cases of :func:`test_sweep_run_refuses_bad_config`, run two at a time (each is a process that
-    mostly imports libraries)."""
+    """The selected cases of :func:`test_sweep_run_refuses_bad_config`, run once for the module."""
     selected = {item.callspec.params["case"] for item in request.session.items
                 if getattr(item, "originalname", None) == "test_sweep_run_refuses_bad_config"}
     cases = {case[0]: case for case in SWEEP_CASES if case[0] in selected}
     folders = {name: tmp_path_factory.mktemp(name) for name in cases}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {name: pool.submit(_run_case, folders[name], model, case[1], case[2]) for name, case in cases.items()}
-        return {name: (*future.result(), folders[name]) for name, future in futures.items()}
+    return {name: (*_run_case(folders[name], model, case[1], case[2]), folders[name]) for name, case in cases.items()}
 
 
 @pytest.mark.parametrize("case", [case[0] for case in SWEEP_CASES])
@@ -119,7 +116,7 @@ def test_toml_config_names_file_and_line(tmp_path, model):
     path = tmp_path / "sweep.toml"
     path.write_text(f'experiment = "s"\nlr = -1\nmodels = [{{name = "tiny", path = "{model}"}}]\n'
                     f'output_dir = "{tmp_path / "runs"}"\n')
-    assert_user_error(run_cli("sweep", "run", path, "--dry-run", cwd=tmp_path), f"{path}:2", "lr")
+    assert_user_error(invoke_cli("sweep", "run", path, "--dry-run", cwd=tmp_path), f"{path}:2", "lr")
     assert not (tmp_path / "runs").exists()
 
 
@@ -134,14 +131,14 @@ def test_finished_run_with_other_settings_is_one_line(tmp_path, model):
     (run / "config.json").write_text(json.dumps({"run": {"run_hash": "0" * 16}, "sweep": {"lr": 0.5}}))
     (run / "DONE").write_text("{}")
     before = sorted(p.relative_to(tmp_path) for p in (tmp_path / "runs").rglob("*"))
-    result = run_cli("sweep", "run", path, "--dry-run", cwd=tmp_path)  # the real run: test_pipeline_plan
+    result = invoke_cli("sweep", "run", path, "--dry-run", cwd=tmp_path)  # the real run: test_pipeline_plan
     assert_user_error(result, str(path), "other settings", "lr: 0.5 -> 1e-05")
     assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "runs").rglob("*")) == before
 
 
 def test_data_validate_names_a_misspelt_label_key(tmp_path):
     write_training_files(tmp_path)
-    result = run_cli("data", "validate", tmp_path / "misspelt.jsonl", "--kind", "rte", cwd=tmp_path)
+    result = invoke_cli("data", "validate", tmp_path / "misspelt.jsonl", "--kind", "rte", cwd=tmp_path)
     assert_user_error(result, f"{tmp_path / 'misspelt.jsonl'}:1", "'lable'", "did you mean 'label'")
 
 
@@ -153,13 +150,13 @@ def test_data_validate_names_a_misspelt_label_key(tmp_path):
 def test_annotate_run_refuses_and_writes_nothing(tmp_path, content, output, names):
     source = tmp_path / "pairs.jsonl"
     source.write_text(content)
-    result = run_cli("annotate", "run", source, tmp_path / output, "--lang", "en", "--no-progress", cwd=tmp_path)
+    result = invoke_cli("annotate", "run", source, tmp_path / output, "--lang", "en", "--no-progress", cwd=tmp_path)
     assert_user_error(result, *names)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.jsonl"]
 
 
 def test_pipeline_refuses_a_bad_sweep_override_before_anything_runs(tmp_path):
-    result = run_cli("pipeline", "--scale", "demo", "--runs", tmp_path / "runs", "--out", tmp_path / "report",
+    result = invoke_cli("pipeline", "--scale", "demo", "--runs", tmp_path / "runs", "--out", tmp_path / "report",
                      "--set", "lr=-1", cwd=tmp_path)
     assert_user_error(result, "demo.yaml (--set lr=-1)", "lr: expected a number > 0, found -1")
     assert not (tmp_path / "runs").exists() and not (tmp_path / "report").exists()
@@ -181,7 +178,7 @@ PIPELINE_CASES = [
 
 @pytest.fixture(scope="module")
 def pipeline_results(request, tmp_path_factory) -> dict:
-    """The selected cases of :func:`test_pipeline_refuses_bad_settings`, run two at a time."""
+    """The selected cases of :func:`test_pipeline_refuses_bad_settings`, run once for the module."""
     selected = {item.callspec.params["case"] for item in request.session.items
                 if getattr(item, "originalname", None) == "test_pipeline_refuses_bad_settings"}
     cases = {case[0]: case for case in PIPELINE_CASES if case[0] in selected}
@@ -189,12 +186,10 @@ def pipeline_results(request, tmp_path_factory) -> dict:
 
     def run(name):
         sets = [item for value in cases[name][1] for item in ("--set", value)]
-        return run_cli("pipeline", "--scale", "paper", "--runs", folders[name] / "runs", "--dry-run", *sets,
+        return invoke_cli("pipeline", "--scale", "paper", "--runs", folders[name] / "runs", "--dry-run", *sets,
                        cwd=folders[name])
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {name: pool.submit(run, name) for name in cases}
-        return {name: (future.result(), folders[name]) for name, future in futures.items()}
+    return {name: (run(name), folders[name]) for name in cases}
 
 
 @pytest.mark.parametrize("case", [case[0] for case in PIPELINE_CASES])

@@ -2,7 +2,8 @@
 planted in the output folder, a writer killed at every file of an output set, two writers at once, damaged files the
 toolkit reads back, and a YAML file whose aliases explode.
 
-Mounts need root (a small tmpfs, remounted read-only); where mounting is impossible those tests are skipped with the
+The commands run the app in this process; a killed writer, two writers at once and the YAML bomb (under a time
+limit) run the real ``python -m diagnostics``. Mounts need root (a small tmpfs, remounted read-only); where mounting is impossible those tests are skipped with the
 reason.
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from _cli import ENV, assert_user_error, run_cli
+from _cli import ENV, assert_user_error, invoke_cli, run_cli
 from _stats_fixtures import synthetic_table
 from diagnostics.core.io_utils import PAUSE_GATE_VARIABLE, PAUSE_VARIABLE, atomic_path, output_folder
 from diagnostics.stats._report import OUTPUTS
@@ -62,7 +63,7 @@ def tables(tmp_path_factory):
         synthetic_table("axb", seeds=seeds, seed=seed).to_parquet(paths[name])
     refs = {}
     for name in paths:
-        done = run_cli("stats", paths[name], "--out", root / f"ref_{name}", cwd=root)
+        done = invoke_cli("stats", paths[name], "--out", root / f"ref_{name}", cwd=root)
         assert done.returncode == 0, done.stderr
         refs[name] = contents(root / f"ref_{name}")
         assert sorted(refs[name]) == SET
@@ -87,7 +88,7 @@ def test_full_disk_is_one_line_and_keeps_the_previous_set(tables, tmp_path):
             assert err.errno == errno.ENOSPC
         finally:
             os.close(fd)
-        result = run_cli("stats", paths["b"], "--out", out, cwd=tmp_path)
+        result = invoke_cli("stats", paths["b"], "--out", out, cwd=tmp_path)
         line = assert_user_error(result, str(out), "No space left on device")
         assert ".tmp" not in line  # the path the user named, never a temporary file
         assert contents(out) == refs["a"]
@@ -104,7 +105,7 @@ def test_read_only_mount_is_refused_before_any_work(tables, tmp_path):
                      ["stats", paths["a"], "--out", mount / "new" / "deeper"],
                      ["predictions", "import", paths["a"], "--dataset", "axb", "--out", mount / "t.parquet"],
                      ["compare", paths["a"], paths["a"], "--select-b", "seed=0", "--out", mount / "cmp"]):
-            assert_user_error(run_cli(*args, cwd=tmp_path), "Read-only file system", str(args[-1]))
+            assert_user_error(invoke_cli(*args, cwd=tmp_path), "Read-only file system", str(args[-1]))
         assert (mount / "out" / "summary.md").read_text() == "old"
 
 
@@ -124,7 +125,7 @@ def test_clean_up_on_a_read_only_mount_never_hides_the_first_error(tmp_path):
 def test_a_folder_in_the_way_is_one_line(tables, tmp_path):
     paths, _ = tables
     (tmp_path / "t.parquet").mkdir()
-    result = run_cli("predictions", "import", paths["a"], "--dataset", "axb", "--out", tmp_path / "t.parquet",
+    result = invoke_cli("predictions", "import", paths["a"], "--dataset", "axb", "--out", tmp_path / "t.parquet",
                      cwd=tmp_path)
     assert_user_error(result, "--out", str(tmp_path / "t.parquet"), "folder")
 
@@ -142,9 +143,9 @@ def test_planted_links_are_replaced_never_followed(tables, tmp_path):
     (out / "notes.txt").symlink_to(victim)  # a file the set does not own: kept as a link
     table = tmp_path / "table.parquet"
     table.symlink_to(victim)
-    done = run_cli("stats", paths["a"], "--out", out, cwd=tmp_path)
+    done = invoke_cli("stats", paths["a"], "--out", out, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    imported = run_cli("predictions", "import", paths["a"], "--dataset", "axb", "--out", table, "--report",
+    imported = invoke_cli("predictions", "import", paths["a"], "--dataset", "axb", "--out", table, "--report",
                        tmp_path / "report", cwd=tmp_path)
     assert imported.returncode == 0, imported.stderr
     assert victim.read_text() == "precious"
@@ -167,7 +168,7 @@ def test_report_pages_replace_planted_links(tmp_path):
     victim = tmp_path / "victim.html"
     victim.write_text("precious")
     (run_dir / "index.html").symlink_to(victim)
-    done = run_cli("report", run_dir, cwd=tmp_path)
+    done = invoke_cli("report", run_dir, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert victim.read_text() == "precious" and not (run_dir / "index.html").is_symlink()
     assert "Title" in (run_dir / "index.html").read_text()
@@ -247,7 +248,7 @@ def test_an_output_folder_that_is_a_mount_point_is_written_in_place(tables, tmp_
     with tmpfs(tmp_path / "mnt", "4m") as mount:
         (mount / "notes.txt").write_text("mine")
         (mount / "summary.md").write_text("old")
-        done = run_cli("stats", paths["a"], "--out", mount, cwd=tmp_path)
+        done = invoke_cli("stats", paths["a"], "--out", mount, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert contents(mount) == {**refs["a"], "notes.txt": b"mine"}  # no staging folder left inside
 
@@ -277,7 +278,7 @@ def test_output_set_removes_outputs_it_did_not_write_and_keeps_foreign_entries(t
 def test_import_checks_its_report_path_before_writing_the_table(tables, tmp_path):
     paths, _ = tables
     (tmp_path / "report").write_text("a file, not a folder")
-    result = run_cli("predictions", "import", paths["a"], "--dataset", "axb", "--out", tmp_path / "t.parquet",
+    result = invoke_cli("predictions", "import", paths["a"], "--dataset", "axb", "--out", tmp_path / "t.parquet",
                      "--report", tmp_path / "report", cwd=tmp_path)
     assert_user_error(result, "--report", str(tmp_path / "report"))
     assert not (tmp_path / "t.parquet").exists()
@@ -290,7 +291,7 @@ def test_a_truncated_explorer_payload_is_one_line(tmp_path):
     run_dir = _report_folder(tmp_path / "run")
     (run_dir / "figures").mkdir()
     (run_dir / "figures" / "explorer.json").write_text('{"lead": [["en", "x"]], "cells": [1, 2')
-    result = run_cli("report", run_dir, cwd=tmp_path)
+    result = invoke_cli("report", run_dir, cwd=tmp_path)
     assert_user_error(result, str(run_dir / "figures" / "explorer.json"), "cut short")
 
 
@@ -314,7 +315,7 @@ def test_damaged_model_files_are_one_line(tiny_model_dir, tmp_path, damage):
         (model / "config.json").write_text(json.dumps({"model_type": "bert"})[:-3])
         named, reason = model / "config.json", "cut short"
     suite = save_suite(generate_suite("en", seed=0, max_per_test=1), tmp_path / "suite.jsonl")
-    result = run_cli("behave", "run", suite, "--model", model, "--out", tmp_path / "r.csv", cwd=tmp_path)
+    result = invoke_cli("behave", "run", suite, "--model", model, "--out", tmp_path / "r.csv", cwd=tmp_path)
     assert_user_error(result, str(named), reason)
 
 

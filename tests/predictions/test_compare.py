@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _cli import run_cli
+from _cli import invoke_cli, run_cli
 from _stats_fixtures import synthetic_table
 
 from diagnostics.core.errors import UserInputError
@@ -221,9 +221,9 @@ def test_the_overall_row_counts_the_same_examples_in_stats_and_compare(tmp_path)
     table = pd.concat([a, b], ignore_index=True)
     path = tmp_path / "both.parquet"
     table.to_parquet(path)
-    stats = run_cli("stats", path, "--out", tmp_path / "stats", cwd=tmp_path)
+    stats = invoke_cli("stats", path, "--out", tmp_path / "stats", cwd=tmp_path)
     assert stats.returncode == 0, stats.stderr
-    compared = run_cli("compare", path, path, "--select-a", "model=a", "--select-b", "model=b", "--bootstrap", "50",
+    compared = invoke_cli("compare", path, path, "--select-a", "model=a", "--select-b", "model=b", "--bootstrap", "50",
                        "--out", tmp_path / "cmp", cwd=tmp_path)
     assert compared.returncode == 0, compared.stderr
     scores = pd.read_csv(tmp_path / "stats" / "scores.csv")

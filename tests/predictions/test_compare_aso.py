@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _cli import assert_user_error, run_cli
+from _cli import assert_user_error, invoke_cli
 from _stats_fixtures import synthetic_table
 
 from diagnostics.core.errors import UserInputError
@@ -58,12 +58,12 @@ def test_the_compare_command_reports_aso(tmp_path):
     both = pd.concat([a, b], ignore_index=True)
     both.to_parquet(tmp_path / "both.parquet")
     out = tmp_path / "cmp"
-    result = run_cli("compare", tmp_path / "both.parquet", tmp_path / "both.parquet", "--select-a", "model=a",
+    result = invoke_cli("compare", tmp_path / "both.parquet", tmp_path / "both.parquet", "--select-a", "model=a",
                      "--select-b", "model=b", "--bootstrap", "100", "--aso", "--aso-tau", "0.2", "--out", out)
     assert result.returncode == 0, result.stderr
     table = pd.read_csv(out / "comparison.csv")
     assert set(ASO_COLUMNS) <= set(table.columns) and (table["aso_tau"] == 0.2).all()
     assert "aso_eps_min" in (out / "summary.md").read_text(encoding="utf-8")
-    refused = run_cli("compare", tmp_path / "both.parquet", tmp_path / "both.parquet", "--select-a", "model=a",
+    refused = invoke_cli("compare", tmp_path / "both.parquet", tmp_path / "both.parquet", "--select-a", "model=a",
                       "--select-b", "model=b", "--bootstrap", "50", "--aso", "--aso-tau", "1.5", "--out", out)
     assert_user_error(refused, "tau")

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from _cli import assert_user_error, run_cli
+from _cli import assert_user_error, invoke_cli, run_cli
 from _stats_fixtures import synthetic_table
 from pandas.testing import assert_frame_equal
 
@@ -435,7 +435,7 @@ def test_lm_eval_output_folders_seed_pattern_and_choice_texts_through_the_cli(tm
             {"results": {"axb": {"acc,none": 0.6}}, "configs": {"axb": {"task": "axb"}}, "versions": {"axb": 1},
              "n-shot": {"axb": 0}, "config": {"model": "hf"}}))
     out = tmp_path / "t.parquet"
-    done = run_cli("predictions", "import", *files, "--dataset", "axb", "--seed-pattern", r"seed(\d+)",
+    done = invoke_cli("predictions", "import", *files, "--dataset", "axb", "--seed-pattern", r"seed(\d+)",
                    "--experiment", "base", "--model", "m", "--out", out, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "choices 0 (' False') -> not_entailment, 1 (' True') -> entailment" in done.stdout
@@ -443,15 +443,15 @@ def test_lm_eval_output_folders_seed_pattern_and_choice_texts_through_the_cli(tm
     assert sorted(got["seed"].unique()) == [13, 21]
     assert_frame_equal(got.drop(columns="probability"), table.drop(columns="probability", errors="ignore"))
     # the explicit label map still wins over the choice texts
-    swapped = run_cli("predictions", "import", files[0], "--dataset", "axb", "--label-map",
+    swapped = invoke_cli("predictions", "import", files[0], "--dataset", "axb", "--label-map",
                       "0=entailment,1=not_entailment", "--out", tmp_path / "s.parquet", cwd=tmp_path)
     assert_user_error(swapped, "gold labels differ")
     # the pattern is shown as typed; the results file beside the samples has its own refusal
-    missing = run_cli("predictions", "import", files[0], "--dataset", "axb", "--seed-pattern", r"run(\d+)",
+    missing = invoke_cli("predictions", "import", files[0], "--dataset", "axb", "--seed-pattern", r"run(\d+)",
                       "--out", tmp_path / "x.parquet", cwd=tmp_path)
     assert_user_error(missing, r"'run(\d+)'", "does not occur in the file's path")
     results = files[0].parent / "results_2024-06-01T10-00-00.123456.json"
-    refused = run_cli("predictions", "import", files[0], results, "--dataset", "axb", "--out",
+    refused = invoke_cli("predictions", "import", files[0], results, "--dataset", "axb", "--out",
                       tmp_path / "y.parquet", cwd=tmp_path)
     line = assert_user_error(refused, str(results), "lm-evaluation-harness results file", "--log_samples")
     assert "DataFormatError" not in line and "numpy" not in line
@@ -472,7 +472,7 @@ def test_texts_that_lost_their_quotation_marks_match_as_their_own_tier(tmp_path)
     path = tmp_path / "crowd.csv"
     exported.to_csv(path, index=False)
     out = tmp_path / "t.parquet"
-    done = run_cli("predictions", "import", path, "--dataset", "lidirus", "--experiment", "base", "--model", "m",
+    done = invoke_cli("predictions", "import", path, "--dataset", "lidirus", "--experiment", "base", "--model", "m",
                    "--out", out, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"rows matched only with punctuation ignored (quotation marks lost in export ...): {lost.sum()}" in (
@@ -519,7 +519,7 @@ def test_a_parquet_prediction_column_of_logits_is_read_as_logits(tmp_path):
               for p, x in zip(table["prediction"], rng.random(len(table)))]
     pd.DataFrame({"id": table["example_id"], "prediction": logits}).to_parquet(tmp_path / "p.parquet")
     out = tmp_path / "t.parquet"
-    done = run_cli("predictions", "import", tmp_path / "p.parquet", "--dataset", "axb", "--experiment", "base",
+    done = invoke_cli("predictions", "import", tmp_path / "p.parquet", "--dataset", "axb", "--experiment", "base",
                    "--model", "m", "--out", out, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "column prediction holds a score vector per row: read as logits" in done.stdout
@@ -528,6 +528,6 @@ def test_a_parquet_prediction_column_of_logits_is_read_as_logits(tmp_path):
                                                                                     errors="ignore"))
     three = pd.DataFrame({"id": table["example_id"], "prediction": [np.zeros(3)] * len(table)})
     three.to_parquet(tmp_path / "three.parquet")
-    refused = run_cli("predictions", "import", tmp_path / "three.parquet", "--dataset", "axb", "--out",
+    refused = invoke_cli("predictions", "import", tmp_path / "three.parquet", "--dataset", "axb", "--out",
                       tmp_path / "u.parquet", cwd=tmp_path)
     assert_user_error(refused, "3 scores per row and no label map")
