@@ -178,7 +178,6 @@ class ComparisonModel(_payload.StaticPage):
         Parameters
         ----------
         category : str
-            Category name.
 
         Returns
         -------
@@ -279,7 +278,6 @@ class ComparisonModel(_payload.StaticPage):
         Parameters
         ----------
         category : str
-            Category name.
 
         Raises
         ------
@@ -350,7 +348,6 @@ class ComparisonModel(_payload.StaticPage):
         Parameters
         ----------
         example_id : str
-            The example's id.
 
         Returns
         -------
@@ -389,7 +386,6 @@ class ComparisonModel(_payload.StaticPage):
         Parameters
         ----------
         example_id : str
-            The example's id.
 
         Returns
         -------

@@ -18,18 +18,7 @@ from ._listing import ListingWidget
 
 
 def category_class(category_index: int) -> str:
-    """The CSS class naming one category's button in the comparison widget (``dx-cmp-cat-<index>``).
-
-    Parameters
-    ----------
-    category_index : int
-        Index into the comparison's ``category_names``.
-
-    Returns
-    -------
-    str
-        A class name a browser test (or a user's CSS) can select the button by.
-    """
+    """The CSS class of one category's button in the comparison widget: ``dx-cmp-cat-<index>``."""
     return f"dx-cmp-cat-{category_index}"
 
 
@@ -142,7 +131,6 @@ class ComparisonWidget(ListingWidget):
         Parameters
         ----------
         category : str
-            Category name.
         """
         self.pair.select(category)
         self._highlight(category)

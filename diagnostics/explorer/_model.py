@@ -297,7 +297,6 @@ class ExplorerModel(_payload.StaticPage):
         Parameters
         ----------
         category : str
-            Category name.
         seed : int, tuple or str, optional
             The cell's seed (highlighted in the listing; every seed's prediction is listed anyway).
         setting : int, optional
@@ -409,7 +408,6 @@ class ExplorerModel(_payload.StaticPage):
         setting : int
             Index into :attr:`settings`.
         category : str
-            Category.
 
         Returns
         -------

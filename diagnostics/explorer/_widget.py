@@ -124,7 +124,6 @@ class ExplorerWidget(ListingWidget):
         setting : int
             Index into the model's settings.
         category : str
-            Category.
         seed : str
             Seed label.
         """

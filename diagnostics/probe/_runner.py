@@ -91,7 +91,6 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
     seed : int
         Seeds the held-out split and the control permutations.
     max_iter : int
-        Solver iterations per fit.
     control : bool
         Also fit the control task (train, selection and test labels each shuffled across pairs); ``control``,
         ``control_balanced_accuracy`` and ``selectivity`` are NaN otherwise.
@@ -274,7 +273,6 @@ class ProbePlan:
     models : dict
         Label -> model or run folder.
     lang : str
-        The language.
     tasks : list of ProbingTask
         The tasks.
     sets : dict
@@ -300,22 +298,7 @@ class ProbePlan:
     options: dict
 
     def accuracy_fit(self, vectors: dict, memo: dict, label: str | None = None) -> pd.DataFrame:
-        """Fit the accuracy probes (and their controls) of every task and layer of one model.
-
-        Parameters
-        ----------
-        vectors : dict
-            Set name -> ``[layers, pairs, 2 * hidden]`` pair vectors of the model.
-        memo : dict
-            Shared across the models (see :func:`probe_layers`).
-        label : str, optional
-            The model's label (unused: every model gets the same probes).
-
-        Returns
-        -------
-        pandas.DataFrame
-            From :func:`probe_layers`.
-        """
+        """Fit the accuracy probes (and controls) of every task and layer of one model (:func:`probe_layers`)."""
         sets, o = self.sets, self.options
         return probe_layers(vectors["train"], sets["train"][1], vectors["test"], sets["test"][1],
                             select_vectors=vectors.get("select"), select_labels=sets.get("select", (None, None))[1],
@@ -323,22 +306,7 @@ class ProbePlan:
                             control=o["control"], class_weight=o["class_weight"], memo=memo)
 
     def run(self, fit, prefix: str, settings: dict | None = None) -> dict[str, pd.DataFrame]:
-        """Each model's table from ``fit``, through the vector and result caches (see :func:`run_cached`).
-
-        Parameters
-        ----------
-        fit : callable
-            ``fit(vectors, memo, label) -> DataFrame``.
-        prefix : str
-            File-name prefix of the cached result tables.
-        settings : dict, optional
-            Further settings of ``fit`` that key the result cache (besides the plan's own).
-
-        Returns
-        -------
-        dict
-            Model label -> table, in the order of the plan's models.
-        """
+        """Model label -> table of ``fit(vectors, memo, label)``, through the caches (see :func:`run_cached`)."""
         o = self.options
         return run_cached(self.models, self.sets, {**self.settings, **(settings or {})}, fit,
                           cache_dir=o["cache_dir"], reuse_results=o["reuse_results"], extraction=self.extraction,
@@ -416,7 +384,6 @@ def choose_selection_set(lang: str, selection: str, frame: pd.DataFrame | None, 
     Parameters
     ----------
     lang : str
-        The language.
     selection : {"test", "holdout"}
         The protocol asked for.
     frame : pandas.DataFrame, optional
