@@ -227,13 +227,7 @@ def _check_out_folder(out: Path) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``stats`` group: the report (its default command) and ``plan``.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Attach the ``stats`` group: the report (its default command) and ``plan``."""
     group = typer.Typer(cls=_StatsGroup, help="Per-category MCC, seed stability and Multi-Bootstrap CIs of a "
                         "predictions table (diagnostics stats PREDICTIONS); how many seeds a study needs "
                         "(diagnostics stats plan TABLE).")
