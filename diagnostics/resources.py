@@ -79,11 +79,12 @@ def work_root() -> Path:
 
 
 def default_runs_dir(scale: str) -> Path:
-    """The run store of a scale (``tiny``, ``demo``, ``paper``) when none is given: ``<work root>/runs/<scale>``.
+    """The run store of a scale when none is given: ``<work root>/runs/<scale>``.
 
     Parameters
     ----------
     scale : str
+        ``tiny``, ``demo`` or ``paper``.
 
     Returns
     -------

@@ -204,11 +204,12 @@ def read_mapping(value: Any, key: str, what: str) -> dict:
 
 
 def as_list(value: Any) -> list:
-    """Return a value as a list: ``None`` -> ``[]``, a list or tuple as it is, anything else as its one item.
+    """Return a value as a list.
 
     Parameters
     ----------
     value : object
+        ``None`` (``[]``), a list or tuple (as it is) or one item.
 
     Returns
     -------
