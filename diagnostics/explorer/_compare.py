@@ -400,7 +400,6 @@ class ComparisonModel(_payload.StaticPage):
         Parameters
         ----------
         side : {"A", "B"}
-            The side.
 
         Returns
         -------

@@ -85,18 +85,7 @@ def shown_number(value, digits: int = 3, sign: bool = False) -> str:
 
 
 def legend_html(pair) -> str:
-    """Name the sides with their colours, the number of shared examples and the outcome counts over all of them.
-
-    Parameters
-    ----------
-    pair : ComparisonModel
-        The comparison (:mod:`diagnostics.explorer._compare`).
-
-    Returns
-    -------
-    str
-        An HTML fragment.
-    """
+    """HTML naming the sides with their colours, the number of shared examples and the outcome counts of all."""
     counts = pair.counts()
     sides = " · ".join(
         f"<span style='color:{colour};font-weight:600'>●</span> {html.escape(pair.side_label(side))}, "
@@ -111,17 +100,8 @@ def legend_html(pair) -> str:
 
 
 def categories_html(pair) -> str:
-    """Render every category: both sides' strips, means and σ, the difference and the outcome counts.
-
-    Parameters
-    ----------
-    pair : ComparisonModel
-
-    Returns
-    -------
-    str
-        An HTML table; each row is ``tr.dx-cmp-row[data-category]``.
-    """
+    """An HTML table of every category (rows ``tr.dx-cmp-row[data-category]``): both sides' strips, means and σ,
+    the difference and the outcome counts."""
     table = pair.category_table()
     mcc = pair.seed_mcc()
     head = ("<tr><th>category</th><th>n</th><th>per-seed MCC (A above, B below)</th><th class='a'>A mean ± σ</th>"

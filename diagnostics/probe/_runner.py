@@ -274,7 +274,6 @@ class ProbePlan:
         Label -> model or run folder.
     lang : str
     tasks : list of ProbingTask
-        The tasks.
     sets : dict
         Set name (``train``, ``test``, ``select``) -> (frame, task name -> labels).
     settings : dict
