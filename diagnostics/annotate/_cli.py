@@ -111,11 +111,5 @@ def _markdown(table) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``annotate`` command group.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Attach the ``annotate`` command group."""
     app.add_typer(annotate_app, name="annotate")

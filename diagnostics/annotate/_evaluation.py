@@ -92,7 +92,6 @@ def evaluate(lang: str, path: str | Path | None = None, *, rules: str | Path | N
     batch_size : int
         Texts per spaCy batch.
     progress : bool
-        Show a progress bar.
     presence : bool
         Score the one-sentence reading (a feature counts when either sentence shows it, as the probes' labels of
         the study) instead of the rules' pair reading. The gold tags mark what a pair's inference hinges on, so
@@ -128,7 +127,6 @@ def feature_distribution(names=("rte", "terra", "sick"), *, split: str | None = 
         Count a feature when either sentence shows it (the study's reading); ``False`` applies the rules'
         ``pair: differ`` conditions.
     progress : bool
-        Show a progress bar.
     frames : mapping, optional
         More columns from tables already loaded: ``{column name: (DataFrame, language)}`` (e.g. the MNLI subset
         of a presence experiment).

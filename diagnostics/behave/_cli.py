@@ -10,13 +10,7 @@ behave_app = typer.Typer(help="CheckList-style behavioural tests (MFT / INV / DI
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``behave`` command group to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Add the ``behave`` command group to the main app."""
     app.add_typer(behave_app, name="behave")
 
 

@@ -11,7 +11,6 @@ class TemplateError(DataFormatError):
     Parameters
     ----------
     path : str or Path
-        The file.
     line : int or None
         1-based line (or record) number; ``None`` for a problem of the whole file.
     expected : str
@@ -29,7 +28,6 @@ class SuiteFormatError(DataFormatError):
     Parameters
     ----------
     path : str or Path
-        The file.
     line : int or None
         1-based line (or record) number; ``None`` for a problem of the whole file.
     expected : str

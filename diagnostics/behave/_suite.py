@@ -189,7 +189,6 @@ def suite_frame(cases) -> pd.DataFrame:
     Parameters
     ----------
     cases : iterable of Case
-        The cases.
 
     Returns
     -------

@@ -76,7 +76,6 @@ def read_json(path: str | Path, what: str = "a JSON document"):
     Parameters
     ----------
     path : str or Path
-        The file.
     what : str
         What the file should hold, for the message (``"the explorer's data (JSON)"``).
 

@@ -187,7 +187,6 @@ def write_text_atomic(path: str | Path, text: str, *, encoding: str = "utf-8") -
     text : str
         The content.
     encoding : str
-        Its encoding.
     """
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding=encoding)

@@ -37,8 +37,7 @@ def project_root() -> Path:
     Returns
     -------
     Path
-        ``$DIAGNOSTICS_ROOT``, the checkout holding the package, or the installed package data
-        (``diagnostics/_resources``), in that order.
+        The first of ``$DIAGNOSTICS_ROOT``, the checkout holding the package, the installed package data.
 
     Raises
     ------
@@ -91,7 +90,6 @@ def default_runs_dir(scale: str) -> Path:
     Returns
     -------
     Path
-        An absolute path (see :func:`work_root`).
     """
     return work_root() / "runs" / scale
 
@@ -102,23 +100,16 @@ def default_reports_dir(scale: str) -> Path:
     Parameters
     ----------
     scale : str
-        ``tiny``, ``demo`` or ``paper``.
 
     Returns
     -------
     Path
-        An absolute path (see :func:`work_root`).
     """
     return work_root() / "reports" / scale
 
 
 def _package_resources() -> Path | None:
-    """The installed package data, ``diagnostics/_resources``, as a folder on disk; None when absent.
-
-    :func:`importlib.resources.files` finds the package wherever it was imported from. Only a package on disk
-    (every wheel install) gives a :class:`~pathlib.Path` usable by pandas, spaCy and papermill; one imported from a
-    zip archive gives a zip path, and 3.11's :func:`importlib.resources.as_file` cannot extract folders.
-    """
+    """The installed package data, ``diagnostics/_resources``, as a folder on disk; None when absent (or zipped)."""
     found = _package_files().joinpath(PACKAGE_RESOURCES)
     if isinstance(found, Path) and all((found / folder).is_dir() for folder in RESOURCE_FOLDERS):
         return found.resolve()
@@ -136,7 +127,6 @@ def datasets_dir() -> Path:
     Returns
     -------
     Path
-        The datasets folder.
     """
     override = os.environ.get(DATASETS_VARIABLE)
     return Path(override) if override else project_root() / "datasets"
@@ -148,7 +138,6 @@ def annotators_dir() -> Path:
     Returns
     -------
     Path
-        The annotators folder.
     """
     return project_root() / "annotators"
 
@@ -159,7 +148,6 @@ def configs_dir() -> Path:
     Returns
     -------
     Path
-        The configs folder.
     """
     return project_root() / "configs"
 
@@ -170,6 +158,5 @@ def notebooks_dir() -> Path:
     Returns
     -------
     Path
-        The notebooks folder.
     """
     return project_root() / "notebooks"

@@ -56,7 +56,6 @@ class DataFormatError(UserInputError):
     Parameters
     ----------
     path : str or Path
-        The file.
     line : int or None
         1-based line or record number; ``None`` for a problem of the whole file.
     expected : str
@@ -86,7 +85,6 @@ def table_format(path: str | Path) -> str:
     Parameters
     ----------
     path : str or Path
-        The file.
 
     Returns
     -------
@@ -114,7 +112,6 @@ def iter_lines(path: str | Path, *, error: type[DataFormatError] = DataFormatErr
     Parameters
     ----------
     path : str or Path
-        The file.
     error : type
         The :class:`DataFormatError` subclass to raise.
 
@@ -201,7 +198,6 @@ def sniff_separator(path: str | Path, default: str = ",") -> str:
     Parameters
     ----------
     path : str or Path
-        The file.
     default : str
         Returned when no candidate splits the lines consistently (a one-column file).
 

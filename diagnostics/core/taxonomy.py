@@ -199,7 +199,6 @@ def slug(category: str) -> str:
     Parameters
     ----------
     category : str
-        A category name.
 
     Returns
     -------

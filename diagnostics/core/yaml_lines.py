@@ -44,7 +44,6 @@ class YAMLLineError(UserInputError):
     Parameters
     ----------
     path : str or Path
-        The file.
     line : int or None
         1-based line of the problem, None when the parser gives none.
     problem : str

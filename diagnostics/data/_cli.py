@@ -59,11 +59,5 @@ def validate(path: Path = typer.Argument(..., help="File to check."),
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``data`` command group.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Attach the ``data`` command group."""
     app.add_typer(data_app, name="data")

@@ -5,8 +5,8 @@ notebook widget (:func:`explore`); ``_html``, static tables where no widget runs
 report's ``explorer.html``; ``_format``, seed labels, colours and rounding shared by every view. Two systems side by
 side: ``_compare`` (:class:`ComparisonModel`, built by :meth:`ExplorerModel.compare` or, from two tables, by
 :func:`build_comparison` in ``_compare_tables``), ``_compare_html`` (its strips and listing as HTML) and
-``_compare_widget`` (:class:`ComparisonWidget`). The figure of one category's flipping examples is
-:func:`diagnostics.plots.flipping_figure`.
+``_compare_widget`` (:class:`ComparisonWidget`); ``_listing``, the paged listing both widgets share. The figure of
+one category's flipping examples is :func:`diagnostics.plots.flipping_figure`.
 """
 
 from __future__ import annotations

@@ -25,7 +25,6 @@ the report's ``explorer.html``, which computes the same outcomes from the same p
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -66,7 +65,7 @@ def _correct(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return present.sum(axis=1), right.sum(axis=1), predicted
 
 
-class ComparisonModel:
+class ComparisonModel(_payload.StaticPage):
     """Two settings of one explorer side by side: per-seed MCC per category, and who flips where per example.
 
     Parameters
@@ -90,6 +89,8 @@ class ComparisonModel:
     Build it with :meth:`ExplorerModel.compare <diagnostics.explorer.ExplorerModel.compare>` or
     :func:`~diagnostics.explorer.build_comparison`; open it with :func:`~diagnostics.explorer.explore`.
     """
+
+    _views = _html
 
     def __init__(self, explorer, a: int, b: int, names: tuple[str, str] | None = None):
         for side in (a, b):
@@ -177,7 +178,6 @@ class ComparisonModel:
         Parameters
         ----------
         category : str
-            Category name.
 
         Returns
         -------
@@ -278,7 +278,6 @@ class ComparisonModel:
         Parameters
         ----------
         category : str
-            Category name.
 
         Raises
         ------
@@ -349,7 +348,6 @@ class ComparisonModel:
         Parameters
         ----------
         example_id : str
-            The example's id.
 
         Returns
         -------
@@ -388,7 +386,6 @@ class ComparisonModel:
         Parameters
         ----------
         example_id : str
-            The example's id.
 
         Returns
         -------
@@ -403,7 +400,6 @@ class ComparisonModel:
         Parameters
         ----------
         side : {"A", "B"}
-            The side.
 
         Returns
         -------
@@ -444,30 +440,13 @@ class ComparisonModel:
         """
         return _html.examples_html(self, category, self.outcome if outcome is _UNSET else outcome, limit)
 
-    def to_html(self, n: int = 5, limit: int = 20) -> str:
-        """Render the static comparison: the strips of every category, then the categories with most changes.
-
-        Parameters
-        ----------
-        n : int
-            Categories listed with their examples (most examples fixed or broken by B first).
-        limit : int
-            Examples shown per listed category.
-
-        Returns
-        -------
-        str
-            An HTML fragment (what papermill runs, the HTML report and front ends without widgets show).
-        """
-        return _html.static_html(self, n, limit)
-
     def payload(self, n: int = 5) -> dict:
         """Pack the explorer's page data with this pair (the report's ``explorer.html`` opens on it).
 
         Parameters
         ----------
         n : int
-            Least stable categories per language in the page's lead section.
+            As in :meth:`ExplorerModel.payload <diagnostics.explorer.ExplorerModel.payload>`.
 
         Returns
         -------
@@ -485,20 +464,3 @@ class ComparisonModel:
             ``{"a": index of A, "b": index of B, "names": [name of A, name of B]}``.
         """
         return {"a": int(self.a), "b": int(self.b), "names": [str(x) for x in self.names]}
-
-    def save_payload(self, path: str | Path, n: int = 5) -> Path:
-        """Write :meth:`payload` as compact JSON (``diagnostics report`` turns it into ``explorer.html``).
-
-        Parameters
-        ----------
-        path : str or Path
-            A ``.json`` file, or a folder (created) to write ``explorer.json`` into.
-        n : int
-            Least stable categories per language in the page's lead section.
-
-        Returns
-        -------
-        pathlib.Path
-            The written file.
-        """
-        return _payload.write_payload(self.payload(n), path)

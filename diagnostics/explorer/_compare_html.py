@@ -31,18 +31,7 @@ STYLE = ("<style>.dx-compare td.pred.ok{background:#d9f0d3}.dx-compare td.pred.b
 
 
 def strip_x(value: float) -> float:
-    """Place an MCC on a strip: -1 at the left margin, +1 at the right.
-
-    Parameters
-    ----------
-    value : float
-        The MCC.
-
-    Returns
-    -------
-    float
-        The x coordinate, rounded to 0.1 pixel (the page places points the same way).
-    """
+    """The x of an MCC on a strip (-1 at the left margin, +1 at the right), to 0.1 pixel as the page places it."""
     width = STRIP_SIZE[0]
     return round(_PAD + (float(np.clip(value, -1, 1)) + 1) / 2 * (width - 2 * _PAD), 1)
 
@@ -88,22 +77,7 @@ def strip_svg(values_a, values_b, labels_a, labels_b, mean_a=None, mean_b=None) 
 
 
 def shown_number(value, digits: int = 3, sign: bool = False) -> str:
-    """Write a mean, σ or difference as every view of the comparison shows it.
-
-    Parameters
-    ----------
-    value : float or None
-        The number (already rounded to ``digits``).
-    digits : int
-        Decimals.
-    sign : bool
-        Write ``+`` before a positive number (differences).
-
-    Returns
-    -------
-    str
-        ``"0.123"``, ``"+0.050"``; ``"–"`` when missing; zero never signed (``"0.000"``).
-    """
+    """Write a number as every view of the comparison does: ``0.123``, ``+0.050`` with ``sign``, ``–`` when missing."""
     if value is None or not np.isfinite(value):
         return "–"
     text = f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
@@ -111,18 +85,7 @@ def shown_number(value, digits: int = 3, sign: bool = False) -> str:
 
 
 def legend_html(pair) -> str:
-    """Name the sides with their colours, the number of shared examples and the outcome counts over all of them.
-
-    Parameters
-    ----------
-    pair : ComparisonModel
-        The comparison (:mod:`diagnostics.explorer._compare`).
-
-    Returns
-    -------
-    str
-        An HTML fragment.
-    """
+    """HTML naming the sides with their colours, the number of shared examples and the outcome counts of all."""
     counts = pair.counts()
     sides = " · ".join(
         f"<span style='color:{colour};font-weight:600'>●</span> {html.escape(pair.side_label(side))}, "
@@ -137,18 +100,8 @@ def legend_html(pair) -> str:
 
 
 def categories_html(pair) -> str:
-    """Render every category: both sides' strips, means and σ, the difference and the outcome counts.
-
-    Parameters
-    ----------
-    pair : ComparisonModel
-        The comparison.
-
-    Returns
-    -------
-    str
-        An HTML table; each row is ``tr.dx-cmp-row[data-category]``.
-    """
+    """An HTML table of every category (rows ``tr.dx-cmp-row[data-category]``): both sides' strips, means and σ,
+    the difference and the outcome counts."""
     table = pair.category_table()
     mcc = pair.seed_mcc()
     head = ("<tr><th>category</th><th>n</th><th>per-seed MCC (A above, B below)</th><th class='a'>A mean ± σ</th>"
@@ -172,20 +125,7 @@ def categories_html(pair) -> str:
 
 
 def summary_line(pair, category: str) -> str:
-    """Summarise a category of the comparison in one line of text (escaped by the caller).
-
-    Parameters
-    ----------
-    pair : ComparisonModel
-        The comparison.
-    category : str
-        Category name.
-
-    Returns
-    -------
-    str
-        Shared examples, both sides' mean ± σ, the difference and the outcome counts.
-    """
+    """One line of text on a category: shared examples, mean ± σ of A and B, their difference, outcome counts."""
     row = pair.category_table().loc[category]
     counts = ", ".join(f"{words} {int(row[key])}" for key, words in OUTCOMES.items())
     return (f"n = {int(row['n'])}; A {shown_number(row['mean_a'])} ± {shown_number(row['sigma_a'])}, B "
@@ -215,7 +155,6 @@ def examples_html(pair, category: str | None, outcome: str | None, limit: int | 
     Parameters
     ----------
     pair : ComparisonModel
-        The comparison.
     category : str or None
         Category (default: the selection).
     outcome : str or None
@@ -272,7 +211,6 @@ def example_html(pair, example_id: str) -> str:
     Parameters
     ----------
     pair : ComparisonModel
-        The comparison.
     example_id : str
         A shared example's id.
 
@@ -317,7 +255,6 @@ def static_html(pair, n: int = 5, limit: int = 20) -> str:
     Parameters
     ----------
     pair : ComparisonModel
-        The comparison.
     n : int
         Categories listed with their examples (most examples fixed or broken by B first).
     limit : int

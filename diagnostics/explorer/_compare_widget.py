@@ -14,33 +14,23 @@ import html
 from ._compare import ComparisonModel
 from ._compare_html import STYLE, legend_html, shown_number, strip_svg
 from ._format import OUTCOME_FILTERS, OUTCOMES, ROW_LIMIT
+from ._listing import ListingWidget
 
 
 def category_class(category_index: int) -> str:
-    """The CSS class naming one category's button in the comparison widget (``dx-cmp-cat-<index>``).
-
-    Parameters
-    ----------
-    category_index : int
-        Index into the comparison's ``category_names``.
-
-    Returns
-    -------
-    str
-        A class name a browser test (or a user's CSS) can select the button by.
-    """
+    """The CSS class of one category's button in the comparison widget: ``dx-cmp-cat-<index>``."""
     return f"dx-cmp-cat-{category_index}"
 
 
-class ComparisonWidget:
+class ComparisonWidget(ListingWidget):
     """The notebook widget of two systems side by side (ipywidgets 8 core controls).
 
     Parameters
     ----------
     pair : ComparisonModel
-        The state; every click and filter change goes through it.
+        The two settings' state, which each click and change of the filter updates.
     row_limit : int
-        Examples listed at first and added by each "show more".
+        Page size of the listing.
 
     Raises
     ------
@@ -82,12 +72,7 @@ class ComparisonWidget:
         self.grid = w.GridBox(children, layout=w.Layout(grid_template_columns="minmax(180px, max-content) auto",
                                                          grid_gap="1px"))
         self.grid_box = w.Box([self.grid], layout=w.Layout(max_height="380px", overflow="auto", display="block"))
-        self.row_limit = self.limit = row_limit
-        self.listing = w.HTML(pair.examples_html(limit=self.limit))
-        self.listing.add_class("dx-cmp-listing-widget")
-        self.more = w.Button(description="show more", layout=w.Layout(display="none", width="auto"))
-        self.more.add_class("dx-more")
-        self.more.on_click(self._show_more)
+        self._add_listing(w, pair.examples_html(limit=row_limit), "dx-cmp-listing-widget", row_limit)
         self.example = w.Dropdown(options=[("open an example of the listing", None)], value=None,
                                   description="example", layout=w.Layout(width="420px", display="none"))
         self.example.observe(self._on_example, names="value")
@@ -105,27 +90,13 @@ class ComparisonWidget:
         self.pair.set_filter(self.outcome.value)
         self._show_listing(reset=True)
 
-    def _highlight(self, category: str) -> None:
-        if self._chosen is not None:
-            old = self.buttons[self._chosen]
-            old.layout.border = ""
-            old.style.font_weight = ""
-            old.remove_class("dx-chosen")
-        self._chosen = category
-        button = self.buttons[category]
-        button.layout.border = "2px solid #000"
-        button.style.font_weight = "bold"
-        button.add_class("dx-chosen")
-
     def _show_listing(self, reset: bool = False) -> None:
         if reset:
             self.limit = self.row_limit
         self.listing.value = self.pair.examples_html(limit=self.limit)
         listed = self.pair.examples() if self.pair.selection is not None else None
         total = 0 if listed is None else len(listed)
-        rest = total - min(self.limit, total)
-        self.more.description = f"show {min(rest, self.row_limit)} more (of {rest} not shown)"
-        self.more.layout.display = "" if rest > 0 else "none"
+        self._count_more(total)
         shown = [] if listed is None else [str(x) for x in listed["example_id"].head(self.limit)]
         current = self.example.value
         self.example.options = [("open an example of the listing", None)] + [(x, x) for x in shown]
@@ -154,17 +125,12 @@ class ComparisonWidget:
             raise ValueError(f"{example_id!r} is not among the listed examples")
         self.example.value = example_id
 
-    def _show_more(self, _button=None) -> None:
-        self.limit += self.row_limit
-        self._show_listing()
-
     def choose(self, category: str) -> None:
         """Select a category (what clicking its button does): outline it and list its first examples.
 
         Parameters
         ----------
         category : str
-            Category name.
         """
         self.pair.select(category)
         self._highlight(category)

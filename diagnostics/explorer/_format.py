@@ -42,7 +42,6 @@ def mcc_color(value: float | None) -> str:
     Parameters
     ----------
     value : float or None
-        The MCC.
 
     Returns
     -------
@@ -102,7 +101,6 @@ def two_decimals(value: float) -> str:
     Parameters
     ----------
     value : float
-        The MCC.
 
     Returns
     -------

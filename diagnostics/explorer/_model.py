@@ -114,7 +114,7 @@ def build_explorer(predictions: pd.DataFrame, dataset: str | pd.DataFrame | Mapp
     return ExplorerModel(instances, scores, categories, drivers, texts, level=level)
 
 
-class ExplorerModel:
+class ExplorerModel(_payload.StaticPage):
     """State of the explorer: filters, the chosen heat-map cell and the examples it lists (no front end needed).
 
     Parameters
@@ -137,6 +137,8 @@ class ExplorerModel:
     Build it with :func:`build_explorer`. Filters default to the first language and the main experiment (``base``
     when present) so the heat map starts small; ``None`` means all values.
     """
+
+    _views = _html
 
     def __init__(self, instances: pd.DataFrame, scores: pd.DataFrame, categories: pd.DataFrame,
                  drivers: pd.DataFrame, texts: dict, level: str = "fine"):
@@ -295,7 +297,6 @@ class ExplorerModel:
         Parameters
         ----------
         category : str
-            Category name.
         seed : int, tuple or str, optional
             The cell's seed (highlighted in the listing; every seed's prediction is listed anyway).
         setting : int, optional
@@ -407,7 +408,6 @@ class ExplorerModel:
         setting : int
             Index into :attr:`settings`.
         category : str
-            Category.
 
         Returns
         -------
@@ -580,23 +580,6 @@ class ExplorerModel:
         """
         return _html.heatmap_html(self)
 
-    def to_html(self, n: int = 5, limit: int = 20) -> str:
-        """Render the static explorer (:func:`diagnostics.explorer._html.static_html`).
-
-        Parameters
-        ----------
-        n : int
-            Categories per language.
-        limit : int
-            Flipping examples shown per category.
-
-        Returns
-        -------
-        str
-            An HTML fragment (what papermill runs, the HTML report and front ends without widgets show).
-        """
-        return _html.static_html(self, n, limit)
-
     def payload(self, n: int = 5) -> dict:
         """Pack everything the report's ``explorer.html`` shows (:func:`diagnostics.explorer.build_payload`).
 
@@ -611,20 +594,3 @@ class ExplorerModel:
             ``version, level, labels, keys, categories, features, datasets, settings, lead``.
         """
         return _payload.build_payload(self, n)
-
-    def save_payload(self, path: str | Path, n: int = 5) -> Path:
-        """Write :meth:`payload` as compact JSON (what ``diagnostics report`` turns into ``explorer.html``).
-
-        Parameters
-        ----------
-        path : str or Path
-            A ``.json`` file, or a folder (created) to write ``explorer.json`` into.
-        n : int
-            Least stable categories per language in the opening section.
-
-        Returns
-        -------
-        pathlib.Path
-            The written file.
-        """
-        return _payload.save_payload(self, path, n)

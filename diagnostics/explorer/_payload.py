@@ -183,6 +183,50 @@ def write_payload(payload: dict, path: str | Path) -> Path:
     return path
 
 
+class StaticPage:
+    """The static views both explorer models share: :meth:`to_html` and the report's data (:meth:`save_payload`).
+
+    A subclass sets ``_views`` to the module whose ``static_html(model, n, limit)`` renders it and defines
+    ``payload(n)``.
+    """
+
+    _views = None
+
+    def to_html(self, n: int = 5, limit: int = 20) -> str:
+        """Render the static page (what papermill runs, the HTML report and front ends without widgets show).
+
+        Parameters
+        ----------
+        n : int
+            Categories shown (per language in the explorer; those with most changes in a comparison).
+        limit : int
+            Examples shown per category.
+
+        Returns
+        -------
+        str
+            An HTML fragment.
+        """
+        return self._views.static_html(self, n, limit)
+
+    def save_payload(self, path: str | Path, n: int = 5) -> Path:
+        """Write ``payload(n)`` as compact JSON (``diagnostics report`` turns it into ``explorer.html``).
+
+        Parameters
+        ----------
+        path : str or Path
+            A ``.json`` file, or a folder (created) to write :data:`PAYLOAD_NAME` into.
+        n : int
+            Least stable categories per language in the page's lead section.
+
+        Returns
+        -------
+        pathlib.Path
+            The written file.
+        """
+        return write_payload(self.payload(n), path)
+
+
 def read_payload(path: str | Path) -> dict:
     """Read a payload written by :func:`save_payload`.
 

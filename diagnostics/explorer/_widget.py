@@ -22,10 +22,11 @@ import pandas as pd
 
 from ._compare import ComparisonModel
 from ._format import ROW_LIMIT, legend_html, mcc_color, two_decimals
+from ._listing import ListingWidget
 from ._model import ExplorerModel, build_explorer
 
 
-class ExplorerWidget:
+class ExplorerWidget(ListingWidget):
     """The notebook widget (ipywidgets 8 core controls) over an :class:`ExplorerModel`.
 
     The heat map sits in a box of bounded height with its colour legend above it and the listing right below it,
@@ -66,12 +67,7 @@ class ExplorerWidget:
         # bounded: the listing below stays within a screen of any clicked cell
         self.grid_box = w.Box([self.grid], layout=w.Layout(max_height="380px", overflow="auto",
                                                            display="block"))
-        self.row_limit = self.limit = row_limit
-        self.listing = w.HTML(model.examples_html(limit=self.limit))
-        self.listing.add_class("dx-listing-widget")
-        self.more = w.Button(description="show more", layout=w.Layout(display="none", width="auto"))
-        self.more.add_class("dx-more")
-        self.more.on_click(self._show_more)
+        self._add_listing(w, model.examples_html(limit=row_limit), "dx-listing-widget", row_limit)
         self.widget = w.VBox([w.HBox([*self.dropdowns.values(), self.flipping]), w.HTML(legend_html()),
                               self.grid_box, self.listing, self.more])
         self.widget.add_class("dx-explorer-widget")
@@ -114,31 +110,11 @@ class ExplorerWidget:
         if selected is not None:
             self._highlight((selected[0], selected[1], selected[2]))
 
-    def _highlight(self, key) -> None:
-        if self._chosen is not None and self._chosen in self.buttons:
-            old = self.buttons[self._chosen]
-            old.layout.border = ""
-            old.style.font_weight = ""
-            old.remove_class("dx-chosen")
-        self._chosen = key
-        button = self.buttons.get(key)
-        if button is not None:
-            button.layout.border = "2px solid #000"
-            button.style.font_weight = "bold"
-            button.add_class("dx-chosen")
-
     def _show_listing(self, reset: bool = False) -> None:
         if reset:
             self.limit = self.row_limit
         self.listing.value = self.model.examples_html(limit=self.limit)
-        total = len(self.model.examples()) if self.model.selection is not None else 0
-        rest = total - min(self.limit, total)
-        self.more.description = f"show {min(rest, self.row_limit)} more (of {rest} not shown)"
-        self.more.layout.display = "" if rest > 0 else "none"
-
-    def _show_more(self, _button=None) -> None:
-        self.limit += self.row_limit
-        self._show_listing()
+        self._count_more(len(self.model.examples()) if self.model.selection is not None else 0)
 
     def choose(self, setting: int, category: str, seed: str) -> None:
         """Select a cell (what clicking its button does): outline it and list its first examples below the map.
@@ -148,7 +124,6 @@ class ExplorerWidget:
         setting : int
             Index into the model's settings.
         category : str
-            Category.
         seed : str
             Seed label.
         """

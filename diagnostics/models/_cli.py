@@ -128,11 +128,5 @@ def measure(name: str = typer.Argument(..., help="'embedded', a model folder (pr
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``models`` command group to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Add the ``models`` command group to the main app."""
     app.add_typer(models_app, name="models")

@@ -57,7 +57,6 @@ def flipping_figure(model, setting: int, category: str, max_examples: int = 12,
     setting : int
         Index into ``model.settings``.
     category : str
-        Category.
     max_examples : int
         Examples shown (largest flip rate, then Δσ, first).
     width : int

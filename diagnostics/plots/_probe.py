@@ -59,6 +59,48 @@ def accuracy_by_layer(table: pd.DataFrame, *, metric: str | list[str] = "accurac
     -------
     matplotlib.figure.Figure
     """
+    return _layer_curves(table, metric, language, tasks, band=band, baseline=baseline, height=height,
+                         sharey=sharey)
+
+
+def mdl_by_layer(table: pd.DataFrame, *, metric: str | list[str] = ("compression", "mdl_selectivity"),
+                 language: str | None = None, tasks: list[str] | None = None, band: bool = True,
+                 baseline: bool = True, height: float = 3.2, sharey: bool = False):
+    """Line plot of MDL probing metric(s) by layer: one panel per task, one row per metric.
+
+    Drawn as :func:`accuracy_by_layer` draws accuracy, with the same ``language``, ``tasks``, ``band``, ``height``
+    and ``sharey``. Compression gets two reference lines: 1 (the uniform code: the probe learned nothing) and
+    ``1 / H`` (a code that knows only the class balance of the binary labels, :func:`diagnostics.probe.chance_level`);
+    MDL selectivity gets 0. Each panel has its own y scale by default: a nearly one-class task compresses far more
+    than the others.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`diagnostics.probe.probe_mdl` (columns ``model, seed, language, task, layer, majority`` +
+        metric).
+    metric : str or list of str
+        ``compression``, ``control_compression``, ``online_codelength``, ``control_codelength`` or
+        ``mdl_selectivity``; a list draws one row of panels per metric (default compression above MDL selectivity).
+    language : str, optional
+    tasks : list of str, optional
+    band : bool
+    baseline : bool
+        Draw the reference lines.
+    height : float
+    sharey : bool
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    return _layer_curves(table, metric, language, tasks, band=band, baseline=baseline, height=height,
+                         sharey=sharey)
+
+
+def _layer_curves(table: pd.DataFrame, metric, language: str | None, tasks: list[str] | None, *, band: bool,
+                  baseline: bool, height: float, sharey: bool) -> Figure:
+    """Draw ``metric`` (one name or several) by layer: a panel per task, a row of panels per metric."""
     metrics = [metric] if isinstance(metric, str) else list(metric)
     for name in metrics:
         if name not in table.columns:
@@ -77,47 +119,6 @@ def accuracy_by_layer(table: pd.DataFrame, *, metric: str | list[str] = "accurac
         ax.set_xlabel("layer (0 = embeddings)")
     _legend(fig, axes)
     return fig
-
-
-def mdl_by_layer(table: pd.DataFrame, *, metric: str | list[str] = ("compression", "mdl_selectivity"),
-                 language: str | None = None, tasks: list[str] | None = None, band: bool = True,
-                 baseline: bool = True, height: float = 3.2, sharey: bool = False):
-    """Line plot of MDL probing metric(s) by layer: one panel per task, one row per metric.
-
-    Drawn as :func:`accuracy_by_layer` draws accuracy: each fine-tuned seed a thin coloured line, the pretrained
-    model a thick black dashed line, the seed mean +/- one standard deviation a shaded band. Compression gets two
-    reference lines: 1 (the uniform code: the probe learned nothing) and ``1 / H`` (a code that knows only the
-    class balance of the binary labels, :func:`diagnostics.probe.chance_level`); MDL selectivity gets 0. Each panel
-    has its own y scale by default: a nearly one-class task compresses far more than the others.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        From :func:`diagnostics.probe.probe_mdl` (columns ``model, seed, language, task, layer, majority`` +
-        metric).
-    metric : str or list of str
-        ``compression``, ``control_compression``, ``online_codelength``, ``control_codelength`` or
-        ``mdl_selectivity``; a list draws one row of panels per metric (default compression above MDL selectivity).
-    language : str, optional
-        Keep only this language (required when the table holds several).
-    tasks : list of str, optional
-        Panels to draw, in this order; all tasks of the table by default.
-    band : bool
-        Draw the seed-variance band (needs at least two seeds).
-    baseline : bool
-        Draw the reference lines.
-    height : float
-        Inches per panel row.
-    sharey : bool
-        One y scale per row of panels.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    metrics = [metric] if isinstance(metric, str) else list(metric)
-    return accuracy_by_layer(table, metric=metrics, language=language, tasks=tasks, band=band, baseline=baseline,
-                             height=height, sharey=sharey)
 
 
 def _one_language(table: pd.DataFrame, language: str | None) -> pd.DataFrame:

@@ -245,22 +245,10 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``predictions`` command group (``import``, ``export``).
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Attach the ``predictions`` command group (``import``, ``export``)."""
     app.add_typer(predictions_app, name="predictions")
 
 
 def register_compare(app: typer.Typer) -> None:
-    """Attach the top-level ``compare`` command.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Attach the top-level ``compare`` command."""
     app.command("compare")(compare)

@@ -89,7 +89,6 @@ class Source:
     Parameters
     ----------
     path : Path
-        The file.
     fmt : str
         The format it was read as (``csv``, ``tsv``, ``jsonl``, ``parquet``, ``lm-eval`` or ``trainer``).
     frame : pandas.DataFrame
@@ -111,7 +110,6 @@ def detect_format(path: str | Path) -> str:
     Parameters
     ----------
     path : str or Path
-        The file.
 
     Returns
     -------
@@ -156,7 +154,6 @@ def read_source(path: str | Path, fmt: str = "auto", *, columns: Mapping[str, st
     Parameters
     ----------
     path : str or Path
-        The file.
     fmt : str
         One of :data:`FORMATS`.
     columns : mapping, optional

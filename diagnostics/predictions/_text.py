@@ -61,9 +61,7 @@ def match_key(premise: str, hypothesis: str) -> str:
     Parameters
     ----------
     premise : str
-        The premise.
     hypothesis : str
-        The hypothesis.
 
     Returns
     -------

@@ -173,7 +173,6 @@ def cached_sentence_vectors(model_path: str | Path, texts: list[str], cache_dir:
     batch_size : int
         Texts per batch.
     progress : bool
-        Show a progress bar.
     encoder : callable, optional
         ``encoder(folder) -> (model, tokenizer)``; :func:`diagnostics.probe.load_encoder` by default.
     precision : {"fp32", "bf16"}

@@ -245,11 +245,5 @@ def _write_mdl(codes, lang: str, out: Path) -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``probe`` command group to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Add the ``probe`` command group to the main app."""
     app.add_typer(probe_app, name="probe")

@@ -73,7 +73,6 @@ def cv_probe(vectors: np.ndarray, labels: np.ndarray, folds: list[tuple[np.ndarr
     seed : int
         Seeds the held-out split inside the training folds (``seed + fold``).
     max_iter : int
-        Solver iterations per fit.
     class_weight : {None, "balanced"}
         See :func:`diagnostics.probe.fit_probe`.
 
@@ -119,7 +118,6 @@ def gold_cv_layers(vectors: np.ndarray, labels: dict[str, np.ndarray], *, folds:
     held_out : float
         Fraction of the training pairs held out to choose alpha.
     max_iter : int
-        Solver iterations per fit.
     class_weight : {None, "balanced"}
         See :func:`diagnostics.probe.fit_probe`.
     memo : dict, optional
@@ -190,7 +188,6 @@ def probe_gold_cv(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS,
     held_out : float
         Fraction of the training pairs held out to choose alpha.
     max_iter : int
-        Solver iterations per fit.
     class_weight : {None, "balanced"}
         See :func:`diagnostics.probe.fit_probe`.
     pooling : {"mean", "cls"}
@@ -202,7 +199,6 @@ def probe_gold_cv(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS,
     batch_size : int
         Sentences per forward pass.
     progress : bool
-        Show progress bars.
     encoder : callable, optional
         ``encoder(folder) -> (model, tokenizer)`` instead of :func:`diagnostics.probe.load_encoder`.
     reuse_results : bool

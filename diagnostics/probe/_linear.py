@@ -216,7 +216,6 @@ def fit_probe(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_te
     seed : int
         Seeds the held-out split (when ``split`` is not given).
     max_iter : int
-        Solver iterations per fit.
     split : (numpy.ndarray, numpy.ndarray), optional
         Precomputed (fit, held-out) indices, shared across tasks and layers.
     class_weight : {None, "balanced"}

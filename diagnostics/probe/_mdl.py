@@ -146,7 +146,6 @@ def online_codelength(x: np.ndarray, y: np.ndarray, *, alpha: float, portions: t
     seed : int, optional
         Seed of a permutation applied to the pairs first; None keeps the given order.
     max_iter : int
-        Solver iterations per fit.
     class_weight : {None, "balanced"}
         See :func:`diagnostics.probe.fit_probe`.
 
@@ -263,7 +262,6 @@ def mdl_layers(vectors: np.ndarray, labels: dict[str, np.ndarray], *, alpha, por
     control : dict, optional
         Task name -> control labels; default each task's labels permuted as above.
     max_iter : int
-        Solver iterations per fit.
     class_weight : {None, "balanced"}
         See :func:`diagnostics.probe.fit_probe`.
     fallback_alpha : float
@@ -360,7 +358,6 @@ def probe_mdl(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cac
     models : dict
         Label -> model folder or fine-tuned run folder (see :func:`diagnostics.probe.probe_models`).
     lang : str
-        The language.
     tasks : str or sequence of str
         Coarse or fine category names/slugs.
     cache_dir : str or Path, optional

@@ -91,7 +91,6 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
     seed : int
         Seeds the held-out split and the control permutations.
     max_iter : int
-        Solver iterations per fit.
     control : bool
         Also fit the control task (train, selection and test labels each shuffled across pairs); ``control``,
         ``control_balanced_accuracy`` and ``selectivity`` are NaN otherwise.
@@ -191,93 +190,71 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
                  precision: str = "fp32", probe_labels: str = "presence", features=None) -> pd.DataFrame:
     """Probe every layer of each model for each task on one language (the one-call API).
 
-    By default this is the study's protocol (Tikhonova et al. 2022, Appendix 8.4): probes are trained on the
-    language's RTE-style train + validation labelled by the rule annotator, their L2 strength is chosen on the
-    language's RTE-style *test* split labelled the same way (its missing entailment labels do not matter), no
-    class weighting, and they are scored on the diagnostic set's gold tags. The annotator labels a pair with a
-    category when either sentence shows one of its features among the study's 15 (``probe_labels="presence"``).
-    The ``feature_list`` column records which list labelled the pairs. Vectors are cached per model and text list in ``cache_dir``, so a second call (or another task list) runs no
-    model.
+    The defaults are the study's protocol (Tikhonova et al. 2022, Appendix 8.4): probes trained on the language's
+    RTE-style train + validation labelled by the rule annotator, L2 strength chosen on its RTE-style test split
+    labelled the same way, no class weighting, scores on the diagnostic set's gold tags. Vectors are cached per
+    model and text list in ``cache_dir``, so a second call (or another task list) runs no model.
 
     Parameters
     ----------
     models : dict
-        Label -> model folder or fine-tuned run folder (``.../seed=<k>/``). Labels (or paths) with ``seed=<k>``
-        give the ``seed`` column; others are the pretrained reference (seed None).
+        Label -> model folder or fine-tuned run folder. A label (or path) with ``seed=<k>`` gives the ``seed``
+        column; the others are the pretrained reference (seed None).
     lang : str
-        ``en``, ``ru`` (or any language when ``train`` and ``test`` are given).
+        ``en``, ``ru`` (any language when ``train`` and ``test`` are given).
     tasks : str or sequence of str
-        Coarse or fine category names/slugs; default the three coarse tasks of the study.
+        Coarse or fine category names/slugs; default the study's three coarse tasks.
     cache_dir : str or Path, optional
-        Where vectors (and annotations) are cached; no caching when None.
+        Where vectors (and annotations) are cached; None: no cache.
     selection : {"test", "holdout"}
-        Where each probe's L2 strength is chosen. ``"test"`` (the study's): on ``selection_frame`` when given,
-        else on the language's bundled RTE-style test split (RTE for en, TERRa for ru), annotated by the rule
-        annotator. A language without such a split (sv, fr, de) and no ``selection_frame`` falls back to
-        ``"holdout"`` with a :class:`UserWarning`; the table's ``selection`` column records what ran.
-        ``"holdout"``: on a seeded ``held_out`` fraction of the training pairs, the probe fit on the rest.
+        Where the L2 strength is chosen. ``"test"``: on ``selection_frame``, else the bundled RTE-style test split
+        (RTE for en, TERRa for ru); a language without one falls back to ``"holdout"`` with a
+        :class:`UserWarning` (the ``selection`` column records what ran). ``"holdout"``: on a seeded ``held_out``
+        fraction of the training pairs.
     class_weight : {None, "balanced"}
-        ``None`` (the study's) or ``"balanced"`` (classes weighted inversely to their training frequency).
-    max_train : int, optional
-        Seeded subset size of the training set (a scale knob, with ``max_test``: e.g. 600 / 400 run in a few
-        minutes per model on 2 CPU cores).
-    max_selection : int, optional
-        Seeded subset size of the selection set; default ``max_train`` (all pairs when both are None). Pass a
-        number at least the split's size to use it whole with a capped training set.
-    max_test : int, optional
-        Seeded subset size of the test (diagnostic) set.
+    max_train, max_selection, max_test : int, optional
+        Seeded subset sizes (``max_selection`` defaults to ``max_train``; None: all pairs).
     seed : int
-        Seeds subsets, the held-out split and the control permutations.
+        Seeds the subsets, the held-out split and the control permutations.
     train, test : pandas.DataFrame, optional
-        Frames to use instead of the defaults (need ``premise``, ``hypothesis`` and a list column).
+        Frames instead of the defaults (``premise``, ``hypothesis`` and a list column).
     selection_frame : pandas.DataFrame, optional
-        Selection set for ``selection="test"`` instead of the bundled test split (``premise``, ``hypothesis``);
-        annotated with the rule annotator of ``lang`` unless it already holds the label column(s).
+        Selection set for ``selection="test"``; annotated by the rule annotator unless it holds the label columns.
     train_column, selection_column, test_column : str, optional
-        List columns holding categories; default ``auto_coarse``/``auto_features`` for training and selection
-        and ``coarse``/``features`` for the test (by task level).
+        List columns of categories; default ``auto_coarse``/``auto_features`` for training and selection,
+        ``coarse``/``features`` for the test (by task level).
     alphas : tuple of float
         L2 strengths tried (see :func:`probe_layers`).
     held_out : float
-        Fraction of the training pairs held out with ``selection="holdout"``.
     max_iter : int
-        Solver iterations per fit.
     control : bool
         Also fit the control tasks (see :func:`probe_layers`).
     pooling : {"mean", "cls"}
-        Pooling of the sentence vectors (see :func:`diagnostics.probe.cached_sentence_vectors`).
     max_length : int
-        Maximum tokens per sentence.
     dtype : {"float16", "float32"}
         Storage dtype of the cached vectors.
     batch_size : int
-        Sentences per forward pass.
     progress : bool
-        Show progress bars.
     encoder : callable, optional
-        ``encoder(folder) -> (model, tokenizer)``, called only on a cache miss (default
+        ``encoder(folder) -> (model, tokenizer)``, called on a cache miss (default
         :func:`diagnostics.probe.load_encoder`).
     reuse_results : bool
-        With a ``cache_dir``, also store each model's probe table, keyed by its vector keys, the labels and
-        every probe setting (the protocol included), and return it on an identical call (no vector read, no
-        probe fit). False refits the probes on the cached vectors.
+        With a ``cache_dir``, store each model's table keyed by its vectors, labels and probe settings, and return
+        it on an identical call; False refits the probes on the cached vectors.
     precision : {"fp32", "bf16"}
-        Compute precision of the encoders (see :func:`diagnostics.probe.cached_sentence_vectors`).
+        Compute precision of the encoders.
     probe_labels : {"presence", "differs"}
-        How the rule annotator labels the training and selection pairs it annotates (frames already holding the
-        label columns are used as they are): ``"presence"`` (the study's) counts a feature when either sentence
-        shows it, over ``features``; ``"differs"`` is the rules' pair reading (the evidence differs between the
-        sentences) over all the features they detect. See :func:`diagnostics.probe.annotate_frame`.
+        How the annotator labels the pairs it annotates: ``"presence"`` (the study's) when either sentence shows a
+        feature of ``features``; ``"differs"`` when the evidence differs between the sentences, over all features
+        (:func:`diagnostics.probe.annotate_frame`).
     features : sequence of str, optional
         The features of ``"presence"``; default :data:`diagnostics.probe.STUDY_FEATURES`.
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`RESULT_COLUMNS`: one row per (model, task, layer); layer 0 is the embedding output.
-        ``feature_list`` names the list of the annotator's reading (:func:`diagnostics.probe.feature_list_name`):
-        :data:`diagnostics.probe.STUDY_FEATURES_NAME` for ``"presence"`` over the study's features, ``"differs"``
-        for the pair reading, ``"custom"`` for ``"presence"`` over another ``features`` list.
+        Columns :data:`RESULT_COLUMNS`, one row per (model, task, layer); layer 0 is the embedding output.
+        ``feature_list`` names the annotator's list (:func:`diagnostics.probe.feature_list_name`).
     """
     plan = plan_probes(**locals())
     tables = plan.run(plan.accuracy_fit, "probe")
@@ -296,9 +273,7 @@ class ProbePlan:
     models : dict
         Label -> model or run folder.
     lang : str
-        The language.
     tasks : list of ProbingTask
-        The tasks.
     sets : dict
         Set name (``train``, ``test``, ``select``) -> (frame, task name -> labels).
     settings : dict
@@ -322,22 +297,7 @@ class ProbePlan:
     options: dict
 
     def accuracy_fit(self, vectors: dict, memo: dict, label: str | None = None) -> pd.DataFrame:
-        """Fit the accuracy probes (and their controls) of every task and layer of one model.
-
-        Parameters
-        ----------
-        vectors : dict
-            Set name -> ``[layers, pairs, 2 * hidden]`` pair vectors of the model.
-        memo : dict
-            Shared across the models (see :func:`probe_layers`).
-        label : str, optional
-            The model's label (unused: every model gets the same probes).
-
-        Returns
-        -------
-        pandas.DataFrame
-            From :func:`probe_layers`.
-        """
+        """Fit the accuracy probes (and controls) of every task and layer of one model (:func:`probe_layers`)."""
         sets, o = self.sets, self.options
         return probe_layers(vectors["train"], sets["train"][1], vectors["test"], sets["test"][1],
                             select_vectors=vectors.get("select"), select_labels=sets.get("select", (None, None))[1],
@@ -345,22 +305,7 @@ class ProbePlan:
                             control=o["control"], class_weight=o["class_weight"], memo=memo)
 
     def run(self, fit, prefix: str, settings: dict | None = None) -> dict[str, pd.DataFrame]:
-        """Each model's table from ``fit``, through the vector and result caches (see :func:`run_cached`).
-
-        Parameters
-        ----------
-        fit : callable
-            ``fit(vectors, memo, label) -> DataFrame``.
-        prefix : str
-            File-name prefix of the cached result tables.
-        settings : dict, optional
-            Further settings of ``fit`` that key the result cache (besides the plan's own).
-
-        Returns
-        -------
-        dict
-            Model label -> table, in the order of the plan's models.
-        """
+        """Model label -> table of ``fit(vectors, memo, label)``, through the caches (see :func:`run_cached`)."""
         o = self.options
         return run_cached(self.models, self.sets, {**self.settings, **(settings or {})}, fit,
                           cache_dir=o["cache_dir"], reuse_results=o["reuse_results"], extraction=self.extraction,
@@ -438,7 +383,6 @@ def choose_selection_set(lang: str, selection: str, frame: pd.DataFrame | None, 
     Parameters
     ----------
     lang : str
-        The language.
     selection : {"test", "holdout"}
         The protocol asked for.
     frame : pandas.DataFrame, optional

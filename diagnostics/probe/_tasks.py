@@ -224,9 +224,7 @@ def subsample(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
     Parameters
     ----------
     frame : pandas.DataFrame
-        The rows.
     n : int or None
-        Subset size.
     seed : int
         Seed of ``numpy.random.default_rng``.
 
@@ -285,25 +283,20 @@ def annotated_training_frame(lang: str, *, max_train: int | None = None, seed: i
 def annotated_selection_frame(lang: str, *, max_selection: int | None = None, seed: int = 0,
                               cache_dir: str | Path | None = None, progress: bool = False,
                               labels: str = "presence", features=None) -> pd.DataFrame:
-    """The language's RTE-style *test* split (RTE ``test`` for en, TERRa ``test`` for ru), subsampled, with the
-    annotator's ``auto_coarse`` / ``auto_features`` columns: where the study chooses the probes' L2 strength.
+    """The language's RTE-style *test* split (RTE ``test`` for en, TERRa ``test`` for ru) as
+    :func:`annotated_training_frame` reads the training pairs: where the study chooses the probes' L2 strength.
 
     The split has no entailment labels, which the probes do not need: their labels come from the annotator.
 
     Parameters
     ----------
     lang : str
-        ``en`` or ``ru``.
     max_selection : int, optional
-        Subset size (seeded); all pairs when None.
     seed : int
     cache_dir : str or Path, optional
-        Annotation cache.
     progress : bool
     labels : {"presence", "differs"}
-        The annotator's reading (see :func:`annotate_frame`).
     features : sequence of str, optional
-        Features kept with ``labels="presence"`` (default :data:`STUDY_FEATURES`).
 
     Returns
     -------

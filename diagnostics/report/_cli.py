@@ -103,11 +103,5 @@ def _check_inputs(run_dir: Path) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``report`` command.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Attach the ``report`` command."""
     app.command("report")(report)

@@ -21,23 +21,8 @@ LISTS = ("sweep", "scale")
 
 
 def settings_class(kind: str) -> type[Settings]:
-    """The settings class of a sweep config (``sweep``) or of a pipeline scale (``scale``).
-
-    Parameters
-    ----------
-    kind : {"sweep", "scale"}
-        Which settings.
-
-    Returns
-    -------
-    type
-        :class:`~diagnostics.finetune.SweepConfig` or :class:`~diagnostics.pipeline.ScaleSpec`.
-
-    Raises
-    ------
-    UserInputError
-        An unknown ``kind``.
-    """
+    """:class:`~diagnostics.finetune.SweepConfig` for ``sweep``, :class:`~diagnostics.pipeline.ScaleSpec` for
+    ``scale``; :class:`UserInputError` for another ``kind``."""
     if kind == "sweep":
         from diagnostics.finetune import SweepConfig
 
@@ -104,11 +89,5 @@ def settings(kind: str = typer.Argument(..., help="sweep (a sweep config's keys)
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``diagnostics settings`` to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` app.
-    """
+    """Add ``diagnostics settings`` to the main app."""
     app.command("settings")(settings)

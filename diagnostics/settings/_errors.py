@@ -50,7 +50,6 @@ class ConfigError(UserInputError):
         Parameters
         ----------
         source : ConfigSource or None
-            Where the values came from.
 
         Returns
         -------
@@ -91,7 +90,7 @@ class ConfigSource:
         Parameters
         ----------
         items : list of (str, str or None)
-            Dotted key and how it was given.
+            Dotted key and how it was given (as in ``overrides``).
 
         Returns
         -------

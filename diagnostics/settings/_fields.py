@@ -63,7 +63,6 @@ def setting(default: Any = dataclasses.MISSING, *, factory: Any = dataclasses.MI
     Parameters
     ----------
     default : object, optional
-        The default value.
     factory : callable, optional
         Makes the default (for mutable ones), as ``dataclasses.field(default_factory=...)``.
     choices : tuple
@@ -161,7 +160,6 @@ class Settings:
         Returns
         -------
         dict
-            Field name -> value, nested settings as dicts.
         """
         return dataclasses.asdict(self)
 

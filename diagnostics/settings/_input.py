@@ -29,7 +29,6 @@ def apply_overrides(values: dict[str, Any], overrides: list[str] | dict[str, Any
     Returns
     -------
     dict
-        A new mapping with the overrides applied.
 
     Raises
     ------
@@ -95,7 +94,6 @@ def split_pair(text: str) -> tuple[str, str, str]:
     Parameters
     ----------
     text : str
-        As given on the command line.
 
     Returns
     -------
@@ -146,12 +144,10 @@ def override_key(override: str) -> str:
     Parameters
     ----------
     override : str
-        One override.
 
     Returns
     -------
     str
-        The key.
     """
     return split_pair(override)[0]
 

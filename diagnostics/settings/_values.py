@@ -39,7 +39,6 @@ def show(value: Any) -> str:
     Parameters
     ----------
     value : object
-        Any value.
 
     Returns
     -------
@@ -62,9 +61,7 @@ def hint(word: Any, choices) -> str:
     Parameters
     ----------
     word : object
-        What was written.
     choices : iterable
-        The accepted values.
 
     Returns
     -------
@@ -86,9 +83,7 @@ def choice(value: Any, choices: tuple) -> str:
     Parameters
     ----------
     value : object
-        What was written.
     choices : tuple
-        The accepted values.
 
     Returns
     -------
@@ -104,9 +99,7 @@ def check_keys(mapping: dict, known: tuple[str, ...], key: str) -> None:
     Parameters
     ----------
     mapping : dict
-        The mapping as written.
     known : tuple of str
-        Its accepted keys.
     key : str
         Dotted key of the mapping itself.
 
@@ -154,16 +147,14 @@ def read_boolean(value: Any, key: str, optional: bool = False) -> bool | None:
 
 
 def read_string(value: Any, key: str, optional: bool = False) -> str | None:
-    """Convert a value to a non-empty string (numbers are spelt as written).
+    """Convert a value to a non-empty string (numbers are spelt as written; ``None`` only when ``optional``).
 
     Parameters
     ----------
     value : object
-        As written.
     key : str
         Its dotted key, for the problem.
     optional : bool
-        Let ``None`` through.
 
     Returns
     -------
@@ -191,7 +182,6 @@ def read_mapping(value: Any, key: str, what: str) -> dict:
     Parameters
     ----------
     value : object
-        As written.
     key : str
         Its dotted key, for the problem.
     what : str
@@ -214,12 +204,12 @@ def read_mapping(value: Any, key: str, what: str) -> dict:
 
 
 def as_list(value: Any) -> list:
-    """Return a value as a list: ``None`` -> ``[]``, a list or tuple as it is, anything else as its one item.
+    """Return a value as a list.
 
     Parameters
     ----------
     value : object
-        As written.
+        ``None`` (``[]``), a list or tuple (as it is) or one item.
 
     Returns
     -------

@@ -198,24 +198,7 @@ class _DefaultCommand(TyperCommand):
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra) -> click.Context:
-        """Make the command's context as if it were the ``stats`` command itself (a child of the main app).
-
-        Parameters
-        ----------
-        info_name : str or None
-            The name it was invoked by (the group's default-command name).
-        args : list of str
-            Its arguments.
-        parent : click.Context, optional
-            The ``stats`` group's context.
-        **extra
-            Passed to :meth:`click.Command.make_context`.
-
-        Returns
-        -------
-        click.Context
-            A context whose ``command_path`` is ``diagnostics stats``.
-        """
+        """Make the context as the ``stats`` command's own (``command_path`` ``diagnostics stats``)."""
         if parent is not None and parent.parent is not None:
             info_name, parent = parent.info_name, parent.parent
         return super().make_context(info_name, args, parent=parent, **extra)
@@ -225,20 +208,7 @@ class _StatsGroup(TyperGroup):
     """``diagnostics stats PREDICTIONS ...`` runs the report; ``diagnostics stats plan TABLE ...`` the planner."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """Route arguments that do not start with a sub-command name to the report command.
-
-        Parameters
-        ----------
-        ctx : click.Context
-            The group's context.
-        args : list of str
-            The command line after ``stats``.
-
-        Returns
-        -------
-        list of str
-            What the group parser leaves for the sub-command.
-        """
+        """Route arguments that do not start with a sub-command name to the report command."""
         if not args or args[0] not in self.commands:
             args = [_REPORT, *args]
         return super().parse_args(ctx, args)
@@ -257,13 +227,7 @@ def _check_out_folder(out: Path) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``stats`` group: the report (its default command) and ``plan``.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
+    """Attach the ``stats`` group: the report (its default command) and ``plan``."""
     group = typer.Typer(cls=_StatsGroup, help="Per-category MCC, seed stability and Multi-Bootstrap CIs of a "
                         "predictions table (diagnostics stats PREDICTIONS); how many seeds a study needs "
                         "(diagnostics stats plan TABLE).")

@@ -9,20 +9,13 @@ Screenshots go to ``tests/artifacts/lab_browser/`` (git-ignored); the paths are 
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import signal
-import subprocess
-import time
-import urllib.request
-
 import nbformat
 import pytest
 
+from _lab_browser import browser  # noqa: F401 - a fixture
+from _lab_browser import open_notebook, run_all, running_lab, shot, wait_for
 from _paths import ROOT
 from diagnostics.explorer import OUTCOMES
-from test_lab_browser import _free_port, _open, _run_all, _shot, _wait, browser  # noqa: F401 - browser: a fixture
 
 pytestmark = pytest.mark.slow
 
@@ -63,43 +56,9 @@ def lab(tmp_path_factory):
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "nli-diagnostics (.venv)",
                                        "language": "python"}
     nbformat.write(notebook, served / NOTEBOOK)
-    settings = home / "settings"
-    for plugin, values in {"@jupyterlab/docmanager-extension/plugin": {"autosave": False},
-                           "@jupyterlab/apputils-extension/notification": {"fetchNews": "false",
-                                                                           "checkForUpdates": False}}.items():
-        path = settings / f"{plugin}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
-    port, token = _free_port(), hashlib.sha256(os.urandom(16)).hexdigest()[:32]
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTERLAB_WORKSPACES_DIR": str(home / "ws"),
-           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_PREFER_ENV_PATH": "1", "PYTHONHASHSEED": "0",
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    log = (home / "lab.log").open("w")
-    process = subprocess.Popen([str(ROOT / ".venv" / "bin" / "jupyter"), "lab", "--no-browser", f"--port={port}",
-                                "--ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--notebook-dir={served}",
-                                "--ServerApp.port_retries=0", *(["--allow-root"] if os.geteuid() == 0 else [])],
-                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5)
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("JupyterLab did not start:\n" + (home / "lab.log").read_text()[-3000:])
-                time.sleep(1)
+    env = {"JUPYTER_PREFER_ENV_PATH": "1", "PYTHONHASHSEED": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    with running_lab([str(ROOT / ".venv" / "bin" / "jupyter"), "lab"], home, served, env) as (url, token):
         yield url, token
-    finally:  # the whole process group (the kernel is the server's child)
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(process.pid, sig)
-                process.wait(timeout=20)
-                break
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                continue
-        log.close()
 
 
 def _listed(driver) -> list[tuple[str, str]]:
@@ -115,11 +74,11 @@ def test_the_two_system_widget_in_jupyterlab(lab, browser):
     url, token = lab
     pair = _pair()
     browser.get(f"{url}/lab?token={token}")
-    _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".jp-DirListing-content")
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".jp-DirListing-content")
           and not d.find_elements(By.ID, "jupyterlab-splash"), 120, "Lab")
-    _open(browser, NOTEBOOK)
-    _run_all(browser, "the two-system notebook", 300)
-    widget = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".dx-compare-widget"), 60,
+    open_notebook(browser, NOTEBOOK)
+    run_all(browser, "the two-system notebook", 300)
+    widget = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".dx-compare-widget"), 60,
                    "the two-system widget")
     browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", widget)
     strips = browser.find_elements(By.CSS_SELECTOR, ".dx-compare-widget .dx-cmp-strip")
@@ -129,7 +88,7 @@ def test_the_two_system_widget_in_jupyterlab(lab, browser):
                 document.querySelectorAll('.dx-compare-widget svg.dx-strip circle.pt.b').length];""")
     expected = pair.seed_mcc().dropna(subset=["mcc"]).groupby("side").size()
     assert points == [int(expected["A"]), int(expected["B"])], "both systems' per-seed MCC drawn"
-    _shot(browser, "11_two_systems_widget")
+    shot(browser, "11_two_systems_widget")
 
     # a category's button: exactly its examples, A's seeds beside B's
     table = pair.category_table()
@@ -137,8 +96,8 @@ def test_the_two_system_widget_in_jupyterlab(lab, browser):
     j = pair.category_names.index(category)
     button = browser.find_element(By.CSS_SELECTOR, f".dx-compare-widget .dx-cmp-cat-{j}")
     button.click()
-    _wait(browser, lambda d: "dx-chosen" in button.get_attribute("class"), 30, "the category outlined")
-    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".dx-cmp-listing-widget tr[data-id]"), 30,
+    wait_for(browser, lambda d: "dx-chosen" in button.get_attribute("class"), 30, "the category outlined")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".dx-cmp-listing-widget tr[data-id]"), 30,
           "the listing")
     listing = pair.examples(category, None)
     assert _listed(browser) == list(zip(listing["example_id"], listing["outcome"]))[:25]
@@ -147,17 +106,17 @@ def test_the_two_system_widget_in_jupyterlab(lab, browser):
     menus = browser.find_elements(By.CSS_SELECTOR, ".dx-compare-widget select")
     Select(menus[0]).select_by_visible_text(OUTCOMES["fixed"])
     fixed = pair.examples(category, "fixed")
-    _wait(browser, lambda d: _listed(d) == [(i, "fixed") for i in fixed["example_id"]], 30,
+    wait_for(browser, lambda d: _listed(d) == [(i, "fixed") for i in fixed["example_id"]], 30,
           "the listing filtered to fixed by B")
-    _shot(browser, "12_two_systems_widget_fixed_by_b")
+    shot(browser, "12_two_systems_widget_fixed_by_b")
 
     # the "example" menu: one example opened, every seed of both sides
     first = str(fixed["example_id"].iat[0])
     Select(browser.find_elements(By.CSS_SELECTOR, ".dx-compare-widget select")[1]).select_by_visible_text(first)
-    opened = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f".dx-cmp-example[data-id='{first}']"), 30,
+    opened = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, f".dx-cmp-example[data-id='{first}']"), 30,
                    "the example opened")
     cells = opened.find_elements(By.CSS_SELECTOR, "td.pred")
     assert len(cells) == len(pair.labels_a) + len(pair.labels_b)
     assert pair.example(first)["premise"] in opened.text
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", opened)
-    _shot(browser, "13_two_systems_widget_example")
+    shot(browser, "13_two_systems_widget_example")
