@@ -1,7 +1,8 @@
 """Where runs execute. Jobs are independent, so an executor only maps :func:`train_job` over them.
 
-A job is a list of runs: one run (``fuse: 1``), or a group of runs of one experiment, language and model trained as
-one computation (:func:`.train.train_group`). Executors yield one outcome per run, whatever the grouping, as jobs end.
+A job is a list of runs: one run (``fuse: 1``), or a queue of runs that share a training key, trained K at a time
+as one computation (:func:`.train.train_group`). Executors yield one outcome per run, whatever the grouping, as jobs
+end.
 
 ``inprocess`` (default) runs them one after another here; ``pool`` uses local processes (``spawn``; threads are
 split between workers); ``submitit`` submits them to SLURM as one job array and watches them (:mod:`._submitit`;
