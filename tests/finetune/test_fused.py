@@ -202,7 +202,7 @@ def test_a_sweep_with_fuse_trains_one_job_per_group_and_equals_the_sweep_of_sing
 
 
 @pytest.mark.parametrize("recipe", ["epoch", "jiant"])
-@pytest.mark.parametrize("size", [1, 8])
+@pytest.mark.parametrize("size", [1, pytest.param(8, marks=pytest.mark.slow)])
 def test_a_group_of_one_and_of_eight_equal_their_oracle_runs(small_model_dir, pairs, recipe, size):
     """The engine at K = 1 (one run is a group of one) and K = 8 against the plain loop, dropout off, fp32."""
     jiant = dict(recipe="jiant", optimizer="bert_adam", adam_eps=1e-6, val_interval=3, max_vals=4, patience=20)
@@ -231,7 +231,7 @@ def other_pairs():
 
 
 @pytest.mark.parametrize("recipe", ["epoch", "jiant"])
-@pytest.mark.parametrize("slots", [1, 3, 8])
+@pytest.mark.parametrize("slots", [1, 3, pytest.param(8, marks=pytest.mark.slow)])  # 8: 10 runs and their oracles
 def test_queued_runs_take_freed_slots_and_equal_their_oracle_runs(small_model_dir, pairs, other_pairs, recipe,
                                                                    slots):
     """Runs of two data sets and two budgets queue for K slots; the first run stops early and its slot is refilled.
