@@ -279,17 +279,24 @@ def jobs(todo: list[tuple[SweepConfig, RunSpec]], executor: str = "inprocess") -
         Each pending run with its sweep, in plan order. Runs of any sweep that share a training key
         (:func:`~diagnostics.finetune._grouping.training_key`) share a job.
     executor : str
-        The executor's name (see :func:`~diagnostics.finetune._grouping.group_jobs`).
+        The executor's name (see :func:`~diagnostics.finetune._grouping.group_jobs`). With ``fuse: auto``, a pool or
+        cluster job is cut for the most slots ``auto`` takes and measures its own on the device it runs on (a login
+        node has no GPU to measure).
 
     Returns
     -------
     list of list of RunSpec
         The jobs, each trained in :func:`~diagnostics.finetune._train.job_slots` slots.
     """
-    from ._grouping import group_jobs
+    from ._grouping import MAX_AUTO_GROUP, group_jobs
     from ._train import job_slots
 
-    return group_jobs(todo, job_slots, executor)
+    def slots(config: SweepConfig, specs: list[RunSpec]) -> int:
+        if config.fuse == "auto" and executor != "inprocess":
+            return MAX_AUTO_GROUP  # each job measures its slots on the device it lands on (train_group)
+        return job_slots(config, specs)
+
+    return group_jobs(todo, slots, executor)
 
 
 def _row(config: SweepConfig, spec: RunSpec, state: str, error: str | None, path: str) -> dict[str, Any]:

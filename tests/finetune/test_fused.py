@@ -359,3 +359,17 @@ def test_a_job_claims_each_run_as_it_takes_a_slot_and_frees_it_once_stored(tmp_p
         holder.wait()
     assert [o["state"] for o in outcomes] == ["done", "locked", "done"]
     assert most[0] == 1 and not held
+
+
+def test_fuse_auto_jobs_for_a_cluster_are_cut_here_and_sized_on_their_device(tmp_path, tiny_model_dir):
+    """A login node without a GPU cannot measure ``auto``: the cluster's jobs hold runs of every experiment and
+    language together, and each measures its slots where it lands; in process, ``auto`` is measured here (1 on a
+    CPU: one job per run)."""
+    from diagnostics.finetune import jobs, load_config, plan
+
+    from _sweeps import write_config
+
+    config = load_config(write_config(tmp_path, tiny_model_dir, fuse="auto", device="cpu"))
+    todo = [(config, spec) for spec in plan(config)]
+    assert [len(job) for job in jobs(todo, "submitit")] == [4]
+    assert [len(job) for job in jobs(todo, "inprocess")] == [1, 1, 1, 1]
