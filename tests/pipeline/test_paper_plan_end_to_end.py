@@ -17,9 +17,9 @@ from diagnostics.pipeline._inputs import PipelineInputs
 from diagnostics.pipeline._runner import prepare
 
 #: The documented way to shrink the paper plan (README "Paper scale on a GPU"): same experiments, fewer seeds and
-#: pairs, the tiny model.
-REDUCED = ["seeds=[0,1]", "train_size=48", "max_epochs=1", "batch_size=16", "max_seq_length=48",
-           "eval_batch_size=128", "num_threads=1", "progress=false", "extra_sizes=[40,80]", "presence_train_size=48",
+#: pairs, the tiny model; one check per epoch of these small mixtures (the default reading checks every 625 steps).
+REDUCED = ["seeds=[0,1]", "train_size=48", "max_epochs=1", "val_schedule=per_epoch", "batch_size=16",
+           "max_seq_length=48", "eval_batch_size=128", "num_threads=1", "progress=false", "extra_sizes=[40,80]", "presence_train_size=48",
            "presence_extra_size=24", "probe_max_train=60", "probe_finetuned_seeds=1", "n_boot=50"]
 
 
