@@ -11,8 +11,10 @@ import pytest
 import torch
 
 from diagnostics.data import load
-from diagnostics.probe import (VectorCache, cached_sentence_vectors, discover_runs, layer_summary, load_encoder,
-                               probe_models, resolve_models, seed_of)
+from diagnostics.probe import (VectorCache, cached_sentence_vectors, discover_runs, layer_summary, probe_models,
+                               resolve_models, seed_of)
+
+from _encoders import CountingEncoder
 
 N_LAYERS = 2
 
@@ -23,21 +25,6 @@ def tiny(tmp_path_factory):
 
     torch.set_num_threads(1)
     return tiny_random_model(tmp_path_factory.mktemp("tiny"), seed=0, num_hidden_layers=N_LAYERS)
-
-
-class CountingEncoder:
-    """Loads the model once, counts how often the probing code asks for it (i.e. cache misses)."""
-
-    def __init__(self):
-        self.calls = []
-        self._loaded = {}
-
-    def __call__(self, folder):
-        self.calls.append(folder)
-        key = str(folder)
-        if key not in self._loaded:
-            self._loaded[key] = load_encoder(folder)
-        return self._loaded[key]
 
 
 @pytest.fixture(scope="module")

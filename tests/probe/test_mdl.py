@@ -18,8 +18,10 @@ from sklearn.metrics import log_loss
 from diagnostics.data import load
 from diagnostics.plots import mdl_by_layer
 from diagnostics.probe import (ALPHAS, MDL_ALPHA, MDL_COLUMNS, MDL_PORTIONS, block_ends, chance_level, control_labels,
-                               label_entropy_bits, load_encoder, mdl_layers, online_codelength, probe_mdl,
+                               label_entropy_bits, mdl_layers, online_codelength, probe_mdl,
                                probe_models, seed_separation, standardise)
+
+from _encoders import CountingEncoder
 
 N_LAYERS = 2
 
@@ -166,20 +168,6 @@ def test_mdl_layers_codes_each_task_with_the_accuracy_probes_controls():
 
 
 # --- the one-call API on a tiny model --------------------------------------------------------------------------------
-
-class CountingEncoder:
-    """Loads each model once, counts how often the probing code asks for one (vector-cache misses)."""
-
-    def __init__(self):
-        self.calls = []
-        self._loaded = {}
-
-    def __call__(self, folder):
-        self.calls.append(folder)
-        if str(folder) not in self._loaded:
-            self._loaded[str(folder)] = load_encoder(folder)
-        return self._loaded[str(folder)]
-
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):

@@ -20,29 +20,17 @@ from sklearn.model_selection import StratifiedKFold
 from diagnostics.data import load
 from diagnostics.probe import (ALPHAS, STUDY_FEATURES, STUDY_FEATURES_NAME, annotated_selection_frame,
                                annotated_training_frame, diagnostic_frame, layer_summary, probe_gold_cv, probe_models)
-from diagnostics.probe import (cached_sentence_vectors, control_labels, fit_probe, gold_cv_layers, load_encoder,
+from diagnostics.probe import (cached_sentence_vectors, control_labels, fit_probe, gold_cv_layers,
                                pair_vectors, standardise, stratified_folds)
 from diagnostics.probe._runner import pair_index
+
+from _encoders import CountingEncoder
 
 N_LAYERS = 2
 N = 80  # training, selection and test pairs
 # Logic (a coarse task every RTE pair shows under the presence reading) and Negation (a fine task with both classes:
 # the study's list makes Lexical Semantics nearly constant on RTE too, as most pairs name an entity)
 TASKS = "logic,negation"
-
-
-class CountingEncoder:
-    """Loads each model once, counts how often the probing code asks for one (i.e. vector-cache misses)."""
-
-    def __init__(self):
-        self.calls = []
-        self._loaded = {}
-
-    def __call__(self, folder):
-        self.calls.append(folder)
-        if str(folder) not in self._loaded:
-            self._loaded[str(folder)] = load_encoder(folder)
-        return self._loaded[str(folder)]
 
 
 @pytest.fixture(scope="module")
