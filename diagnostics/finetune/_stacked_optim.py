@@ -218,7 +218,6 @@ class StackedBertAdam(_StackedOptimizer):
             scale = scale * (config.bert_adam_max_grad_norm / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
         self._scale.copy_(scale)
         torch._foreach_mul_(stacked, self._scale_columns)
-        self.counts.add_(1.0)
         for run in range(self.stack.size):
             self._update(run, float(factors[run]), by_run[run], self._steps, None)
         self._release()

@@ -394,7 +394,7 @@ def _fused_groups(pending: list) -> tuple[dict[str, int | str], dict[str, str]]:
     ``fuse: auto`` is measured on the device the sweep runs on; on a machine without that device (a login node)
     its runs say ``auto`` and name no job.
     """
-    from diagnostics.finetune import jobs
+    from diagnostics.finetune import job_slots, jobs
 
     slots_of: dict[str, int | str] = {}
     measurable = []
@@ -407,23 +407,14 @@ def _fused_groups(pending: list) -> tuple[dict[str, int | str], dict[str, str]]:
                 continue
         measurable.append((config, spec))
     group_of: dict[str, str] = {}
+    config_of = {str(spec.path): config for config, spec in measurable}
     for number, job in enumerate(jobs(measurable, measurable[0][0].executor if measurable else "inprocess"), 1):
-        if len(job) == 1 and _slots(measurable, job) == 1:
-            slots_of[str(job[0].path)] = 1
-            continue
-        size = _slots(measurable, job)
+        size = min(len(job), job_slots(config_of[str(job[0].path)], job))
         for spec in job:
             slots_of[str(spec.path)] = size
-            group_of[str(spec.path)] = f"job {number}: {len(job)} runs in {size} slots"
+            if size > 1 or len(job) > 1:
+                group_of[str(spec.path)] = f"job {number}: {len(job)} runs in {size} slots"
     return slots_of, group_of
-
-
-def _slots(pending: list, job: list) -> int:
-    """The slots a job's runs train in (``fuse`` or what ``auto`` measures), at most its runs."""
-    from diagnostics.finetune import job_slots
-
-    config = next(config for config, spec in pending if spec.path == job[0].path)
-    return min(len(job), job_slots(config, job))
 
 
 def build_mixtures(configs: dict[str, SweepConfig]) -> list[str]:
