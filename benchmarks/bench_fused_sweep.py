@@ -30,10 +30,14 @@ synchronising calls the profiler saw (``cuda*Synchronize``, device-to-host copie
 ``torch.cuda.set_sync_debug_mode("warn")`` warnings, by the source line that made them. The window runs from a
 check (its bookkeeping after the validation included) to the next one: one training step.
 
+``--static-widths 128,...`` adds, per width and precision, the engine's step on fixed inputs (K = the largest
+of ``--ks``) timed eagerly and replayed as one captured CUDA graph, without and with dropout: eager time minus
+graph time is what the host's launching of kernels costs a step (``static_width`` in the JSON).
+
 Run: ``PYTHONPATH=. python benchmarks/bench_fused_sweep.py [--device cuda] [--quick] [--profile]``; writes
-``benchmarks/results/bench_fused_sweep_<device>.json`` (``--out`` to change). The default steps are budgeted for the
-full set to finish within 6 minutes on an H100 (estimated from one run's step time, not yet timed there: the
-progress lines show each arm's wall time). ``--quick`` trains the baseline and K = 8 at fp32 for a few steps.
+``benchmarks/results/bench_fused_sweep_<device>.json`` (``--out`` to change) after every arm, so a run stopped at a
+time limit keeps what it measured. The default set took 136 s on an H100 (models written and loaded in 21 s).
+``--quick`` trains the baseline and K = 8 at fp32 for a few steps.
 ``--size tiny --device cpu`` checks the script on a CPU in seconds (set ``OMP_NUM_THREADS=1`` where other processes
 share the cores: a thread pool that waits for descheduled threads makes each op take milliseconds).
 ``--write-lengths`` remakes ``benchmarks/data/pair_lengths.json`` (needs the package's data and embedded model).
@@ -42,7 +46,9 @@ share the cores: a thread pool that waits for descheduled threads makes each op 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import itertools
 import importlib.util
 import json
 import platform
@@ -50,6 +56,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -336,6 +343,101 @@ def profile_step(models, train, gold, precision: str, device: str, first_seed: i
     return {"k": len(models), "precision": precision, "status": "ok", **window.summary()}
 
 
+# --- the step at a fixed width: eager against one CUDA graph ------------------------------------------------------
+
+def static_step_arm(models, precision: str, device: str, width: int, steps: int, graph: bool, seed: int = 0,
+                    dropout: bool = True, capture_mode: str = "global") -> dict:
+    """The engine's training step (stacked forward, per-run losses, backward, stacked BertAdam) on fixed inputs of
+    ``width`` tokens, timed eagerly and, with ``graph``, replayed as one captured CUDA graph.
+
+    Not a training run: the inputs and learning rates stay the same at every step (a graph replays the rates it was
+    captured with). What it measures is the cost of the host launching the step's kernels: eager time minus graph
+    time at one shape. The engine's steps vary in width, so a graph per width bucket is what it would need.
+    """
+    import torch
+
+    from diagnostics.finetune._fused import StackedClassifiers
+    from diagnostics.finetune._stacked_optim import StackedBertAdam
+
+    k, rows = len(models), RECIPE["batch_size"]
+    amp, tf32 = _precision_settings(precision)
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    cuda = device.startswith("cuda")
+    arm = {"k": k, "precision": precision, "width": width, "timed_steps": steps, "dropout": dropout,
+           "capture_mode": capture_mode}
+    if cuda:
+        gc.collect()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+    generator = torch.Generator().manual_seed(seed)
+    vocab = models[0].config.vocab_size
+    inputs = {"input_ids": torch.randint(1000 if vocab > 2000 else 5, vocab, (k, rows, width), generator=generator),
+              "attention_mask": torch.ones((k, rows, width), dtype=torch.long),
+              "token_type_ids": torch.zeros((k, rows, width), dtype=torch.long)}
+    inputs = {key: value.to(device) for key, value in inputs.items()}
+    labels = torch.randint(0, 2, (k, rows), generator=generator).to(device)
+    side = torch.cuda.Stream() if cuda else None
+    with torch.cuda.stream(side) if cuda else contextlib.nullcontext():  # the stack made on the stream it steps on
+        stack = StackedClassifiers(models, device)
+        optimizer = StackedBertAdam(stack, models[0], sweep_config(1, 1, device, precision))
+    factors = [1.0] * k
+
+    def step():
+        logits = stack.logits(inputs, amp=amp, train=dropout)
+        losses = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none")
+        per_run = losses.view(k, rows).mean(1)
+        per_run.sum().backward()
+        optimizer.step(factors)
+        return per_run.detach()
+
+    def timed(run_once) -> float:
+        _sync(device)
+        started = time.perf_counter()
+        for _ in range(steps):
+            run_once()
+        _sync(device)
+        return (time.perf_counter() - started) / steps
+
+    # every step on one side stream: the parameters' gradient accumulators remember the stream of their first
+    # backward, and a capture on another stream fails
+    try:
+        if cuda:
+            side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side) if cuda else contextlib.nullcontext():
+            for _ in range(3):
+                step()
+            eager = timed(step)
+            arm |= {"status": "ok", "eager_ms": round(1000 * eager, 2),
+                    "eager_pairs_per_s": round(k * rows / eager, 1)}
+            if graph and cuda:
+                try:
+                    captured = torch.cuda.CUDAGraph()
+                    torch.cuda.set_sync_debug_mode("error")  # a synchronising op raises where it is called
+                    try:
+                        with torch.cuda.graph(captured, stream=side, capture_error_mode=capture_mode):
+                            step()
+                    finally:
+                        torch.cuda.set_sync_debug_mode(0)
+                    replay = timed(captured.replay)
+                    arm |= {"graph_ms": round(1000 * replay, 2), "graph_pairs_per_s": round(k * rows / replay, 1),
+                            "graph_speedup": round(eager / replay, 2)}
+                except Exception as err:  # noqa: BLE001 - recorded: whether capture works is one of the findings
+                    arm["graph_error"] = f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"
+                    frames = traceback.extract_tb(err.__traceback__)
+                    arm["graph_error_at"] = [f"{_source(f.filename)}:{f.lineno} {f.line}" for f in frames[-8:]]
+        if cuda:
+            torch.cuda.current_stream().wait_stream(side)
+    except _oom_error() as err:
+        arm |= {"status": "out_of_memory", "error": str(err).splitlines()[0][:300]}
+    if cuda:
+        arm["peak_memory_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
+    del stack, optimizer
+    if cuda:
+        gc.collect()
+        torch.cuda.empty_cache()
+    return arm
+
+
 # --- the machine --------------------------------------------------------------------------------------------------
 
 def machine(device: str) -> dict:
@@ -430,6 +532,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--baseline-steps", type=int, default=100, help="timed steps of the fuse=1 arm")
     parser.add_argument("--quick", action="store_true", help="the baseline and K=8 fp32, few steps")
     parser.add_argument("--profile", action="store_true", help="profile one fused step")
+    parser.add_argument("--static-widths", default="",
+                        help="widths at which to time the step eagerly and as a CUDA graph (K = the largest of --ks)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--write-lengths", action="store_true", help=f"remake {LENGTHS.name} and stop")
@@ -465,13 +569,39 @@ def main(argv: list[str] | None = None) -> dict:
         models = [load_classifier(folder, seed=args.seed + k, dropout=RECIPE["dropout"], head="jiant")
                   for k in range(max(ks + [1]))]
     print(f"model written and {len(models)} runs loaded in {time.perf_counter() - started:.0f} s", flush=True)
+    kind = "cuda" if args.device.startswith("cuda") else "cpu"
+    out = args.out or RESULTS / f"bench_fused_sweep_{kind}.json"
+    arms: list[dict] = []
+    static: list[dict] = []
+    profile = None
+
+    def write_report() -> dict:
+        """Write the arms measured so far (after every arm, so a run stopped at its time limit keeps them)."""
+        lengths = json.loads(LENGTHS.read_text(encoding="utf-8"))["datasets"][args.dataset]
+        report = {
+            "benchmark": "fused_sweep", "machine": facts,
+            "settings": {"size": args.size, "model": SIZES[args.size], "head": "jiant", "dataset": args.dataset,
+                         "pairs": len(gold), "mean_length": lengths["mean"],
+                         "lengths": f"{LENGTHS.relative_to(ROOT).as_posix()} (XLM-R tokens, truncated at "
+                                    f"{MAX_SEQ_LENGTH})",
+                         "recipe": RECIPE, "warmup_steps": 2 * warmup, "check_every": warmup, "fused_steps": steps,
+                         "baseline_steps": baseline_steps, "ks": ks, "precisions": precisions,
+                         "quick": args.quick, "seed": args.seed},
+            "arms": arms,
+            "ratio": {f"K={a['k']} {a['precision']}": a["ratio"] for a in arms[1:] if a["status"] == "ok"},
+            "profile": profile, "static_width": static, "total_s": round(time.perf_counter() - started, 1)}
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        return report
+
     try:
         baseline = run_arm(models[:1], train, gold, "fp32", args.device, warmup, baseline_steps, args.seed)
         if baseline["status"] != "ok":
             raise SystemExit(f"the baseline (one run, fp32) did not train: {baseline.get('error')}")
         baseline = {"fuse": 1, **baseline, "ratio": 1.0}
         print(_progress(baseline), flush=True)
-        arms = [baseline]
+        arms.append(baseline)
+        write_report()
         for precision in precisions:
             too_big = None
             for k in ks:
@@ -487,30 +617,26 @@ def main(argv: list[str] | None = None) -> dict:
                         too_big = k
                 arms.append({"fuse": k, **arm})
                 print(_progress(arms[-1]), flush=True)
-        profile = None
+                write_report()
         if args.profile:
             profile = profile_step(models[:ks[0]], train, gold, precisions[0], args.device, args.seed)
             print(f"profile of one step, K={ks[0]} {precisions[0]}: "
                   f"{json.dumps(profile.get('host_syncs', profile.get('status')))}", flush=True)
+            write_report()
+        # without dropout first: a capture that fails can leave the random generator unusable
+        variants = [(False, "global"), (True, "relaxed")]
+        for width, precision, (dropout, mode) in itertools.product(_ints(args.static_widths), precisions, variants):
+            try:
+                static.append(static_step_arm(models[:max(ks)], precision, args.device, width, steps,
+                                              graph=True, seed=args.seed, dropout=dropout, capture_mode=mode))
+            except RuntimeError as err:  # a failed capture can leave the device unusable: keep what was timed
+                static.append({"k": max(ks), "precision": precision, "width": width, "status": "error",
+                               "error": f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"})
+                print(f"static width {width}, K={max(ks)} {precision}: {json.dumps(static[-1])}", flush=True)
+                write_report()
     finally:
         torch.backends.cuda.matmul.allow_tf32 = tf32_before
-    lengths = json.loads(LENGTHS.read_text(encoding="utf-8"))["datasets"][args.dataset]
-    report = {
-        "benchmark": "fused_sweep", "machine": facts,
-        "settings": {"size": args.size, "model": SIZES[args.size], "head": "jiant", "dataset": args.dataset,
-                     "pairs": len(gold), "mean_length": lengths["mean"],
-                     "lengths": f"{LENGTHS.relative_to(ROOT).as_posix()} (XLM-R tokens, truncated at "
-                                f"{MAX_SEQ_LENGTH})",
-                     "recipe": RECIPE, "warmup_steps": 2 * warmup, "check_every": warmup, "fused_steps": steps,
-                     "baseline_steps": baseline_steps, "ks": ks, "precisions": precisions, "quick": args.quick,
-                     "seed": args.seed},
-        "arms": arms,
-        "ratio": {f"K={a['k']} {a['precision']}": a["ratio"] for a in arms[1:] if a["status"] == "ok"},
-        "profile": profile, "total_s": round(time.perf_counter() - started, 1)}
-    kind = "cuda" if args.device.startswith("cuda") else "cpu"
-    out = args.out or RESULTS / f"bench_fused_sweep_{kind}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    report = write_report()
     print(f"ratios to one run (fp32): {json.dumps(report['ratio'])}; {report['total_s']:.0f} s; wrote {out}",
           flush=True)
     return report

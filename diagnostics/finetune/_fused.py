@@ -81,12 +81,12 @@ class StackedClassifiers:
         self.device = device
         self.trainable = [name for name, p in models[0].named_parameters() if p.requires_grad]
         named = [dict(m.named_parameters()) for m in models]
-        self.params = {name: torch.stack([n[name].detach() for n in named]).to(device).requires_grad_(True)
+        self.params = {name: torch.stack([n[name].detach().to(device) for n in named]).requires_grad_(True)
                        for name in self.trainable}
         self.shared = {name: p.detach().to(device) for name, p in models[0].named_parameters()
                        if not p.requires_grad}
         buffers = [dict(m.named_buffers()) for m in models]
-        self.buffers = {name: torch.stack([b[name] for b in buffers]).to(device) for name in buffers[0]}
+        self.buffers = {name: torch.stack([b[name].to(device) for b in buffers]) for name in buffers[0]}
 
     @property
     def size(self) -> int:
@@ -106,7 +106,8 @@ class StackedClassifiers:
         """
         self.template.train(train)
         device_type = self.device.split(":")[0]
-        with torch.autocast(device_type, dtype=amp or torch.float32, enabled=amp is not None):
+        # no cast cache: each weight is cast once per forward anyway, and a cache cannot live in a CUDA graph
+        with torch.autocast(device_type, dtype=amp or torch.float32, enabled=amp is not None, cache_enabled=False):
             if self.direct:
                 kwargs = batch if shared_inputs else {k: v[0] for k, v in batch.items()}
                 params = {name: p[0] for name, p in self.params.items()}

@@ -20,7 +20,7 @@ def report(tmp_path_factory):
     env = os.environ | {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_fused_sweep.py"), "--size", "tiny", "--device", "cpu",
                "--ks", ",".join(map(str, KS)), "--warmup", str(WARMUP), "--steps", str(STEPS),
-               "--baseline-steps", str(STEPS), "--profile", "--out", str(out)]
+               "--baseline-steps", str(STEPS), "--profile", "--static-widths", "16", "--out", str(out)]
     done = subprocess.run(command, cwd=out.parent, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text(encoding="utf-8"))
@@ -55,3 +55,13 @@ def test_the_profile_covers_one_step(report):
     assert profile["status"] == "ok" and profile["k"] == KS[0]
     assert profile["top"] and all(entry["calls"] > 0 for entry in profile["top"])
     assert "Name" in profile["table"]
+
+
+def test_the_fixed_width_step_is_timed_with_and_without_dropout(report):
+    # on a CPU there is no graph to capture: the eager step is timed, and nothing claims a graph time
+    static = report["static_width"]
+    assert [(a["width"], a["precision"], a["dropout"]) for a in static] == [
+        (16, p, d) for p in ("fp32", "tf32", "bf16") for d in (False, True)]
+    for arm in static:
+        assert arm["status"] == "ok" and arm["k"] == max(KS) and arm["eager_ms"] > 0, arm
+        assert "graph_ms" not in arm and "graph_error" not in arm

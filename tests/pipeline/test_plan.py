@@ -12,7 +12,7 @@ from _paper_inputs import data_options, write_language_files, write_mnli_tsv
 from diagnostics.cli import app
 from diagnostics.pipeline._inputs import PipelineInputs
 from diagnostics.pipeline import ScalePlan
-from diagnostics.pipeline._plan import make_plan
+from diagnostics.pipeline._plan import PLAN_RATES, make_plan
 
 STUDY_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
 
@@ -101,7 +101,7 @@ def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_mo
     for name, entry in schedules.items():
         pairs = sum(total_steps(configs[r["experiment"]], r["train_pairs"], name) * 4 for r in runs)
         assert entry["runs"] == 288 and entry["max_pairs"] == pairs
-        assert entry["hours"] == {"70.7": round(pairs / 70.7 / 3600, 1), "1000.0": round(pairs / 1000 / 3600, 1)}
+        assert entry["hours"] == {str(rate): round(pairs / rate / 3600, 1) for rate in PLAN_RATES}
     # 625-step checks capped at ten end every run by 25,000 pairs; the other readings train the MNLI mixtures whole
     assert schedules["russiansuperglue"]["max_pairs"] <= 288 * 25_000
     assert schedules["jiant_superglue"]["max_pairs"] > 20 * schedules["russiansuperglue"]["max_pairs"]
