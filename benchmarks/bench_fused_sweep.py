@@ -33,6 +33,9 @@ check (its bookkeeping after the validation included) to the next one: one train
 ``--static-widths 128,...`` adds, per width and precision, the engine's step on fixed inputs (K = the largest
 of ``--ks``) timed eagerly and replayed as one captured CUDA graph, without and with dropout: eager time minus
 graph time is what the host's launching of kernels costs a step (``static_width`` in the JSON).
+``--static-variants sdpa,compiled_bert_adam`` times candidate changes to the step at those widths (eagerly, with
+dropout): attention through SDPA under ``vmap``, and BertAdam as one compiled pass per stacked tensor
+(``static_step_arm``).
 
 Run: ``PYTHONPATH=. python benchmarks/bench_fused_sweep.py [--device cuda] [--quick] [--profile]``; writes
 ``benchmarks/results/bench_fused_sweep_<device>.json`` (``--out`` to change) after every arm, so a run stopped at a
@@ -345,14 +348,69 @@ def profile_step(models, train, gold, precision: str, device: str, first_seed: i
 
 # --- the step at a fixed width: eager against one CUDA graph ------------------------------------------------------
 
+def _bert_adam_stacked(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays, eps: float, beta1: float,
+                       beta2: float) -> None:
+    """BertAdam over stacked (K, ...) tensors: each gradient times its (K, 1, ...) clip scale, then the moments and
+    the update ``p -= rate * (m / (sqrt(v) + eps) + decay * p)`` with each run's rate as a (K, 1, ...) column."""
+    for p, g, m, v, scale, rate, decay in zip(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays):
+        g = g * scale
+        m.mul_(beta1).add_(g, alpha=1 - beta1)
+        v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+        p.sub_(rate * (m / (v.sqrt() + eps) + decay * p))
+
+
+class _CompiledBertAdam:
+    """``StackedBertAdam.step`` with its clip-scaling pass and fused Adam calls replaced by one compiled update."""
+
+    def __init__(self, optimizer):
+        import torch
+
+        self.optimizer = optimizer
+        stack = optimizer.stack
+        base = {name: (lr, decay) for lr, decay, names in optimizer.groups for name in names}
+        self.base_rates = [base[name][0] for name in optimizer.names]
+        self.decays = [base[name][1] for name in optimizer.names]
+        self.update = torch.compile(_bert_adam_stacked, fullgraph=True, dynamic=False)
+        self.factors = torch.ones(stack.size, dtype=torch.float32, device=stack.device)
+
+    def __call__(self, factors) -> None:
+        import torch
+
+        from diagnostics.finetune._stacked_optim import _CLIP_EPS
+
+        optimizer, config = self.optimizer, self.optimizer.config
+        stack = optimizer.stack
+        with torch.no_grad():
+            stacked, by_run = optimizer._gradients()
+            per_tensor = optimizer._norms(by_run)
+            _, coef = optimizer._global_clip(per_tensor)
+            scale = coef[:, None].expand_as(per_tensor)
+            if config.bert_adam_max_grad_norm > 0:
+                scale = scale * (config.bert_adam_max_grad_norm / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
+            optimizer._scale.copy_(scale)
+            self.factors.copy_(torch.as_tensor(list(factors), dtype=torch.float32), non_blocking=True)
+            columns = [self.factors.view(column.shape) * rate
+                       for column, rate in zip(optimizer._scale_columns, self.base_rates)]
+            params = [stack.params[name] for name in optimizer.names]
+            self.update([p.detach() for p in params], stacked, [optimizer.exp_avg[n] for n in optimizer.names],
+                        [optimizer.exp_avg_sq[n] for n in optimizer.names], optimizer._scale_columns, columns,
+                        self.decays, config.adam_eps, *optimizer.betas)
+            optimizer._release()
+
+
 def static_step_arm(models, precision: str, device: str, width: int, steps: int, graph: bool, seed: int = 0,
-                    dropout: bool = True, capture_mode: str = "global") -> dict:
+                    dropout: bool = True, capture_mode: str = "global", variant: str = "engine") -> dict:
     """The engine's training step (stacked forward, per-run losses, backward, stacked BertAdam) on fixed inputs of
     ``width`` tokens, timed eagerly and, with ``graph``, replayed as one captured CUDA graph.
 
     Not a training run: the inputs and learning rates stay the same at every step (a graph replays the rates it was
     captured with). What it measures is the cost of the host launching the step's kernels: eager time minus graph
     time at one shape. The engine's steps vary in width, so a graph per width bucket is what it would need.
+
+    ``variant`` tries a change to the step: ``"engine"`` is the engine's own step; ``"sdpa"`` runs attention through
+    ``scaled_dot_product_attention`` under ``vmap`` (the engine uses the eager form); ``"compiled_bert_adam"``
+    replaces the optimizer's clip-scaling pass and fused Adam calls by one ``torch.compile``d update per stacked
+    tensor (clip scale, moments, decay and the per-run rate in one pass; :func:`_bert_adam_stacked`).
     """
     import torch
 
@@ -364,7 +422,7 @@ def static_step_arm(models, precision: str, device: str, width: int, steps: int,
     torch.backends.cuda.matmul.allow_tf32 = tf32
     cuda = device.startswith("cuda")
     arm = {"k": k, "precision": precision, "width": width, "timed_steps": steps, "dropout": dropout,
-           "capture_mode": capture_mode}
+           "capture_mode": capture_mode, "variant": variant}
     if cuda:
         gc.collect()
         torch.cuda.empty_cache()
@@ -380,6 +438,9 @@ def static_step_arm(models, precision: str, device: str, width: int, steps: int,
     with torch.cuda.stream(side) if cuda else contextlib.nullcontext():  # the stack made on the stream it steps on
         stack = StackedClassifiers(models, device)
         optimizer = StackedBertAdam(stack, models[0], sweep_config(1, 1, device, precision))
+        if variant == "sdpa":
+            stack.template.set_attn_implementation("sdpa")
+        update = _CompiledBertAdam(optimizer) if variant == "compiled_bert_adam" else optimizer.step
     factors = [1.0] * k
 
     def step():
@@ -387,7 +448,7 @@ def static_step_arm(models, precision: str, device: str, width: int, steps: int,
         losses = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none")
         per_run = losses.view(k, rows).mean(1)
         per_run.sum().backward()
-        optimizer.step(factors)
+        update(factors)
         return per_run.detach()
 
     def timed(run_once) -> float:
@@ -534,6 +595,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--profile", action="store_true", help="profile one fused step")
     parser.add_argument("--static-widths", default="",
                         help="widths at which to time the step eagerly and as a CUDA graph (K = the largest of --ks)")
+    parser.add_argument("--static-variants", default="",
+                        help="changes to the step to time too at those widths: sdpa, compiled_bert_adam")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--write-lengths", action="store_true", help=f"remake {LENGTHS.name} and stop")
@@ -632,8 +695,18 @@ def main(argv: list[str] | None = None) -> dict:
             except RuntimeError as err:  # a failed capture can leave the device unusable: keep what was timed
                 static.append({"k": max(ks), "precision": precision, "width": width, "status": "error",
                                "error": f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"})
-                print(f"static width {width}, K={max(ks)} {precision}: {json.dumps(static[-1])}", flush=True)
-                write_report()
+            print(f"static width {width}, K={max(ks)} {precision}: {json.dumps(static[-1])}", flush=True)
+            write_report()
+        for width, precision, variant in itertools.product(_ints(args.static_widths), precisions,
+                                                           [v for v in args.static_variants.split(",") if v]):
+            try:  # eager only, with dropout: what the variant changes in the step's own cost
+                static.append(static_step_arm(models[:max(ks)], precision, args.device, width, steps, graph=False,
+                                              seed=args.seed, variant=variant))
+            except Exception as err:  # noqa: BLE001 - a variant that does not run is one of the findings
+                static.append({"k": max(ks), "precision": precision, "width": width, "variant": variant,
+                               "status": "error", "error": f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"})
+            print(f"static width {width}, K={max(ks)} {precision}: {json.dumps(static[-1])}", flush=True)
+            write_report()
     finally:
         torch.backends.cuda.matmul.allow_tf32 = tf32_before
     report = write_report()

@@ -3,6 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# keep the bytecode Python compiles on first import in the project's .venv: where PYTHONDONTWRITEBYTECODE is set
+# (some containers set it), every process (each notebook kernel, CLI subprocess and pool worker) compiled torch,
+# transformers and pandas from source again, ~4 s of CPU each (setup.sh installs with --no-compile)
+unset PYTHONDONTWRITEBYTECODE
 export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # both targets run browser tests of the report's explorer page (tests/report/test_explorer_page.py: the page's behaviour
 # in the default suite, its paper-scale size and speed in the slow one): Chromium + driver, installed once via apt

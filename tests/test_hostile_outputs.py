@@ -194,21 +194,25 @@ def _paused(args, cwd: Path, point: str, gate: Path | None = None) -> subprocess
     return proc
 
 
-def test_a_writer_killed_at_any_file_leaves_the_old_set_or_the_new_one(tables, tmp_path):
+KILL_POINTS = [f"file:{k}" for k in range(1, len(SET) + 1)] + ["commit"]
+
+
+# the first file and the commit in the default suite; every file between them in the slow target
+@pytest.mark.parametrize("point", [pytest.param(p, marks=[] if p in ("file:1", "commit") else [pytest.mark.slow])
+                                   for p in KILL_POINTS])
+def test_a_writer_killed_at_any_file_leaves_the_old_set_or_the_new_one(tables, tmp_path, point):
     paths, refs = tables
-    points = [f"file:{k}" for k in range(1, len(SET) + 1)] + ["commit"]
-    for point in points:
-        out = tmp_path / point.replace(":", "_")
-        out.mkdir()
-        for name, data in refs["a"].items():
-            (out / name).write_bytes(data)
-        (out / "notes.txt").write_text("mine")
-        proc = _paused(["stats", paths["b"], "--out", out], tmp_path, point)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
-        expected = refs["b"] if point == "commit" else refs["a"]
-        assert contents(out) == {**expected, "notes.txt": b"mine"}, point
+    out = tmp_path / point.replace(":", "_")
+    out.mkdir()
+    for name, data in refs["a"].items():
+        (out / name).write_bytes(data)
+    (out / "notes.txt").write_text("mine")
+    proc = _paused(["stats", paths["b"], "--out", out], tmp_path, point)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    proc.stderr.close()
+    expected = refs["b"] if point == "commit" else refs["a"]
+    assert contents(out) == {**expected, "notes.txt": b"mine"}, point
     assert set(SET) <= {"agreement.csv", "rs_corr.csv", "scores.csv", "stability.csv", "summary.md"}
 
 

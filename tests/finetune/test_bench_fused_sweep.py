@@ -65,3 +65,58 @@ def test_the_fixed_width_step_is_timed_with_and_without_dropout(report):
     for arm in static:
         assert arm["status"] == "ok" and arm["k"] == max(KS) and arm["eager_ms"] > 0, arm
         assert "graph_ms" not in arm and "graph_error" not in arm
+
+
+def _bench_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_fused_sweep", ROOT / "benchmarks" / "bench_fused_sweep.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow  # torch.compile of the update: tens of seconds on a CPU
+def test_the_compiled_bert_adam_variant_takes_the_engines_step(tmp_path):
+    import torch
+
+    from diagnostics.finetune._fused import StackedClassifiers
+    from diagnostics.finetune._modeling import load_classifier
+    from diagnostics.finetune._stacked_optim import StackedBertAdam
+
+    bench = _bench_module()
+    bench.write_model(tmp_path / "model", "tiny")
+    models = [load_classifier(tmp_path / "model", seed=k, dropout=0.0, head="jiant") for k in range(3)]
+    generator = torch.Generator().manual_seed(0)
+    inputs = {"input_ids": torch.randint(5, 1000, (3, 4, 16), generator=generator),
+              "attention_mask": torch.ones((3, 4, 16), dtype=torch.long),
+              "token_type_ids": torch.zeros((3, 4, 16), dtype=torch.long)}
+    labels = torch.randint(0, 2, (3, 4), generator=generator)
+    start = StackedClassifiers(models, "cpu").params
+    after = []
+    for compiled in (False, True):
+        stack = StackedClassifiers(models, "cpu")
+        optimizer = StackedBertAdam(stack, models[0], bench.sweep_config(1, 1, "cpu", "fp32"))
+        update = bench._CompiledBertAdam(optimizer) if compiled else optimizer.step
+        for _ in range(3):  # runs at their own rates; clipping binds (the tiny model's gradients exceed 1.0)
+            logits = stack.logits(inputs, train=False)
+            torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten()).backward()
+            update([1.0, 0.5, 0.25])
+        after.append({name: p.detach().clone() for name, p in stack.params.items()})
+    moved = max((after[0][n] - start[n]).abs().max().item() for n in start)
+    differ = max((after[0][n] - after[1][n]).abs().max().item() for n in start)
+    assert moved > 1e-5 and differ < moved / 100, (moved, differ)
+
+
+@pytest.mark.slow
+def test_the_step_variants_run_from_the_command_line(tmp_path):
+    out = tmp_path / "variants.json"
+    env = os.environ | {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_fused_sweep.py"), "--size", "tiny", "--device", "cpu",
+               "--ks", "2", "--precisions", "fp32", "--warmup", "1", "--steps", "2", "--baseline-steps", "2",
+               "--static-widths", "16", "--static-variants", "sdpa,compiled_bert_adam", "--out", str(out)]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    static = json.loads(out.read_text(encoding="utf-8"))["static_width"]
+    assert [a["variant"] for a in static] == ["engine", "engine", "sdpa", "compiled_bert_adam"]
+    assert all(a["status"] == "ok" and a["eager_ms"] > 0 for a in static), static

@@ -195,7 +195,9 @@ def test_a_job_array_keeps_its_parallelism_limit(cluster, tiny, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("cluster", ["no-accounting"], indirect=True)
 def test_sigusr2_requeues_the_job_and_the_run_restarts_from_scratch(cluster, tiny, tmp_path):
-    config = _config(tmp_path, tiny, languages=["en"], seeds=[0], executor_options={"requeue": True})
+    # the default grace: once, under load, squeue said FAILED for over 10 s before the requeued job was pending
+    config = _config(tmp_path, tiny, languages=["en"], seeds=[0],
+                     executor_options={"requeue": True, "lost_job_grace_s": 60})
     run = tmp_path / "runs/s/en/tiny/seed=0"
     sweep = _cli(config, tmp_path)
     lines = Lines(sweep.stdout)
