@@ -376,18 +376,11 @@ class _CompiledBertAdam:
     def __call__(self, factors) -> None:
         import torch
 
-        from diagnostics.finetune._stacked_optim import _CLIP_EPS
-
         optimizer, config = self.optimizer, self.optimizer.config
         stack = optimizer.stack
         with torch.no_grad():
             stacked, by_run = optimizer._gradients()
-            per_tensor = optimizer._norms(by_run)
-            _, coef = optimizer._global_clip(per_tensor)
-            scale = coef[:, None].expand_as(per_tensor)
-            if config.bert_adam_max_grad_norm > 0:
-                scale = scale * (config.bert_adam_max_grad_norm / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
-            optimizer._scale.copy_(scale)
+            optimizer.clip_scales(optimizer._norms(by_run))
             self.factors.copy_(torch.as_tensor(list(factors), dtype=torch.float32), non_blocking=True)
             columns = [self.factors.view(column.shape) * rate
                        for column, rate in zip(optimizer._scale_columns, self.base_rates)]

@@ -5,10 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# keep the bytecode Python compiles on first import in the project's .venv: where PYTHONDONTWRITEBYTECODE is set
-# (some containers set it), every process (each notebook kernel, CLI subprocess and pool worker) compiled torch,
-# transformers and pandas from source again, ~4 s of CPU each (setup.sh installs with --no-compile)
-unset PYTHONDONTWRITEBYTECODE
+unset PYTHONDONTWRITEBYTECODE  # keep compiled bytecode in .venv (why: scripts/test.sh)
 export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 .venv/bin/diagnostics pipeline --scale demo "$@"
 [ $# -gt 0 ] || echo "demo: open the notebooks on these runs in JupyterLab with \`bash scripts/lab.sh\` (they only read runs/demo);" \

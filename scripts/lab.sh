@@ -9,9 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# keep the bytecode Python compiles on first import in the project's .venv (where PYTHONDONTWRITEBYTECODE is set,
-# every kernel compiled torch, transformers and pandas from source again at its start)
-unset PYTHONDONTWRITEBYTECODE
+unset PYTHONDONTWRITEBYTECODE  # keep compiled bytecode in .venv (why: scripts/test.sh)
 export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 # the notebooks find runs/<scale> and reports/<scale> in this checkout whatever the kernel's working directory
 export DIAGNOSTICS_ROOT="$PWD"

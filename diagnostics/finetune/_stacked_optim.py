@@ -194,6 +194,20 @@ class StackedBertAdam(_StackedOptimizer):
         longest = max((len(names) for _, _, names in self.groups), default=0)
         self._steps = [torch.full((), _NO_BIAS_CORRECTION_STEP, dtype=torch.float32, device=stack.device)] * longest
 
+    def clip_scales(self, per_tensor: torch.Tensor) -> torch.Tensor:
+        """Each (run, tensor) gradient's factor of both clips, into ``_scale`` (read through ``_scale_columns``);
+        each run's norm before clipping, shape (K,).
+
+        ``per_tensor`` is the norm of every (run, tensor) gradient, shape (K, tensors).
+        """
+        norms, coef = self._global_clip(per_tensor)
+        scale = coef[:, None].expand_as(per_tensor)
+        limit = self.config.bert_adam_max_grad_norm
+        if limit > 0:  # each tensor's norm after the global clip
+            scale = scale * (limit / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
+        self._scale.copy_(scale)
+        return norms
+
     @torch.no_grad()
     def step(self, factors: Sequence[float]) -> torch.Tensor:
         """Clip and update every run; then drop the gradients.
@@ -209,14 +223,8 @@ class StackedBertAdam(_StackedOptimizer):
         torch.Tensor
             Each run's gradient norm before clipping, shape (K,), on the device (not read back).
         """
-        config = self.config
         stacked, by_run = self._gradients()
-        per_tensor = self._norms(by_run)
-        norms, coef = self._global_clip(per_tensor)
-        scale = coef[:, None].expand_as(per_tensor)
-        if config.bert_adam_max_grad_norm > 0:  # each tensor's norm after the global clip
-            scale = scale * (config.bert_adam_max_grad_norm / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
-        self._scale.copy_(scale)
+        norms = self.clip_scales(self._norms(by_run))
         torch._foreach_mul_(stacked, self._scale_columns)
         for run in range(self.stack.size):
             self._update(run, float(factors[run]), by_run[run], self._steps, None)
