@@ -355,8 +355,9 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
 
 #: Training rates (pairs/s) the plan prices each validation-schedule reading at, both of the study's recipe on a
 #: random mBERT-sized model, RTE lengths, batch 4, one H100 (benchmarks/results/bench_fused_sweep_cuda_h100.json):
-#: one run at a time (fuse 1, fp32: 80.8) and 16 runs as one job (K = 16, bf16: 492.1; tf32: 483.4).
-PLAN_RATES = (80.8, 492.1)
+#: one run at a time (fuse 1, fp32: 80.8) and 16 runs as one job at configs/paper.yaml's precision (K = 16, tf32:
+#: 483.4; bf16 492.1).
+PLAN_RATES = (80.8, 483.4)
 
 
 def schedule_costs(runs: list[tuple[SweepConfig, int]]) -> dict[str, dict[str, Any]]:
