@@ -679,23 +679,17 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"profile of one step, K={ks[0]} {precisions[0]}: "
                   f"{json.dumps(profile.get('host_syncs', profile.get('status')))}", flush=True)
             write_report()
-        # without dropout first: a capture that fails can leave the random generator unusable
-        variants = [(False, "global"), (True, "relaxed")]
-        for width, precision, (dropout, mode) in itertools.product(_ints(args.static_widths), precisions, variants):
+        # the engine's step as a graph, without dropout first (a capture that fails can leave the random generator
+        # unusable), then with; each variant eagerly, with dropout: what it changes in the step's own cost
+        kinds = [(False, "global", True, "engine"), (True, "relaxed", True, "engine")] + \
+            [(True, "global", False, v) for v in args.static_variants.split(",") if v]
+        for width, precision, (dropout, mode, graph, variant) in itertools.product(
+                _ints(args.static_widths), precisions, kinds):
             try:
-                static.append(static_step_arm(models[:max(ks)], precision, args.device, width, steps,
-                                              graph=True, seed=args.seed, dropout=dropout, capture_mode=mode))
-            except RuntimeError as err:  # a failed capture can leave the device unusable: keep what was timed
-                static.append({"k": max(ks), "precision": precision, "width": width, "status": "error",
-                               "error": f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"})
-            print(f"static width {width}, K={max(ks)} {precision}: {json.dumps(static[-1])}", flush=True)
-            write_report()
-        for width, precision, variant in itertools.product(_ints(args.static_widths), precisions,
-                                                           [v for v in args.static_variants.split(",") if v]):
-            try:  # eager only, with dropout: what the variant changes in the step's own cost
-                static.append(static_step_arm(models[:max(ks)], precision, args.device, width, steps, graph=False,
-                                              seed=args.seed, variant=variant))
-            except Exception as err:  # noqa: BLE001 - a variant that does not run is one of the findings
+                static.append(static_step_arm(models[:max(ks)], precision, args.device, width, steps, graph=graph,
+                                              seed=args.seed, dropout=dropout, capture_mode=mode, variant=variant))
+            except Exception as err:  # noqa: BLE001 - kept as a finding (a failed capture can leave the device
+                # unusable): what was timed before stays
                 static.append({"k": max(ks), "precision": precision, "width": width, "variant": variant,
                                "status": "error", "error": f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"})
             print(f"static width {width}, K={max(ks)} {precision}: {json.dumps(static[-1])}", flush=True)
