@@ -2,9 +2,10 @@
 
 K runs (default 8) of a BERT with mBERT's tensor structure (12 layers; every parameter tensor of ``BertModel``
 without its pooler, plus jiant's pair head, as the study's recipe builds it with ``classifier_head: jiant``) are
-stacked with ``StackedClassifiers``. Only the width is narrow (hidden 64, intermediate 256, vocabulary 1,000): ops
-per step depend on the tensor structure, bytes per element on the structure and the dtype (the width only through
-per-tensor norms and scalars, negligibly). Every stacked parameter gets a random gradient,
+stacked with ``StackedClassifiers``. Only the width is narrow (hidden 256, intermediate 1,024, vocabulary 1,000): ops
+per step depend on the tensor structure, bytes per element on the structure and the dtype; the width enters only
+through the per-(run, tensor) norms and clip factors, K x 199 scalars whatever the width (about 0.002 bytes per
+element at this width, 0.03 at hidden 64, 0.0001 at mBERT's size). Every stacked parameter gets a random gradient,
 then one ``StackedBertAdam.step(factors)`` (the ``jiant`` recipe) and one ``StackedAdamW.step(factors)`` (the
 ``epoch`` recipe) run under a ``TorchDispatchMode`` that records every aten op they dispatch (ops of other
 namespaces, such as the profiler's markers, are left out). A step is counted after one uncounted step, so that
@@ -14,8 +15,10 @@ Ops: every aten op dispatched (``ops``), view ops included; view ops (an output 
 written: ``view``, ``select``, ``expand``, ``detach`` ...) cost host time but move no data, and are also counted
 apart (``view_ops``; ``data_ops`` are the others). Bytes moved by an op: every tensor argument is read
 (``numel * element_size``, tensors inside lists too); every tensor it returns new and every argument its schema
-marks written (``add_``, ``_foreach_mul_``, ``out=``; ``_fused_adamw_`` marks its gradients written too) is
-written. Views' bytes are left out of ``bytes_per_element`` (``bytes_per_element_with_views`` keeps them).
+marks written (``add_``, ``_foreach_mul_``, ``out=``) is written, except where torch's kernels write an argument
+only on a condition: ``_fused_adam_`` / ``_fused_adamw_`` mark their gradients written, but their CPU and CUDA kernels
+store a gradient back only when given a ``grad_scale`` (they divide by it and keep the unscaled gradient, for AMP's
+``GradScaler``), so without one the gradients are counted as read only (:data:`WRITTEN_ONLY_WITH`). Views' bytes are left out of ``bytes_per_element`` (``bytes_per_element_with_views`` keeps them).
 ``bytes_per_element`` is a step's bytes over the stacked parameter elements (K x the trainable elements of one
 run); a float32 update must at least read the weight, its gradient and its moments and write the weight and the
 moments. The baseline, measured in the same run on the same structure: ``torch.optim.AdamW`` (its fused kernel
@@ -46,12 +49,16 @@ if importlib.util.find_spec("diagnostics") is None:  # a checkout without the pa
     sys.path.insert(0, str(ROOT))
 
 RESULTS = Path(__file__).resolve().parent / "results"
-NARROW = {"vocab_size": 1000, "hidden_size": 64, "num_hidden_layers": 12, "num_attention_heads": 4,
-          "intermediate_size": 256, "max_position_embeddings": 512, "type_vocab_size": 2}
+NARROW = {"vocab_size": 1000, "hidden_size": 256, "num_hidden_layers": 12, "num_attention_heads": 4,
+          "intermediate_size": 1024, "max_position_embeddings": 512, "type_vocab_size": 2}
 #: The study's recipe (configs/paper.yaml): the settings the optimizer steps read.
 RECIPE = {"batch_size": 4, "lr": 1e-5, "dropout": 0.1, "adam_eps": 1e-6, "weight_decay": 0.01,
           "max_grad_norm": 5.0, "bert_adam_max_grad_norm": 1.0, "warmup_ratio": 0.1, "classifier_head": "jiant",
           "progress": False}
+
+
+#: Per op: its argument that its kernels write only when another argument is given (see the module's docstring).
+WRITTEN_ONLY_WITH = {"_fused_adam_": ("grads", "grad_scale"), "_fused_adamw_": ("grads", "grad_scale")}
 
 
 def _tensors(value) -> list:
@@ -84,11 +91,18 @@ def op_counter():
             if func.namespace != "aten":  # e.g. the profiler's record_function markers of Optimizer.step
                 return out
             schema = func._schema
+
+            def value(name: str):
+                names = [argument.name for argument in schema.arguments]
+                position = names.index(name)
+                return args[position] if position < len(args) else kwargs.get(name)
+
+            written, condition = WRITTEN_ONLY_WITH.get(schema.name.split("::")[-1], (None, None))
+            skipped = written if condition is not None and value(condition) is None else None
             mutated = []
-            for position, argument in enumerate(schema.arguments):
-                if argument.alias_info is not None and argument.alias_info.is_write:
-                    value = args[position] if position < len(args) else kwargs.get(argument.name)
-                    mutated += _tensors(value)
+            for argument in schema.arguments:
+                if argument.alias_info is not None and argument.alias_info.is_write and argument.name != skipped:
+                    mutated += _tensors(value(argument.name))
             # a returned tensor that aliases a written argument is that argument: counted once
             fresh = [r for r in schema.returns if r.alias_info is None]
             aliased_read = [r for r in schema.returns if r.alias_info is not None and not r.alias_info.is_write]

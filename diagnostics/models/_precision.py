@@ -7,13 +7,24 @@ back to fp32. Results record which one ran.
 
 from __future__ import annotations
 
+import os
 from contextlib import nullcontext
 
 PRECISIONS = ("fp32", "bf16")
+#: oneDNN's environment caps on the instruction set it may use (``ONEDNN_`` first, its older ``DNNL_`` name second).
+ONEDNN_ISA_CAPS = ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")
+
+
+def _onednn_cap_allows_bf16() -> bool:
+    """False where oneDNN is capped below its bf16 instructions (``AVX2``, ``AVX512_CORE`` ...): torch would still
+    send bf16 products to oneDNN, which then runs its reference kernels, hundreds of times slower than fp32."""
+    cap = next((os.environ[name] for name in ONEDNN_ISA_CAPS if os.environ.get(name)), "ALL").upper()
+    return cap in ("ALL", "DEFAULT") or any(part in cap for part in ("BF16", "AMX", "FP16", "AVX10"))
 
 
 def cpu_bf16_supported() -> bool:
-    """Tell whether this CPU runs bf16 matrix products natively (AVX512-BF16 / AMX through oneDNN).
+    """Tell whether this CPU runs bf16 matrix products natively (AVX512-BF16 / AMX through oneDNN, not capped by
+    ``ONEDNN_MAX_CPU_ISA``).
 
     Returns
     -------
@@ -22,6 +33,8 @@ def cpu_bf16_supported() -> bool:
     """
     import torch
 
+    if not _onednn_cap_allows_bf16():
+        return False
     try:
         return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
     except (AttributeError, RuntimeError):

@@ -53,3 +53,21 @@ def test_a_view_moves_no_bytes_and_an_in_place_op_reads_and_writes(bench):
     summary = counter.summary()
     assert summary["view_ops"] == 1 and summary["data_ops"] == 1
     assert summary["bytes"] == 2 * 10 * 4  # x read, x written
+
+
+@pytest.mark.parametrize("scaled", [False, True])
+def test_a_fused_adam_step_writes_its_gradients_only_when_it_unscales_them(bench, scaled):
+    """The counting rule follows the kernel: the gradient is stored back (divided by the scale) only with a scale."""
+    import torch
+
+    n = 64
+    param, grad = torch.ones(n), torch.full((n,), 2.0)
+    exp_avg, exp_avg_sq, step = torch.zeros(n), torch.zeros(n), torch.ones(())
+    scale = torch.full((1,), 4.0) if scaled else None
+    with bench.op_counter() as counter:
+        torch._fused_adamw_([param], [grad], [exp_avg], [exp_avg_sq], [], [step], lr=1e-3, beta1=0.9, beta2=0.999,
+                            weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False, grad_scale=scale)
+    assert torch.equal(grad, torch.full((n,), 0.5 if scaled else 2.0))  # what the kernel did to the gradient
+    tensor_bytes = n * 4
+    reads, writes = 4 * tensor_bytes + 4, (4 if scaled else 3) * tensor_bytes  # step count read; p, m, v (, g) written
+    assert counter.summary()["bytes"] == reads + writes + (4 if scaled else 0)  # the scale read

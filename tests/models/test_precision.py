@@ -18,6 +18,21 @@ def test_effective_precision_and_unknown_values(monkeypatch):
         effective_precision("fp8")
 
 
+@pytest.mark.parametrize(("cap", "allowed"), [("AVX2", False), ("avx512_core", False), ("SSE41", False),
+                                             ("AVX512_CORE_BF16", True), ("AVX512_CORE_AMX", True), ("ALL", True)])
+def test_a_onednn_cap_below_its_bf16_instructions_means_no_native_bf16(monkeypatch, cap, allowed):
+    import torch
+
+    import diagnostics.models._precision as precision
+
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", cap)
+    hardware = bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    assert precision.cpu_bf16_supported() == (allowed and hardware)
+    if not allowed:
+        assert precision.effective_precision("bf16") == "fp32"
+
+
 @pytest.mark.skipif(not cpu_bf16_supported(), reason="this CPU has no native bf16")
 def test_bf16_sentence_vectors_are_close_to_fp32_and_cached_apart(tmp_path, tiny_model_dir):
     from diagnostics.probe._cache import cached_sentence_vectors, vector_key
