@@ -87,7 +87,7 @@ for language in languages:
     tables.append(probe_models(probed[language], language, cache_dir=cache_dir, selection=spec.probe_selection,
                                class_weight=spec.probe_class_weight, max_train=spec.probe_max_train,
                                max_test=spec.probe_max_train, precision=spec.inference_precision,
-                               **frames[language]))
+                               n_jobs=spec.probe_jobs, **frames[language]))
 probes = pd.concat(tables, ignore_index=True)
 write_table(probes.assign(run_model=model_name), output_dir / PROBE_RESULTS)  # for notebook 11's probing rows
 where = {"test": "the annotated RTE-style test split (the study's protocol)",
@@ -139,7 +139,8 @@ with pd.option_context("display.max_rows", len(wide) + 1):
 # %%
 gold = pd.concat([probe_gold_cv(probed[language], language, cache_dir=cache_dir, folds=5,
                                 class_weight=spec.probe_class_weight, max_test=spec.probe_max_train,
-                                precision=spec.inference_precision, test=frames[language].get("test"))
+                                precision=spec.inference_precision, test=frames[language].get("test"),
+                                n_jobs=spec.probe_jobs)
                   for language in languages], ignore_index=True)
 for language in languages:
     fig = compare_by_layer({"annotator-trained": probes, "gold-tag 5-fold CV": gold}, metric="balanced_accuracy",

@@ -89,6 +89,10 @@ class ScaleSpec(Settings, frozen=True):
         "Pairs per probing training set (the rest of the pipeline's probes use the whole diagnostic set to test)."))
     probe_finetuned_seeds: int = setting(2, check=(lambda v: v >= 0, "an integer >= 0"), help=(
         "How many fine-tuned seeds are probed besides the pretrained model."))
+    probe_jobs: int = setting(1, check=(lambda v: v >= 1, "an integer >= 1"), help=(
+        "Processes fitting the probes of distinct layers at once in the probing notebook (the tables are the same "
+        "whatever it is): on 2 cores the demo's 2 let its longest notebook take the core the other lane leaves "
+        "idle."))
     probe_selection: str = setting("test", choices=("test", "holdout"), help=(
         "Where the probes' L2 strength is chosen: ``test`` (the study's protocol: on the language's annotated "
         "RTE-style test split) or ``holdout`` (20 % held out of train + validation)."))
@@ -143,7 +147,7 @@ SPECS = {
     # 560 RTE pairs, and, to stay inside 20 minutes, the demo runs the two extreme shares of one feature
     "demo": ScaleSpec(extra_sizes=(0, 1000), extra_languages=("en",), extra_other_sizes=(),
                       presence_shares=(0.25, 0.75), probe_max_train=400, n_boot=1000, inference_precision="bf16",
-                      notebook_lanes=2),
+                      notebook_lanes=2, probe_jobs=2),
     # the study: MNLI at its eight sizes for English and Russian (Fig. 4), RTE + 374k MNLI for every language that
     # trains (Table 4, Fig. 3); presence of four features in a 10k MNLI subset added to the whole RTE / TERRa train
     # set, English and Russian

@@ -8,13 +8,14 @@ that encodes a category lets a probe clear the chance level on unseen gold pairs
 
 from __future__ import annotations
 
-import hashlib
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ._layers import fit_layers
 from ._linear import ALPHAS, fit_probe, majority_accuracy, standardise
 from ._tasks import DEFAULT_TASKS, diagnostic_frame, parse_tasks, subsample, task_labels
 
@@ -100,7 +101,7 @@ def cv_probe(vectors: np.ndarray, labels: np.ndarray, folds: list[tuple[np.ndarr
 
 def gold_cv_layers(vectors: np.ndarray, labels: dict[str, np.ndarray], *, folds: int = 5, seed: int = 0,
                    alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
-                   class_weight: str | None = None, memo: dict | None = None) -> pd.DataFrame:
+                   class_weight: str | None = None, memo: dict | None = None, n_jobs: int = 1) -> pd.DataFrame:
     """:func:`cv_probe` for every task and layer (the same folds for every layer of a task).
 
     Parameters
@@ -123,6 +124,8 @@ def gold_cv_layers(vectors: np.ndarray, labels: dict[str, np.ndarray], *, folds:
     memo : dict, optional
         Shared across calls with the same labels and settings: a layer bit-identical to one seen before
         reuses its rows.
+    n_jobs : int
+        Processes fitting distinct layers at once (the rows are the same whatever it is).
 
     Returns
     -------
@@ -130,23 +133,17 @@ def gold_cv_layers(vectors: np.ndarray, labels: dict[str, np.ndarray], *, folds:
         One row per (task, layer): the columns of :data:`GOLD_CV_COLUMNS` from ``task`` on.
     """
     splits = {task: stratified_folds(y, folds, seed) for task, y in labels.items()}
-    rows = []
-    for layer in range(vectors.shape[0]):
-        key = None
-        if memo is not None:
-            key = hashlib.blake2b(np.ascontiguousarray(vectors[layer]).tobytes(), digest_size=16).hexdigest()
-            if key in memo:
-                rows += [{**row, "layer": layer} for row in memo[key]]
-                continue
-        layer_rows = [{"task": task, "layer": layer,
-                       **cv_probe(vectors[layer], y, splits[task], alphas=alphas, held_out=held_out, seed=seed,
-                                  max_iter=max_iter, class_weight=class_weight),
-                       "majority": majority_accuracy(y), "n_pairs": len(y), "positive_rate": float(np.mean(y))}
-                      for task, y in labels.items()]
-        if key is not None:
-            memo[key] = layer_rows
-        rows += layer_rows
-    return pd.DataFrame(rows)
+    fit = partial(_gold_layer, labels=labels, splits=splits, alphas=alphas, held_out=held_out, seed=seed,
+                  max_iter=max_iter, class_weight=class_weight)
+    inputs = [(vectors[layer],) for layer in range(vectors.shape[0])]
+    return pd.DataFrame(fit_layers(inputs, fit, memo=memo, n_jobs=n_jobs))
+
+
+def _gold_layer(layer: int, vectors: np.ndarray, *, labels: dict, splits: dict, **settings) -> list[dict]:
+    """Every task's cross-validated row on one layer's pair vectors."""
+    return [{"task": task, "layer": layer, **cv_probe(vectors, y, splits[task], **settings),
+             "majority": majority_accuracy(y), "n_pairs": len(y), "positive_rate": float(np.mean(y))}
+            for task, y in labels.items()]
 
 
 def probe_gold_cv(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS,
@@ -155,7 +152,7 @@ def probe_gold_cv(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS,
                   alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
                   class_weight: str | None = None, pooling: str = "mean", max_length: int = 128,
                   dtype: str = "float16", batch_size: int = 64, progress: bool = False, encoder=None,
-                  reuse_results: bool = True, precision: str = "fp32") -> pd.DataFrame:
+                  reuse_results: bool = True, precision: str = "fp32", n_jobs: int = 1) -> pd.DataFrame:
     """Probe every layer of each model with k-fold cross-validation on the diagnostic set's gold tags.
 
     The pairs are the diagnostic set that :func:`diagnostics.probe.probe_models` scores on (same ``max_test``
@@ -205,6 +202,8 @@ def probe_gold_cv(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS,
         Reuse cached result tables (see :func:`diagnostics.probe.probe_models`).
     precision : {"fp32", "bf16"}
         Compute precision of the encoders.
+    n_jobs : int
+        Processes fitting the probes of distinct layers at once (joblib; the table is the same whatever it is).
 
     Returns
     -------
@@ -228,7 +227,7 @@ def probe_gold_cv(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS,
 
     def fit(vectors: dict, memo: dict, label: str) -> pd.DataFrame:
         return gold_cv_layers(vectors["test"], labels, folds=folds, seed=seed, alphas=alphas, held_out=held_out,
-                              max_iter=max_iter, class_weight=class_weight, memo=memo)
+                              max_iter=max_iter, class_weight=class_weight, memo=memo, n_jobs=n_jobs)
 
     tables = run_cached(models, {"test": (test, labels)}, settings, fit, cache_dir=cache_dir,
                         reuse_results=reuse_results,

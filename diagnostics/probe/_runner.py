@@ -6,6 +6,7 @@ import hashlib
 import json
 import warnings
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pandas as pd
 
 from diagnostics.core.io_utils import write_json_atomic
 
+from ._layers import fit_layers
 from ._linear import (ALPHAS, chance_level, control_labels, fit_probe, held_out_split, majority_accuracy,
                      standardise)
 from ._tasks import (DEFAULT_TASKS, PROBE_LABELS, TRAIN_SETS, ProbingTask, annotate_frame, annotated_selection_frame,
@@ -67,7 +69,7 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
                  test_labels: dict[str, np.ndarray], *, select_vectors: np.ndarray | None = None,
                  select_labels: dict[str, np.ndarray] | None = None, alphas: tuple[float, ...] = ALPHAS,
                  held_out: float = 0.2, seed: int = 0, max_iter: int = 300, control: bool = True,
-                 class_weight: str | None = None, memo: dict | None = None) -> pd.DataFrame:
+                 class_weight: str | None = None, memo: dict | None = None, n_jobs: int = 1) -> pd.DataFrame:
     """Fit one probe (and its control) per task and layer.
 
     Parameters
@@ -100,6 +102,8 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
         Shared across calls with the same labels and settings: a layer whose train, selection and test vectors
         are bit-identical to one fitted before reuses its rows (the frozen lower layers of a top-k fine-tuned
         model equal the pretrained model's).
+    n_jobs : int
+        Processes fitting distinct layers at once (the rows are the same whatever it is).
 
     Returns
     -------
@@ -120,23 +124,19 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
         raise ValueError("the selection set differs from the training set in layers or tasks")
     split = None if select_vectors is not None else held_out_split(train_vectors.shape[1], held_out, seed)
     labels = {task: _task_labels(task, train_labels, select_labels, test_labels, seed) for task in train_labels}
-    rows = []
-    for layer in range(train_vectors.shape[0]):
-        layers = [v[layer] for v in (train_vectors, select_vectors, test_vectors) if v is not None]
-        key = _layer_digest(layers) if memo is not None else None
-        if key is not None and key in memo:
-            rows += [{**row, "layer": layer} for row in memo[key]]
-            continue
-        scaled = standardise(*layers)
-        x_train, x_test = scaled[0], scaled[-1]
-        x_select = scaled[1] if select_vectors is not None else None
-        fitted = [_probe_row(task, layer, x_train, x_select, x_test, labels[task], split=split, alphas=alphas,
-                             max_iter=max_iter, control=control, class_weight=class_weight)
-                  for task in train_labels]
-        if key is not None:
-            memo[key] = fitted
-        rows += fitted
-    return pd.DataFrame(rows)
+    inputs = [tuple(v[layer] for v in (train_vectors, select_vectors, test_vectors) if v is not None)
+              for layer in range(train_vectors.shape[0])]
+    fit = partial(_probe_layer, labels=labels, split=split, alphas=alphas, max_iter=max_iter, control=control,
+                  class_weight=class_weight)
+    return pd.DataFrame(fit_layers(inputs, fit, memo=memo, n_jobs=n_jobs))
+
+
+def _probe_layer(layer: int, *vectors: np.ndarray, labels: dict, **settings) -> list[dict]:
+    """Every task's row on one layer: its vectors (train, selection if any, test) standardised on the training set."""
+    scaled = standardise(*vectors)
+    x_select = scaled[1] if len(scaled) == 3 else None
+    return [_probe_row(task, layer, scaled[0], x_select, scaled[-1], task_labels, **settings)
+            for task, task_labels in labels.items()]
 
 
 def _task_labels(task, train_labels, select_labels, test_labels, seed) -> dict:
@@ -146,14 +146,6 @@ def _task_labels(task, train_labels, select_labels, test_labels, seed) -> dict:
             "control": (control_labels(train_labels[task], seed + 1),
                         control_labels(select, seed + 3) if select is not None else None,
                         control_labels(test_labels[task], seed + 2))}
-
-
-def _layer_digest(layers: list[np.ndarray]) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    for vectors in layers:
-        digest.update(str(vectors.shape).encode())
-        digest.update(np.ascontiguousarray(vectors).tobytes())
-    return digest.hexdigest()
 
 
 def _probe_row(task, layer, x_train, x_select, x_test, labels, *, split, control, **settings) -> dict:
@@ -187,7 +179,8 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
                  alphas: tuple[float, ...] = ALPHAS, held_out: float = 0.2, max_iter: int = 300,
                  control: bool = True, pooling: str = "mean", max_length: int = 128, dtype: str = "float16",
                  batch_size: int = 64, progress: bool = False, encoder=None, reuse_results: bool = True,
-                 precision: str = "fp32", probe_labels: str = "presence", features=None) -> pd.DataFrame:
+                 precision: str = "fp32", probe_labels: str = "presence", features=None,
+                 n_jobs: int = 1) -> pd.DataFrame:
     """Probe every layer of each model for each task on one language (the one-call API).
 
     The defaults are the study's protocol (Tikhonova et al. 2022, Appendix 8.4): probes trained on the language's
@@ -249,6 +242,8 @@ def probe_models(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, 
         (:func:`diagnostics.probe.annotate_frame`).
     features : sequence of str, optional
         The features of ``"presence"``; default :data:`diagnostics.probe.STUDY_FEATURES`.
+    n_jobs : int
+        Processes fitting the probes of distinct layers at once (joblib; the table is the same whatever it is).
 
     Returns
     -------
@@ -284,7 +279,8 @@ class ProbePlan:
         Name of the annotator's feature list (:func:`diagnostics.probe.feature_list_name`).
     options : dict
         The probes' fitting and caching arguments (``alphas``, ``held_out``, ``seed``, ``max_iter``, ``control``,
-        ``class_weight``, ``cache_dir``, ``reuse_results``, ``batch_size``, ``progress``, ``encoder``).
+        ``class_weight``, ``cache_dir``, ``reuse_results``, ``batch_size``, ``progress``, ``encoder``,
+        ``n_jobs``).
     """
 
     models: dict
@@ -302,7 +298,7 @@ class ProbePlan:
         return probe_layers(vectors["train"], sets["train"][1], vectors["test"], sets["test"][1],
                             select_vectors=vectors.get("select"), select_labels=sets.get("select", (None, None))[1],
                             alphas=o["alphas"], held_out=o["held_out"], seed=o["seed"], max_iter=o["max_iter"],
-                            control=o["control"], class_weight=o["class_weight"], memo=memo)
+                            control=o["control"], class_weight=o["class_weight"], memo=memo, n_jobs=o["n_jobs"])
 
     def run(self, fit, prefix: str, settings: dict | None = None) -> dict[str, pd.DataFrame]:
         """Model label -> table of ``fit(vectors, memo, label)``, through the caches (see :func:`run_cached`)."""
@@ -315,7 +311,7 @@ class ProbePlan:
 def plan_probes(models, lang, tasks, cache_dir, *, selection, class_weight, max_train, max_selection, max_test, seed,
                 train, test, selection_frame, train_column, selection_column, test_column, alphas, held_out,
                 max_iter, control, pooling, max_length, dtype, batch_size, progress, encoder, reuse_results,
-                precision, probe_labels, features) -> ProbePlan:
+                precision, probe_labels, features, n_jobs) -> ProbePlan:
     """Check the arguments of :func:`probe_models` and build its pair sets and labels (annotating where needed).
 
     Parameters
@@ -326,7 +322,7 @@ def plan_probes(models, lang, tasks, cache_dir, *, selection, class_weight, max_
         As in :func:`probe_models`.
     max_iter, control, pooling, max_length, dtype, batch_size, progress, encoder, reuse_results : object
         As in :func:`probe_models`.
-    precision, probe_labels, features : object
+    precision, probe_labels, features, n_jobs : object
         As in :func:`probe_models`.
 
     Returns
@@ -362,7 +358,7 @@ def plan_probes(models, lang, tasks, cache_dir, *, selection, class_weight, max_
                 "control": control, "class_weight": class_weight, "selection": selection}
     options = dict(alphas=alphas, held_out=held_out, seed=seed, max_iter=max_iter, control=control,
                    class_weight=class_weight, cache_dir=cache_dir, reuse_results=reuse_results,
-                   batch_size=batch_size, progress=progress, encoder=encoder)
+                   batch_size=batch_size, progress=progress, encoder=encoder, n_jobs=n_jobs)
     return ProbePlan(models=models, lang=lang, tasks=task_list, sets=sets, settings=settings,
                      extraction=dict(pooling=pooling, max_length=max_length, dtype=dtype, precision=precision),
                      feature_list=feature_list, options=options)

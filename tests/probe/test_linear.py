@@ -137,6 +137,26 @@ def test_memo_reuses_layers_identical_across_models_and_refits_the_others(monkey
     pd.testing.assert_frame_equal(second, fresh)
 
 
+def test_layers_fitted_in_two_processes_equal_the_fits_here_and_share_the_memo():
+    from diagnostics.probe._gold import gold_cv_layers
+
+    rng = np.random.default_rng(11)
+    y_train, y_test = (rng.random(160) < 0.5).astype(int), (rng.random(120) < 0.4).astype(int)
+    pretrained = planted(280, 4, 10, signal_layer=2, labels=np.concatenate([y_train, y_test]), seed=4)
+    tuned = pretrained.copy()
+    tuned[3] += rng.standard_normal(tuned[3].shape).astype(np.float32)
+    labels_train, labels_test = {"a": y_train, "b": 1 - y_train}, {"a": y_test, "b": 1 - y_test}
+    for fit in (lambda v, **k: probe_layers(v[:, :160], labels_train, v[:, 160:], labels_test, **k),
+                lambda v, **k: gold_cv_layers(v[:, 160:], labels_test, folds=3, **k)):
+        here, there = {}, {}
+        serial = [fit(v, memo=here) for v in (pretrained, tuned)]
+        parallel = [fit(v, memo=there, n_jobs=2) for v in (pretrained, tuned)]
+        for one, other in zip(serial, parallel):
+            pd.testing.assert_frame_equal(one, other)  # same floats: each fit is deterministic wherever it runs
+        assert len(here) == len(there) == 5  # 4 layers, then only the tuned model's moved top layer
+        assert list(parallel[1]["layer"]) == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
 def test_a_selection_set_chooses_alpha_and_the_probe_is_fit_on_all_training_pairs():
     rng = np.random.default_rng(5)
     y = (rng.random(900) < 0.4).astype(int)
