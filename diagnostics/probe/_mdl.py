@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._layers import layer_digest
 from ._linear import ALPHAS, control_labels, majority_accuracy, probe_estimator, standardise
 from ._tasks import DEFAULT_TASKS
 
@@ -284,7 +285,7 @@ def mdl_layers(vectors: np.ndarray, labels: dict[str, np.ndarray], *, alpha, por
     strength = alpha if callable(alpha) else (lambda task, layer: (alpha, alpha))
     rows = []
     for layer in range(vectors.shape[0]):
-        x, digest = None, _digest(vectors[layer]) if memo is not None else None
+        x, digest = None, layer_digest([vectors[layer]]) if memo is not None else None
         for task, y in labels.items():
             chosen = tuple(float(a) if a == a else float(fallback_alpha) for a in strength(task, layer))
             key = (digest, task, chosen) if memo is not None else None
@@ -331,13 +332,6 @@ def _lookup(chosen: dict, task: str, layer: int, label: str) -> tuple[float, flo
         raise ValueError(f"the accuracy table has no row for model {label!r}, task {task!r}, layer {layer}: pass the "
                          f"table probe_models returned for the same models, tasks and options")
     return chosen[(task, layer)]
-
-
-def _digest(array: np.ndarray) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(str(array.shape).encode())
-    digest.update(np.ascontiguousarray(array).tobytes())
-    return digest.hexdigest()
 
 
 def probe_mdl(models: dict[str, str | Path], lang: str, tasks=DEFAULT_TASKS, cache_dir: str | Path | None = None, *,
