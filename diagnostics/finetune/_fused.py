@@ -87,8 +87,8 @@ class StackedClassifiers:
             f"{module_name}.weight" if module_name else "weight"
             for module_name, module in self.template.named_modules() if isinstance(module, nn.Linear)}
         named = [dict(m.named_parameters()) for m in models]
-        self.params = {name: self._stored(torch.stack([n[name].detach().to(device) for n in named]), name)
-                       .requires_grad_(True) for name in self.trainable}
+        self.params = {name: self._flip(name, torch.stack([n[name].detach().to(device) for n in named]))
+                       .contiguous().requires_grad_(True) for name in self.trainable}
         self.shared = {name: p.detach().to(device) for name, p in models[0].named_parameters()
                        if not p.requires_grad}
         buffers = [dict(m.named_buffers()) for m in models]
@@ -99,12 +99,12 @@ class StackedClassifiers:
         """Number of runs in the stack."""
         return next(iter(self.params.values())).shape[0]
 
-    def _stored(self, stacked: torch.Tensor, name: str) -> torch.Tensor:
-        """A stacked (K, ...) parameter in the stack's layout for ``name``."""
-        return stacked.transpose(1, 2).contiguous() if name in self.transposed else stacked
+    def _flip(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
+        """``name``'s tensor (one run's or stacked) seen in the other layout: the model's <-> the stack's (a view)."""
+        return tensor.transpose(-2, -1) if name in self.transposed else tensor
 
     def _call(self, params, buffers, shared, kwargs):
-        params = {name: p.t() if name in self.transposed else p for name, p in params.items()}
+        params = {name: self._flip(name, p) for name, p in params.items()}
         return torch.func.functional_call(self.template, ({**params, **shared}, buffers), (), kwargs).logits
 
     def logits(self, batch: dict[str, torch.Tensor], *, shared_inputs: bool = False, train: bool = True,
@@ -150,7 +150,7 @@ class StackedClassifiers:
         with torch.no_grad():
             for name, p in model.named_parameters():
                 if name in self.params:
-                    self.params[name][position].copy_(p.detach().t() if name in self.transposed else p.detach())
+                    self.params[name][position].copy_(self._flip(name, p.detach()))
             for name, b in model.named_buffers():
                 self.buffers[name][position].copy_(b)
 
@@ -168,8 +168,7 @@ class StackedClassifiers:
     def state_of(self, position: int) -> dict[str, torch.Tensor]:
         """A CPU copy of one run's trainable tensors (the format of :func:`~.modeling.trainable_state`)."""
         state = {name: p[position].detach().cpu() for name, p in self.params.items()}
-        return {name: (p.t() if name in self.transposed else p).clone(memory_format=torch.contiguous_format)
-                for name, p in state.items()}
+        return {name: self._flip(name, p).clone(memory_format=torch.contiguous_format) for name, p in state.items()}
 
 
 def _stack_batches(inputs: Sequence, batches: Sequence[np.ndarray], pad_to: int | None) -> dict[str, torch.Tensor]:
