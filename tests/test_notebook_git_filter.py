@@ -106,9 +106,12 @@ def executed(tmp_path_factory):
     """The small notebook run once in a kernel, with what Lab adds to it; tests save copies of it."""
     from nbclient import NotebookClient
 
+    from diagnostics.pipeline._kernel import notebook_kernel_manager
+
     folder = tmp_path_factory.mktemp("kernel")
     nb = _small_notebook()
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+    NotebookClient(nb, timeout=120, kernel_name="python3", kernel_manager_class=notebook_kernel_manager(),
+                   resources={"metadata": {"path": str(folder)}}).execute()
     # what Lab stores besides outputs: widget state, view state of cells (the kernel's language_info.version and the
     # cells' execution timings come from the run itself)
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2,

@@ -140,19 +140,23 @@ def execute_notebook(script: Path, scale: str, out_dir: Path, runs_dir: Path) ->
 
     ``script`` is the notebook's jupytext script (``notebooks/NN_*.py``), ``scale`` its ``scale`` parameter and
     ``runs_dir`` the run store it reads. The executed notebook goes to ``out_dir/notebooks/``, its figures to
-    ``out_dir/figures/``. Returns the seconds of execution, rounded to 0.1.
+    ``out_dir/figures/``. The kernel listens on sockets of its own (:mod:`diagnostics.pipeline._kernel`), so
+    notebooks started at once never race for a port. Returns the seconds of execution, rounded to 0.1.
     """
     import jupytext
     import papermill
+
+    from ._kernel import notebook_kernel_manager
 
     source = out_dir / "notebooks" / f".{script.stem}.source.ipynb"
     jupytext.write(jupytext.read(script), source)
     t0 = time.perf_counter()
     papermill.execute_notebook(str(source), str(out_dir / "notebooks" / f"{script.stem}.ipynb"),
                                cwd=str(notebooks_dir().parent), kernel_name="python3", progress_bar=False,
+                               kernel_manager_class=notebook_kernel_manager(),
                                parameters={"scale": scale, "output_dir": str((out_dir / "figures").resolve()),
                                            "runs_dir": str(Path(runs_dir).resolve()), "train_missing": True},
-                               # the kernel's start-up warning about plain TCP on localhost, once per notebook
+                               # only errors from the kernel's start-up (over TCP, on Windows: a warning per notebook)
                                extra_arguments=["--IPKernelApp.log_level=ERROR"])
     source.unlink()
     return round(time.perf_counter() - t0, 1)

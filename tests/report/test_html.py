@@ -7,6 +7,7 @@ from nbclient import NotebookClient
 from typer.testing import CliRunner
 
 from diagnostics.cli import app
+from diagnostics.pipeline._kernel import notebook_kernel_manager
 from diagnostics.report import render_report
 
 
@@ -19,7 +20,7 @@ def _executed_notebook(path):
         nbformat.v4.new_code_cell("import pandas as pd\npd.DataFrame({'category': ['Negation'], 'mcc': [0.25]})"),
         nbformat.v4.new_code_cell("pd.DataFrame(columns=[f'category {i}' for i in range(33)])"),
     ]
-    NotebookClient(nb, kernel_name="python3", timeout=120).execute()
+    NotebookClient(nb, kernel_name="python3", timeout=120, kernel_manager_class=notebook_kernel_manager()).execute()
     nbformat.write(nb, path)
 
 

@@ -1,0 +1,48 @@
+"""The kernel manager that executes notebooks: its kernel listens on Unix sockets of its own, not on TCP ports."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import default
+
+
+class PrivateSocketKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` whose kernel's five channels are Unix sockets in a fresh temporary folder.
+
+    With TCP, the manager picks free ports, releases them and lets the kernel bind them a second or two later; in
+    that gap another process on the machine (a second kernel starting, any client opening a connection) can take one
+    of them, and the kernel dies with ``Address already in use``. A socket path of its own cannot be taken: the
+    folder is created for this kernel alone, and removed with its sockets when the kernel shuts down.
+    Pass it as ``kernel_manager_class`` to nbclient or papermill (see :func:`notebook_kernel_manager`).
+    """
+
+    _socket_dir: str | None = None
+
+    @default("transport")
+    def _transport_default(self) -> str:
+        return "ipc"
+
+    @default("ip")
+    def _ip_default(self) -> str:
+        # a short path: a Unix socket's path is limited to about 100 bytes
+        self._socket_dir = tempfile.mkdtemp(prefix="nbkernel-")
+        return os.path.join(self._socket_dir, "channel")
+
+    def cleanup_ipc_files(self) -> None:
+        """Remove the kernel's sockets and their folder."""
+        super().cleanup_ipc_files()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+
+
+def notebook_kernel_manager() -> type[AsyncKernelManager]:
+    """The kernel manager class to execute notebooks with.
+
+    :class:`PrivateSocketKernelManager` where Unix sockets exist (Linux, macOS); jupyter_client's TCP default on
+    Windows.
+    """
+    return PrivateSocketKernelManager if os.name == "posix" else AsyncKernelManager
