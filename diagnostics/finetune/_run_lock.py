@@ -16,7 +16,7 @@ heartbeat notices a takeover and stops its training, so two live owners never tr
 
 from __future__ import annotations
 
-import _thread
+import ctypes
 import errno
 import json
 import os
@@ -38,6 +38,23 @@ except ImportError:  # Windows: the lock falls back to a hard link (see RunLock)
 
 class RunLockedError(RuntimeError):
     """Another live process is training this run."""
+
+
+class RunLockLost(KeyboardInterrupt):
+    """Raised in the thread holding a run's lock when another host has taken the lock over (it judged this one dead).
+
+    A ``KeyboardInterrupt``, so that it stops training wherever an interrupt would, and cleanup runs as for Ctrl+C.
+    """
+
+
+def _raise_in_thread(thread_id: int, error: type[BaseException]) -> None:
+    """Raise ``error`` in another thread of this process at its next Python instruction.
+
+    Unlike ``_thread.interrupt_main``, this does not go through SIGINT, which a process started in the background of
+    a non-interactive shell (``cmd &`` in a batch script) inherits as ignored: there the interrupt did nothing, and
+    the old owner trained on beside the new one.
+    """
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(error))
 
 
 def _pid_alive(pid: int) -> bool:
@@ -162,8 +179,8 @@ class RunLock:
     exists half written; taking over a dead owner's lock may then race with another process doing the same.
 
     While held, a daemon thread touches ``LOCK`` every ``heartbeat`` seconds; when it finds another owner's record in
-    ``LOCK`` (a host that judged this one dead took the run over), it stops the training: ``KeyboardInterrupt`` in the
-    main thread, and :attr:`lost` names the new owner.
+    ``LOCK`` (a host that judged this one dead took the run over), it stops the training: :class:`RunLockLost` (a
+    ``KeyboardInterrupt``) in the thread that took the lock, and :attr:`lost` names the new owner.
 
     Parameters
     ----------
@@ -188,6 +205,7 @@ class RunLock:
         self._record: dict[str, Any] | None = None
         self._stop: threading.Event | None = None
         self._thread: threading.Thread | None = None
+        self._owner_thread: int | None = None
 
     def _new_record(self, flock: bool) -> dict[str, Any]:
         record: dict[str, Any] = {"pid": os.getpid(), "host": _hostname()}
@@ -299,6 +317,7 @@ class RunLock:
         raise RunLockedError(f"could not take the lock of {self.path} (contended)")
 
     def _start_heartbeat(self) -> None:
+        self._owner_thread = threading.get_ident()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, args=(self._stop, self._record),
                                         name=f"heartbeat {self.path}", daemon=True)
@@ -312,7 +331,7 @@ class RunLock:
                 self.lost = current
                 sys.stderr.write(f"run {self.path}: the lock was taken over by pid {current.get('pid')} on "
                                  f"{current.get('host')} (this process was judged dead); stopping this run\n")
-                _thread.interrupt_main()
+                _raise_in_thread(self._owner_thread, RunLockLost)
                 return
             try:
                 os.utime(self._fd if self._fd is not None else self.file)

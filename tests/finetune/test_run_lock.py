@@ -159,17 +159,20 @@ HOLDER = textwrap.dedent("""
             log.write(f"{sys.argv[2]} train {time.time()}\\n")
             time.sleep(0.05)
         log.write(f"{sys.argv[2]} done {time.time()}\\n")
-    except KeyboardInterrupt:
+    except run_lock.RunLockLost:
         log.write(f"{sys.argv[2]} lost {time.time()}\\n")
     finally:
         lock.release()
 """)
 
 
-def _holder(folder, host, log, wait_s, train_s):
+def _holder(folder, host, log, wait_s, train_s, sigint=signal.SIG_DFL):
+    """A process posing as ``host`` that takes the lock, "trains" ``train_s`` seconds and logs what happens.
+
+    ``sigint=signal.SIG_IGN`` starts it with SIGINT ignored, as a job started with ``&`` from a batch script is."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-c", HOLDER, str(folder), host, str(log), str(wait_s), str(train_s)],
-                            env=env)
+                            env=env, preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
 
 
 def _events(log):
@@ -200,12 +203,14 @@ def test_two_hosts_never_train_one_run_at_once(tmp_path):
     assert not folder.joinpath("LOCK").exists()
 
 
-def test_a_frozen_host_loses_its_lock_and_stops_when_it_wakes(tmp_path):
+@pytest.mark.parametrize("sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["sigint-default", "sigint-ignored"])
+def test_a_frozen_host_loses_its_lock_and_stops_when_it_wakes(tmp_path, sigint):
     """A owner whose heartbeat stops (a frozen machine) is taken over after the bound; when it wakes, its heartbeat
-    finds the new owner and stops its training, so the two never train on together."""
+    finds the new owner and stops its training, so the two never train on together; also when the owner ignores
+    SIGINT (started in the background of a non-interactive shell)."""
     folder = run_dir(tmp_path, "e", "en", "m", 0)
     log = tmp_path / "events"
-    a = _holder(folder, "node-a", log, wait_s=30, train_s=60)
+    a = _holder(folder, "node-a", log, wait_s=30, train_s=60, sigint=sigint)
     _wait_for(log, "node-a got")
     os.kill(a.pid, signal.SIGSTOP)
     time.sleep(0.05)  # let the stop land
