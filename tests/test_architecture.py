@@ -528,3 +528,17 @@ def test_one_module_takes_the_run_lock_and_one_training_step_exists():
                      if any(isinstance(call, ast.Call) and getattr(call.func, "id", None) == "_train_step"
                             for call in ast.walk(node)))
     assert callers == ["diagnostics.finetune._fused.fit_runs"], f"training loops: {callers}"
+
+
+def test_checking_a_plans_runs_needs_no_torch(tmp_path):
+    """The notebooks that only read finished runs check the plan first (``require_finished``); that takes no torch
+    (a second of start-up per notebook), nor do the run coordinates the executors send to workers."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom diagnostics.pipeline import ScalePlan\nfrom diagnostics.pipeline._runner import unfinished_runs\n"
+            f"missing, total = unfinished_runs(ScalePlan.resolve('tiny', {str(tmp_path)!r}))\n"
+            "import diagnostics.finetune._run_spec\n"
+            "print(len(missing), total, 'torch' in sys.modules)")
+    printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert printed[0] == printed[1] != "0" and printed[2] == "False", printed

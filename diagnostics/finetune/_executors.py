@@ -23,7 +23,8 @@ from typing import Any
 
 from . import _store as store
 from ._config import EXECUTOR_NAMES
-from ._train import RunSpec, train_run
+from ._run_spec import RunSpec
+from ._train import train_run
 
 #: Exit status of a pool worker whose parent died.
 EXIT_PARENT_GONE = 70

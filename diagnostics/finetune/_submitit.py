@@ -23,7 +23,7 @@ from typing import Any
 from . import _store as store
 from ._config import ConfigError
 from ._slurm import GONE, JobState, accounting_available, cancel, job_states
-from ._train import RunSpec
+from ._run_spec import RunSpec
 
 #: The executor's own options (``executor_options``) and their defaults; every other key goes to submitit.
 OWN_OPTIONS: dict[str, Any] = {"cluster": None, "folder": None, "threads_per_worker": None, "poll_s": 15.0,

@@ -14,7 +14,7 @@ from ._store_checks import reopen_corrupt, verify_run
 from diagnostics.core.errors import UserInputError
 
 from ._config import EXECUTOR_NAMES, NOT_IN_RUN_HASH, ConfigError, SweepConfig
-from ._train import RunSpec, spec_dict
+from ._run_spec import RunSpec, spec_dict
 
 
 def plan(config: SweepConfig) -> list[RunSpec]:

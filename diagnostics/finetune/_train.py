@@ -20,7 +20,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,48 +40,7 @@ from ._predict import SetPredictions, prediction_table
 from ._quality import category_summary
 from ._resources import PeakMemory, fitness_mib, protocol_figures
 from ._run_lock import RunLock, RunLockedError
-
-
-@dataclass
-class RunSpec:
-    """Coordinates of one run (picklable: sent to pool / SLURM / Ray workers).
-
-    Parameters
-    ----------
-    config : dict
-        The sweep configuration as a plain dict (see :meth:`SweepConfig.to_dict`).
-    language : str
-        Language of the run.
-    model : dict
-        The model as a plain dict (see :func:`spec_dict`).
-    seed : int
-        Fine-tuning seed.
-    """
-
-    config: dict[str, Any]
-    language: str
-    model: dict[str, Any]
-    seed: int
-
-    @property
-    def sweep(self) -> SweepConfig:
-        """The sweep configuration, rebuilt from :attr:`config`."""
-        return SweepConfig.from_dict(self.config)
-
-    @property
-    def model_spec(self) -> ModelSpec:
-        """The model of the run, rebuilt from :attr:`model`."""
-        return ModelSpec(**self.model)
-
-    @property
-    def path(self) -> Path:
-        """The run's folder in the run store."""
-        cfg = self.config
-        return store.run_dir(cfg["output_dir"], cfg["experiment"], self.language, self.model_spec.slug, self.seed)
-
-    def describe(self) -> str:
-        """Name the run for progress bars and logs: ``<language>/<model slug>/seed=<seed>``."""
-        return f"{self.language}/{self.model_spec.slug}/seed={self.seed}"
+from ._run_spec import RunSpec
 
 
 def resolve_model_path(model: ModelSpec) -> Path:
@@ -496,8 +455,3 @@ def feature_folder(config: SweepConfig, model: ModelSpec) -> Path:
     the English and Russian mixtures).
     """
     return Path(config.output_dir) / ".cache" / "features" / model.slug
-
-
-def spec_dict(model: ModelSpec) -> dict[str, Any]:
-    """Turn a ModelSpec into a plain dict of its fields (for :class:`RunSpec`)."""
-    return asdict(model)

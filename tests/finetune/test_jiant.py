@@ -323,7 +323,8 @@ def test_fit_restores_the_weights_of_the_best_check(tiny):
 
 
 def test_tiny_run_with_the_jiant_recipe(tmp_path, tiny):
-    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._run_spec import RunSpec, spec_dict
+    from diagnostics.finetune._train import train_run
 
     cfg = jiant_config(tmp_path, tiny)
     outcome = train_run(RunSpec(cfg.to_dict(), "en", spec_dict(cfg.models[0]), 0))
@@ -342,7 +343,8 @@ def test_tiny_run_with_the_jiant_recipe(tmp_path, tiny):
 
 
 def test_tiny_run_under_the_per_epoch_reading_stops_at_ten_epochs(tmp_path, tiny):
-    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._run_spec import RunSpec, spec_dict
+    from diagnostics.finetune._train import train_run
 
     cfg = jiant_config(tmp_path, tiny, val_interval=None, max_vals=10, lr=1e-4)
     assert cfg.val_schedule == "per_epoch"

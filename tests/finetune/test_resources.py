@@ -102,7 +102,8 @@ def test_stored_measurement_gives_each_run_its_fitness(measured, tiny_model_dir,
 
 def test_a_run_records_the_training_figures_under_their_own_names(tiny_model_dir, measured, tmp_path):
     from diagnostics.finetune import SweepConfig
-    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._run_spec import RunSpec, spec_dict
+    from diagnostics.finetune._train import train_run
 
     cfg = SweepConfig(output_dir=str(tmp_path / "runs"), experiment="t", models=[{"name": "tiny",
                                                                                   "path": str(tiny_model_dir)}],

@@ -100,7 +100,8 @@ def test_versions_record_the_code_and_status_shows_its_commit(tmp_path, tiny_mod
     import shutil
 
     from diagnostics.finetune import SweepConfig
-    from diagnostics.finetune._train import RunSpec, spec_dict, train_run
+    from diagnostics.finetune._run_spec import RunSpec, spec_dict
+    from diagnostics.finetune._train import train_run
 
     cfg = SweepConfig(output_dir=str(tmp_path / "runs"), experiment="e", languages=["en"], seeds=[0],
                       models=[{"name": "tiny", "path": str(tiny_model_dir)}], train_size=32, max_seq_length=32,

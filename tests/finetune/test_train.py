@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from diagnostics.finetune import SweepConfig, collect_predictions, run_sweep
-from diagnostics.finetune._train import RunSpec, mcc, train_run
+from diagnostics.finetune._run_spec import RunSpec
+from diagnostics.finetune._train import mcc, train_run
 from diagnostics.models import tiny_random_model
 
 
@@ -26,7 +27,7 @@ def config(tmp_path, tiny, **overrides):
 
 
 def run_one(cfg, seed=0, language="en"):
-    from diagnostics.finetune._train import spec_dict
+    from diagnostics.finetune._run_spec import spec_dict
 
     spec = RunSpec(cfg.to_dict(), language, spec_dict(cfg.models[0]), seed)
     return train_run(spec), spec.path
