@@ -38,6 +38,10 @@ class Annotator:
     ----------
     rules : RuleSet
         Parsed rules (see :func:`diagnostics.annotate.load_rules`).
+    surface_only : bool
+        Analyse the texts with the backend's tokenizer alone, not its whole pipeline: for rules whose features are
+        all read off lower-case word forms (:attr:`~diagnostics.annotate._rules.FeatureRule.surface_only`) and a
+        presence reading, where lemmas, tags and parses would change nothing.
 
     Raises
     ------
@@ -45,13 +49,14 @@ class Annotator:
         A feature uses entities the backend cannot find, or a pattern spaCy refuses.
     """
 
-    def __init__(self, rules: RuleSet):
+    def __init__(self, rules: RuleSet, surface_only: bool = False):
         """Load the backend pipeline and compile every feature's words and patterns into its matchers."""
         from spacy.matcher import Matcher, PhraseMatcher
 
         from ._backends import CONTEXT_FREE_BACKENDS, get_lexicon, get_pipeline
 
         self.rules = rules
+        self.surface_only = surface_only
         self.nlp = get_pipeline(rules.backend, rules.language, rules.model, rules.exclude, rules.ner)
         # token patterns go to the fast matcher; spaCy's Matcher validates every pattern and keeps the few
         # the fast one does not support
@@ -212,7 +217,7 @@ class Annotator:
         """
         from tqdm.auto import tqdm
 
-        docs = self.nlp.pipe(texts, batch_size=batch_size)
+        docs = map(self.nlp.make_doc, texts) if self.surface_only else self.nlp.pipe(texts, batch_size=batch_size)
         with tqdm(total=len(texts), disable=not progress, desc=f"annotate {self.rules.language}", unit="text") as bar:
             # the rules run on a batch of analysed docs at a time: interleaved doc by doc with the backend's
             # dictionary lookups (each evicting the other's data from the CPU caches) they took ~1/6 longer

@@ -2,13 +2,15 @@
 the probes) annotate a training set once.
 
 One entry is ``annotations-<lang>-<key>.json`` in the cache folder, written atomically; ``key`` hashes the
-language, the reading (pair or presence), the rules file's sha256 and every premise and hypothesis.
+language, the reading (pair or presence), the rules file's sha256, the features asked for (when not all) and every
+premise and hypothesis.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -38,7 +40,8 @@ def rules_digest(lang: str | Path) -> str:
 
 
 def annotate_cached(frame: pd.DataFrame, lang: str | Path, cache_dir: str | Path | None, *,
-                    presence: bool = False, progress: bool = False) -> pd.DataFrame:
+                    presence: bool = False, progress: bool = False,
+                    features: Sequence[str] | None = None) -> pd.DataFrame:
     """:func:`diagnostics.annotate.annotate`, reusing an earlier result for the same texts and rules.
 
     Parameters
@@ -53,6 +56,8 @@ def annotate_cached(frame: pd.DataFrame, lang: str | Path, cache_dir: str | Path
         Count a feature when either sentence shows it (see :func:`diagnostics.annotate.annotate`).
     progress : bool
         Show a progress bar while annotating.
+    features : sequence of str, optional
+        Annotate only these features (see :func:`diagnostics.annotate.annotate`); cached apart from the whole set.
 
     Returns
     -------
@@ -64,13 +69,14 @@ def annotate_cached(frame: pd.DataFrame, lang: str | Path, cache_dir: str | Path
     path = None
     if cache_dir is not None:
         texts = [text for column in ("premise", "hypothesis") for text in frame[column].fillna("").astype(str)]
-        key = text_hash([str(lang), str(bool(presence)), rules_digest(lang), *texts])[:24]
+        only = [] if features is None else ["features:" + ",".join(features)]
+        key = text_hash([str(lang), str(bool(presence)), rules_digest(lang), *only, *texts])[:24]
         path = Path(cache_dir) / f"annotations-{Path(str(lang)).stem}-{key}.json"
         if path.is_file():
             cached = json.loads(path.read_text(encoding="utf-8"))
             if all(len(cached.get(c, ())) == len(frame) for c in COLUMNS):
                 return frame.assign(**{c: cached[c] for c in COLUMNS})
-    annotated = annotate(frame, lang, progress=progress, presence=presence)
+    annotated = annotate(frame, lang, progress=progress, presence=presence, features=features)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(path, {c: [list(x) for x in annotated[c]] for c in COLUMNS}, indent=None, sort_keys=False,

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
-from ..core.taxonomy import COARSE, COARSE_OF
+from ..core.taxonomy import COARSE, COARSE_OF, canonical_fine
 from ._annotator import Annotator
 from ._evidence import EXCEPT, Analysis
 from ._rules import load_rules, rules_path
@@ -38,6 +39,13 @@ __all__ = ["annotate", "get_annotator", "supported_features", "Annotator", "Anal
 def _cached_annotator(path: str, mtime_ns: int) -> Annotator:
     """The annotator of a rules file, keyed by its modification time so that an edited file is compiled again."""
     return Annotator(load_rules(Path(path)))
+
+
+@lru_cache(maxsize=16)
+def _cached_feature_annotator(path: str, mtime_ns: int, features: tuple[str, ...], presence: bool) -> Annotator:
+    """The annotator of some features of a rules file; tokenizer only where their presence is all it reads."""
+    rules = load_rules(Path(path)).only(features)
+    return Annotator(rules, surface_only=presence and all(rule.surface_only for rule in rules.features.values()))
 
 
 def get_annotator(lang: str | Path) -> Annotator:
@@ -92,7 +100,7 @@ def supported_features(lang: str | Path) -> list[str]:
 
 
 def annotate(frame: pd.DataFrame, lang: str | Path, *, batch_size: int = 64, progress: bool = False,
-             presence: bool = False) -> pd.DataFrame:
+             presence: bool = False, features: Sequence[str] | None = None) -> pd.DataFrame:
     """Annotate sentence pairs with diagnostic features by rules.
 
     Parameters
@@ -108,6 +116,10 @@ def annotate(frame: pd.DataFrame, lang: str | Path, *, batch_size: int = 64, pro
     presence : bool
         When true, a feature counts if either sentence shows it, ignoring ``pair: differ`` in the rules
         (the plain "feature present" reading, used for training-data distributions).
+    features : sequence of str, optional
+        Annotate only these features (fine category names): the same result for them as annotating all and
+        keeping them. With ``presence``, features read off word forms alone (such as English Negation) need only
+        the tokenizer, not the tagger, parser and entity recogniser (RTE train: 0.4 s instead of 27 s).
 
     Returns
     -------
@@ -119,6 +131,8 @@ def annotate(frame: pd.DataFrame, lang: str | Path, *, batch_size: int = 64, pro
     ------
     ValueError
         When ``premise`` or ``hypothesis`` is missing, or ``batch_size`` < 1.
+    KeyError
+        For a feature the rules file has no rule for.
     """
     missing = [c for c in ("premise", "hypothesis") if c not in frame.columns]
     if missing:
@@ -126,10 +140,17 @@ def annotate(frame: pd.DataFrame, lang: str | Path, *, batch_size: int = 64, pro
                          f"(found {', '.join(map(str, frame.columns))})")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, found {batch_size}")
-    annotator = get_annotator(lang)
+    if features is None:
+        annotator = get_annotator(lang)
+    else:
+        path = rules_path(lang).resolve()
+        names = tuple(dict.fromkeys(canonical_fine(f) for f in features))
+        annotator = _cached_feature_annotator(str(path), path.stat().st_mtime_ns, names, presence)
     premises = frame["premise"].fillna("").astype(str).tolist()
     hypotheses = frame["hypothesis"].fillna("").astype(str).tolist()
     sides = _combine_in_order(annotator, premises, hypotheses, batch_size, progress, presence)
+    if features is not None and len(annotator.rules.features) > len(names):  # a feature read by unless_swapped
+        sides = [{f: side for f, side in found.items() if f in names} for found in sides]
     out = frame.copy()
     out["auto_features"] = [list(s) for s in sides]
     coarse = [{COARSE_OF[f] for f in s} for s in sides]

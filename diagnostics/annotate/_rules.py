@@ -148,6 +148,13 @@ class FeatureRule:
     #: pair (a universal replaced by another quantifier is Quantifiers, not the logic of the universal)
     unless_swapped: str | None = None
 
+    @property
+    def surface_only(self) -> bool:
+        """Whether a sentence shows this feature by its words' lower-case forms alone (a word list matched on
+        ``lower``; no patterns, exceptions, entities or derivations): its presence then needs only a tokenizer."""
+        return (self.match == "lower" and not self.patterns and not self.exceptions and self.entities is None
+                and self.derivation is None)
+
 
 @dataclass(frozen=True)
 class RuleSet:
@@ -186,6 +193,18 @@ class RuleSet:
     def feature_names(self) -> list[str]:
         """Canonical names of the features these rules detect, in taxonomy order."""
         return [f for f in FINE if f in self.features]
+
+    def only(self, features) -> RuleSet:
+        """These rules cut down to ``features`` (canonical names) and the features their ``unless_swapped`` reads.
+
+        Raises ``KeyError`` naming the features the file has no rule for.
+        """
+        missing = [f for f in features if f not in self.features]
+        if missing:
+            raise KeyError(f"{self.path} has no rule for {', '.join(missing)}; it has rules for "
+                           f"{', '.join(self.feature_names)}")
+        kept = set(features) | {self.features[f].unless_swapped for f in features} - {None}
+        return replace(self, features={name: rule for name, rule in self.features.items() if name in kept})
 
 
 def annotators_root() -> Path:

@@ -77,10 +77,11 @@ def with_presence(frame: pd.DataFrame, has_feature: np.ndarray, share: float, si
 _ANNOTATED: dict[tuple, pd.Series] = {}
 
 
-def _annotate(frame: pd.DataFrame, language: str, cache_dir: Path | None = None) -> pd.Series:
-    """``auto_features`` per row (presence reading: either sentence shows the feature), memoised per process and
-    cached in ``cache_dir`` (sweep workers in other processes reuse it)."""
-    key = (language, tuple(frame["id"]), tuple(frame["premise"].str.len()))
+def _annotate(frame: pd.DataFrame, language: str, feature: str, cache_dir: Path | None = None) -> pd.Series:
+    """Whether each row shows ``feature`` (presence reading: either sentence shows it), as its ``auto_features``;
+    memoised per process and cached in ``cache_dir`` (sweep workers in other processes reuse it). Only that feature
+    is annotated: where its rule reads word forms alone, the tokenizer is all that runs."""
+    key = (language, feature, tuple(frame["id"]), tuple(frame["premise"].str.len()))
     if key in _ANNOTATED:
         return _ANNOTATED[key]
     try:
@@ -88,7 +89,7 @@ def _annotate(frame: pd.DataFrame, language: str, cache_dir: Path | None = None)
     except ImportError as err:
         raise ImportError("presence=(feature, share) needs the rule annotators (diagnostics.annotate), which could "
                           f"not be imported: {err}") from err
-    annotated = annotate_cached(frame, language, cache_dir, presence=True)
+    annotated = annotate_cached(frame, language, cache_dir, presence=True, features=(feature,))
     _ANNOTATED[key] = annotated["auto_features"].reset_index(drop=True)
     return _ANNOTATED[key]
 
@@ -141,7 +142,7 @@ def _presence_subset(frame: pd.DataFrame, language: str, config: SweepConfig, si
     from diagnostics.core.taxonomy import canonical_fine
 
     feature = canonical_fine(config.presence.feature)
-    features = _annotate(frame, language, Path(config.output_dir) / ".cache" / "annotations")
+    features = _annotate(frame, language, feature, Path(config.output_dir) / ".cache" / "annotations")
     has = features.map(lambda feats: feature in set(feats or ())).to_numpy()
     return with_presence(frame, has, config.presence.share, size, seed)
 

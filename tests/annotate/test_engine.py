@@ -252,6 +252,36 @@ def test_cached_annotations_are_reused_and_keyed_by_rules_and_reading(tmp_path, 
     # another reading, or edited rules, is another entry
     with pytest.raises(AssertionError, match="annotated again"):
         annotate_cached(frame, rules, tmp_path / "cache", presence=True)
+    with pytest.raises(AssertionError, match="annotated again"):  # some features only: another entry
+        annotate_cached(frame, rules, tmp_path / "cache", features=["Negation"])
     rules.write_text("language: xx\nbackend: blank\nfeatures:\n  Negation:\n    words: [never]\n")
     with pytest.raises(AssertionError, match="annotated again"):
         annotate_cached(frame, rules, tmp_path / "cache")
+
+
+@pytest.mark.parametrize("lang,dataset,features,presence", [
+    ("en", "rte", ["Negation"], True),              # word forms alone: the tokenizer only
+    ("en", "sick", ["Negation", "Double negation"], True),
+    ("en", "rte", ["Universal", "Negation"], False),  # the pair reading; Universal reads Quantifiers (unless_swapped)
+    ("ru", "terra", ["Negation"], True),            # lemmas and exceptions: the whole pipeline
+])
+def test_some_features_annotate_as_their_share_of_all(lang, dataset, features, presence):
+    from diagnostics.annotate import _engine as engine
+
+    frame = data.load(dataset, split="train").head(250)
+    whole = annotate(frame, lang, presence=presence)
+    some = annotate(frame, lang, presence=presence, features=features)
+    kept = [{f: side for f, side in sides.items() if f in features} for sides in whole["feature_sides"]]
+    assert some["feature_sides"].tolist() == kept
+    assert some["auto_features"].tolist() == [[f for f in found if f in features] for found in whole["auto_features"]]
+    assert sum(map(bool, kept)) >= 5  # the features are there to be found
+    path = engine.rules_path(lang).resolve()
+    annotator = engine._cached_feature_annotator(str(path), path.stat().st_mtime_ns, tuple(features), presence)
+    assert annotator.surface_only == (lang == "en" and presence)
+
+
+def test_features_without_a_rule_are_refused():
+    frame = data.load("rte", split="train").head(2)
+    missing = next(f for f in FINE if f not in load_rules("sv").features)
+    with pytest.raises(KeyError, match=f"no rule for {missing}"):
+        annotate(frame, "sv", presence=True, features=["Negation", missing])
