@@ -195,9 +195,22 @@ class RuleSet:
         return [f for f in FINE if f in self.features]
 
     def only(self, features) -> RuleSet:
-        """These rules cut down to ``features`` (canonical names) and the features their ``unless_swapped`` reads.
+        """Cut these rules down to some features and the features their ``unless_swapped`` reads.
 
-        Raises ``KeyError`` naming the features the file has no rule for.
+        Parameters
+        ----------
+        features : sequence of str
+            Canonical fine category names.
+
+        Returns
+        -------
+        RuleSet
+            The same file's settings with only those features' rules.
+
+        Raises
+        ------
+        KeyError
+            Naming the features the file has no rule for.
         """
         missing = [f for f in features if f not in self.features]
         if missing:
