@@ -268,7 +268,7 @@ def test_cached_annotations_are_reused_and_keyed_by_rules_and_reading(tmp_path, 
 def test_some_features_annotate_as_their_share_of_all(lang, dataset, features, presence):
     from diagnostics.annotate import _engine as engine
 
-    frame = data.load(dataset, split="train").head(250)
+    frame = data.load(dataset, split="train").head(120)
     whole = annotate(frame, lang, presence=presence)
     some = annotate(frame, lang, presence=presence, features=features)
     kept = [{f: side for f, side in sides.items() if f in features} for sides in whole["feature_sides"]]
