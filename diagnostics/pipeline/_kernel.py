@@ -39,10 +39,17 @@ class PrivateSocketKernelManager(AsyncKernelManager):
             shutil.rmtree(self._socket_dir, ignore_errors=True)
 
 
+#: The longest Unix socket path every platform takes (Linux 107 bytes, macOS 103).
+MAX_SOCKET_PATH = 100
+
+
 def notebook_kernel_manager() -> type[AsyncKernelManager]:
     """The kernel manager class to execute notebooks with.
 
-    :class:`PrivateSocketKernelManager` where Unix sockets exist (Linux, macOS); jupyter_client's TCP default on
-    Windows.
+    :class:`PrivateSocketKernelManager` where Unix sockets exist (Linux, macOS) and the temporary folder's path
+    leaves room for a socket's name; else jupyter_client's TCP default (Windows, or a very long ``TMPDIR``).
     """
-    return PrivateSocketKernelManager if os.name == "posix" else AsyncKernelManager
+    longest = os.path.join(tempfile.gettempdir(), "nbkernel-xxxxxxxx", "channel-5")
+    if os.name == "posix" and len(longest.encode()) <= MAX_SOCKET_PATH:
+        return PrivateSocketKernelManager
+    return AsyncKernelManager

@@ -38,3 +38,14 @@ def test_two_kernels_get_separate_sockets():
     first, second = _connection_of_executed_notebook(), _connection_of_executed_notebook()
     assert first["ip"] != second["ip"]
 
+
+
+def test_a_temporary_folder_too_long_for_a_socket_falls_back_to_tcp(tmp_path, monkeypatch):
+    from jupyter_client.manager import AsyncKernelManager
+
+    from diagnostics.pipeline._kernel import MAX_SOCKET_PATH, PrivateSocketKernelManager
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / ("t" * MAX_SOCKET_PATH)))
+    assert notebook_kernel_manager() is AsyncKernelManager
+    monkeypatch.setattr(tempfile, "tempdir", "/tmp")
+    assert notebook_kernel_manager() is PrivateSocketKernelManager
