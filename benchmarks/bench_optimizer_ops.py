@@ -18,7 +18,8 @@ apart (``view_ops``; ``data_ops`` are the others). Bytes moved by an op: every t
 marks written (``add_``, ``_foreach_mul_``, ``out=``) is written, except where torch's kernels write an argument
 only on a condition: ``_fused_adam_`` / ``_fused_adamw_`` mark their gradients written, but their CPU and CUDA kernels
 store a gradient back only when given a ``grad_scale`` (they divide by it and keep the unscaled gradient, for AMP's
-``GradScaler``), so without one the gradients are counted as read only (:data:`WRITTEN_ONLY_WITH`). Views' bytes are left out of ``bytes_per_element`` (``bytes_per_element_with_views`` keeps them).
+``GradScaler``), so without one the gradients are counted as read only (:data:`WRITTEN_ONLY_WITH`). Views' bytes
+are left out of ``bytes_per_element`` (``bytes_per_element_with_views`` keeps them).
 ``bytes_per_element`` is a step's bytes over the stacked parameter elements (K x the trainable elements of one
 run); a float32 update must at least read the weight, its gradient and its moments and write the weight and the
 moments. The baseline, measured in the same run on the same structure: ``torch.optim.AdamW`` (its fused kernel
@@ -92,8 +93,9 @@ def op_counter():
                 return out
             schema = func._schema
 
+            names = [argument.name for argument in schema.arguments]
+
             def value(name: str):
-                names = [argument.name for argument in schema.arguments]
                 position = names.index(name)
                 return args[position] if position < len(args) else kwargs.get(name)
 

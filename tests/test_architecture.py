@@ -536,7 +536,8 @@ def test_checking_a_plans_runs_needs_no_torch(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys\nfrom diagnostics.pipeline import ScalePlan\nfrom diagnostics.pipeline._runner import unfinished_runs\n"
+    code = ("import sys\nfrom diagnostics.pipeline import ScalePlan\n"
+            "from diagnostics.pipeline._runner import unfinished_runs\n"
             f"missing, total = unfinished_runs(ScalePlan.resolve('tiny', {str(tmp_path)!r}))\n"
             "import diagnostics.finetune._run_spec\n"
             "print(len(missing), total, 'torch' in sys.modules)")
