@@ -36,25 +36,28 @@ __all__ = ["annotate", "get_annotator", "supported_features", "Annotator", "Anal
 
 
 @lru_cache(maxsize=16)
-def _cached_annotator(path: str, mtime_ns: int) -> Annotator:
-    """The annotator of a rules file, keyed by its modification time so that an edited file is compiled again."""
-    return Annotator(load_rules(Path(path)))
-
-
-@lru_cache(maxsize=16)
-def _cached_feature_annotator(path: str, mtime_ns: int, features: tuple[str, ...], presence: bool) -> Annotator:
-    """The annotator of some features of a rules file; tokenizer only where their presence is all it reads."""
-    rules = load_rules(Path(path)).only(features)
+def _cached_annotator(path: str, mtime_ns: int, features: tuple[str, ...] | None, presence: bool) -> Annotator:
+    """The annotator of a rules file (of some of its features), keyed by its modification time so that an edited
+    file is compiled again; tokenizer only where the presence of those features is all it reads."""
+    rules = load_rules(Path(path))
+    if features is None:
+        return Annotator(rules)
+    rules = rules.only(features)
     return Annotator(rules, surface_only=presence and all(rule.surface_only for rule in rules.features.values()))
 
 
-def get_annotator(lang: str | Path) -> Annotator:
+def get_annotator(lang: str | Path, features: Sequence[str] | None = None, presence: bool = False) -> Annotator:
     """Give the compiled annotator of a language code or rules file (cached; reloaded when the file changes).
 
     Parameters
     ----------
     lang : str or Path
         Language code with a bundled rules file, or a rules file path.
+    features : sequence of str, optional
+        Compile only these features (fine category names) and the features their ``unless_swapped`` reads.
+    presence : bool
+        With ``features``: the annotator is for the presence reading, so features read off word forms alone run
+        the tokenizer only (:attr:`Annotator.surface_only`).
 
     Returns
     -------
@@ -66,12 +69,13 @@ def get_annotator(lang: str | Path) -> Annotator:
     RulesError
         The rules file is malformed or refers to what its backend lacks.
     KeyError
-        No bundled rules for that language code.
+        No bundled rules for that language code, or no rule for one of ``features``.
     FileNotFoundError
         A rules file path that does not exist.
     """
     path = rules_path(lang).resolve()
-    return _cached_annotator(str(path), path.stat().st_mtime_ns)
+    names = None if features is None else tuple(dict.fromkeys(canonical_fine(f) for f in features))
+    return _cached_annotator(str(path), path.stat().st_mtime_ns, names, presence and names is not None)
 
 
 def supported_features(lang: str | Path) -> list[str]:
@@ -140,17 +144,13 @@ def annotate(frame: pd.DataFrame, lang: str | Path, *, batch_size: int = 64, pro
                          f"(found {', '.join(map(str, frame.columns))})")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, found {batch_size}")
-    if features is None:
-        annotator = get_annotator(lang)
-    else:
-        path = rules_path(lang).resolve()
-        names = tuple(dict.fromkeys(canonical_fine(f) for f in features))
-        annotator = _cached_feature_annotator(str(path), path.stat().st_mtime_ns, names, presence)
+    annotator = get_annotator(lang, features, presence)
     premises = frame["premise"].fillna("").astype(str).tolist()
     hypotheses = frame["hypothesis"].fillna("").astype(str).tolist()
     sides = _combine_in_order(annotator, premises, hypotheses, batch_size, progress, presence)
-    if features is not None and len(annotator.rules.features) > len(names):  # a feature read by unless_swapped
-        sides = [{f: side for f, side in found.items() if f in names} for found in sides]
+    if features is not None:  # drop the features compiled only because an unless_swapped reads them
+        asked = {canonical_fine(f) for f in features}
+        sides = [{f: side for f, side in found.items() if f in asked} for found in sides]
     out = frame.copy()
     out["auto_features"] = [list(s) for s in sides]
     coarse = [{COARSE_OF[f] for f in s} for s in sides]

@@ -266,8 +266,6 @@ def test_cached_annotations_are_reused_and_keyed_by_rules_and_reading(tmp_path, 
     ("ru", "terra", ["Negation"], True),            # lemmas and exceptions: the whole pipeline
 ])
 def test_some_features_annotate_as_their_share_of_all(lang, dataset, features, presence):
-    from diagnostics.annotate import _engine as engine
-
     frame = data.load(dataset, split="train").head(120)
     whole = annotate(frame, lang, presence=presence)
     some = annotate(frame, lang, presence=presence, features=features)
@@ -275,9 +273,7 @@ def test_some_features_annotate_as_their_share_of_all(lang, dataset, features, p
     assert some["feature_sides"].tolist() == kept
     assert some["auto_features"].tolist() == [[f for f in found if f in features] for found in whole["auto_features"]]
     assert sum(map(bool, kept)) >= 5  # the features are there to be found
-    path = engine.rules_path(lang).resolve()
-    annotator = engine._cached_feature_annotator(str(path), path.stat().st_mtime_ns, tuple(features), presence)
-    assert annotator.surface_only == (lang == "en" and presence)
+    assert get_annotator(lang, features, presence).surface_only == (lang == "en" and presence)
 
 
 def test_features_without_a_rule_are_refused():
