@@ -379,8 +379,8 @@ class _CompiledBertAdam:
         optimizer, config = self.optimizer, self.optimizer.config
         stack = optimizer.stack
         with torch.no_grad():
-            stacked, by_run = optimizer._gradients()
-            optimizer.clip_scales(optimizer._norms(by_run))
+            stacked = optimizer._gradients()
+            optimizer.clip_scales(optimizer._norms(stacked))
             self.factors.copy_(torch.as_tensor(list(factors), dtype=torch.float32), non_blocking=True)
             columns = [self.factors.view(column.shape) * rate
                        for column, rate in zip(optimizer._scale_columns, self.base_rates)]

@@ -2,21 +2,25 @@
 
 A step is a handful of operations whatever K and the number of parameter tensors:
 
-1. one ``_foreach_norm`` over every (run, tensor) gradient: the per-tensor norms, from which each run's global
-   norm (its clip to ``max_grad_norm``) and, for BertAdam, each tensor's norm after that clip (its per-tensor clip
-   to ``bert_adam_max_grad_norm``) are derived on the device, with no second pass;
+1. one norm per stacked gradient, over each run's slice (a (K,) vector per tensor): the per-(run, tensor) norms,
+   from which each run's global norm (its clip to ``max_grad_norm``) and, for BertAdam, each tensor's norm after
+   that clip (its per-tensor clip to ``bert_adam_max_grad_norm``) are derived on the device, with no second pass;
 2. BertAdam only: one ``_foreach_mul_`` scaling every stacked gradient by its runs' combined clip factors (a
    (K, 1, ...) column per tensor, broadcast); AdamW's clip is the kernel's own gradient scale instead;
 3. torch's fused Adam kernel (``_fused_adamw_``: reads weight, gradient and both moments once, writes weight and
-   moments once) per run and parameter group, at that run's learning rate.
+   moments once) per parameter group, at the runs' learning rate: BertAdam calls it once for every stretch of
+   neighbouring runs at the same rate (the whole stack while the runs keep in step, as a group started together
+   does until a run decays its rate on a plateau), AdamW once per run (its gradient scale and step count are the
+   run's own).
 
 BertAdam is that kernel without bias correction: with a step count so large that ``beta ** step`` is 0, the
 kernel's update ``p <- p (1 - lr wd) - lr m / (sqrt(v) + eps)`` is pytorch_pretrained_bert 0.6.2's (decay added
-to the update, epsilon outside the square root). Each run's view of its weights and moments is made once per group
-composition; of its gradients (fresh each step: nothing to zero or accumulate into) by one ``unbind`` per tensor.
-Learning rates are host-side floats (a run's base rate times the multiplier its loop gives: its schedule, its
-plateau decays and BertAdam's warm-up), so no step reads a value back from the device. Each run has its own step
-count (a run joining a group starts at 0: :meth:`reset` clears its slot's moments and count).
+to the update, epsilon outside the square root). The views of a stretch of runs' weights and moments are made once
+per group composition; of its gradients (fresh each step: nothing to zero or accumulate into) once per step, and
+none when the stretch is the whole stack. Learning rates are host-side floats (a run's base rate times the
+multiplier its loop gives: its schedule, its plateau decays and BertAdam's warm-up), so no step reads a value back
+from the device. Each run has its own step count (a run joining a group starts at 0: :meth:`reset` clears its
+slot's moments and count).
 """
 
 from __future__ import annotations
@@ -53,11 +57,9 @@ class _StackedOptimizer:
         self._bind()
 
     def _bind(self) -> None:
-        """(Re)make every per-run view of the weights and moments, and the clip buffers, for the stack's runs."""
+        """(Re)make the views of the weights and moments, and the clip buffers, for the stack's runs."""
         params, size = self.stack.params, self.stack.size
-        self.views = [[(base_lr, decay, [params[n][k] for n in names], [self.exp_avg[n][k] for n in names],
-                        [self.exp_avg_sq[n][k] for n in names])
-                       for base_lr, decay, names in self.groups] for k in range(size)]
+        self._stretches: dict[tuple[int, int], list] = {}
         # the clip factors of a step land in these buffers, read through views made once: a (K, 1, ...) column per
         # tensor broadcasts over its stacked gradient; a one-element view per run is the kernel's gradient scale
         dtype, device = params[self.names[0]].dtype, self.stack.device
@@ -68,6 +70,19 @@ class _StackedOptimizer:
         self._inverse_views = [self._inverse[k:k + 1] for k in range(size)]
         longest = max((len(names) for _, _, names in self.groups), default=0)
         self._count_views = [[self.counts[k]] * longest for k in range(size)]
+
+    def _views(self, start: int, end: int) -> list:
+        """Per parameter group: its base rate, decay, and the weights and moments of runs ``start`` to ``end``."""
+        key = (start, end)
+        if key not in self._stretches:
+            whole, one = (start, end) == (0, self.stack.size), end == start + 1
+
+            def part(tensors: dict[str, torch.Tensor], names: list[str]) -> list[torch.Tensor]:
+                return [tensors[n] if whole else tensors[n][start] if one else tensors[n][start:end] for n in names]
+
+            self._stretches[key] = [(base_lr, decay, part(self.stack.params, names), part(self.exp_avg, names),
+                                     part(self.exp_avg_sq, names)) for base_lr, decay, names in self.groups]
+        return self._stretches[key]
 
     def keep(self, runs: Sequence[int]) -> None:
         """Keep the state of the runs at positions ``runs`` (after the stack kept the same positions)."""
@@ -85,21 +100,19 @@ class _StackedOptimizer:
             self.exp_avg_sq[name][position].zero_()
         self.counts[position].zero_()
 
-    def _gradients(self) -> tuple[list[torch.Tensor], list[list[torch.Tensor]]]:
-        """The stacked gradients, and each run's gradient views (one ``unbind`` per tensor, nothing copied)."""
-        stacked = [self.stack.params[n].grad for n in self.names]
-        unbound = [g.unbind(0) for g in stacked]
-        return stacked, [[tensor[k] for tensor in unbound] for k in range(self.stack.size)]
+    def _gradients(self) -> list[torch.Tensor]:
+        """The stacked gradients, in the order of :attr:`names`."""
+        return [self.stack.params[n].grad for n in self.names]
 
-    def _norms(self, by_run: list[list[torch.Tensor]]) -> torch.Tensor:
-        """The norm of every (run, tensor) gradient, float32 of shape (K, tensors), in one pass."""
-        flat = [g for run in by_run for g in run]
-        return torch.stack(torch._foreach_norm(flat)).view(self.stack.size, len(self.names)).float()
+    def _norms(self, stacked: list[torch.Tensor]) -> torch.Tensor:
+        """The norm of every (run, tensor) gradient, float32 of shape (K, tensors): one reduction per tensor."""
+        return torch.stack([torch.linalg.vector_norm(g, dim=tuple(range(1, g.dim()))) for g in stacked],
+                           dim=1).float()
 
     @torch.no_grad()
     def grad_norms(self) -> torch.Tensor:
         """Each run's gradient norm over all of its parameters, float32 of shape (K,), on the device."""
-        return torch.linalg.vector_norm(self._norms(self._gradients()[1]), dim=1)
+        return torch.linalg.vector_norm(self._norms(self._gradients()), dim=1)
 
     def _global_clip(self, norms: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Each run's norm (K,) and its factor of the clip to ``max_grad_norm`` (1 without clipping)."""
@@ -108,19 +121,31 @@ class _StackedOptimizer:
         coef = (max_norm / (total + _CLIP_EPS)).clamp(max=1.0) if max_norm else torch.ones_like(total)
         return total, coef
 
-    def _update(self, run: int, lr_factor: float, grads: list[torch.Tensor], steps: list[torch.Tensor],
+    def _update(self, start: int, end: int, lr_factor: float, grads: list[torch.Tensor], steps: list[torch.Tensor],
                 grad_scale: torch.Tensor | None) -> None:
-        """The fused Adam kernel over one run's groups at ``base_lr * lr_factor`` (gradients divided by the scale)."""
+        """The fused Adam kernel over runs ``start`` to ``end`` (``grads``: theirs, in the order of :attr:`names`) at
+        ``base_lr * lr_factor`` per group, gradients divided by ``grad_scale``."""
         beta1, beta2 = self.betas
-        start = 0
-        for base_lr, decay, params, exp_avg, exp_avg_sq in self.views[run]:
-            end = start + len(params)
+        first = 0
+        for base_lr, decay, params, exp_avg, exp_avg_sq in self._views(start, end):
+            last = first + len(params)
             if params:
-                torch._fused_adamw_(params, grads[start:end], exp_avg, exp_avg_sq, [], steps[:len(params)],
+                torch._fused_adamw_(params, grads[first:last], exp_avg, exp_avg_sq, [], steps[:len(params)],
                                     lr=base_lr * lr_factor, beta1=beta1, beta2=beta2, weight_decay=decay,
                                     eps=self.config.adam_eps, amsgrad=False, maximize=False,
                                     grad_scale=grad_scale)
-            start = end
+            first = last
+
+    def _stretch_gradients(self, stacked: list[torch.Tensor],
+                           stretches: Sequence[tuple[int, int, float]]) -> list[list[torch.Tensor]]:
+        """Each stretch's gradients: the stacked ones for the whole stack, one ``unbind`` per tensor for single
+        runs, slices otherwise."""
+        size = self.stack.size
+        single = any(end == start + 1 and (start, end) != (0, size) for start, end, _ in stretches)
+        unbound = [g.unbind(0) for g in stacked] if single else None
+        return [stacked if (start, end) == (0, size) else
+                [u[start] for u in unbound] if end == start + 1 else [g[start:end] for g in stacked]
+                for start, end, _ in stretches]
 
     def _release(self) -> None:
         """Drop the gradients: the next backward writes fresh ones (nothing to zero, nothing to add to)."""
@@ -161,12 +186,13 @@ class StackedAdamW(_StackedOptimizer):
         torch.Tensor
             Each run's gradient norm before clipping, shape (K,), on the device (not read back).
         """
-        _, by_run = self._gradients()
-        norms, coef = self._global_clip(self._norms(by_run))
+        stacked = self._gradients()
+        norms, coef = self._global_clip(self._norms(stacked))
         self._inverse.copy_(coef.reciprocal())  # the kernel divides each run's gradients by its scale
         self.counts.add_(1.0)  # the kernel reads each run's step count for its bias corrections
-        for run in range(self.stack.size):
-            self._update(run, float(factors[run]), by_run[run], self._count_views[run], self._inverse_views[run])
+        runs = [(run, run + 1, float(factor)) for run, factor in enumerate(factors)]
+        for (run, _, factor), grads in zip(runs, self._stretch_gradients(stacked, runs)):
+            self._update(run, run + 1, factor, grads, self._count_views[run], self._inverse_views[run])
         self._release()
         return norms
 
@@ -223,10 +249,22 @@ class StackedBertAdam(_StackedOptimizer):
         torch.Tensor
             Each run's gradient norm before clipping, shape (K,), on the device (not read back).
         """
-        stacked, by_run = self._gradients()
-        norms = self.clip_scales(self._norms(by_run))
+        stacked = self._gradients()
+        norms = self.clip_scales(self._norms(stacked))
         torch._foreach_mul_(stacked, self._scale_columns)
-        for run in range(self.stack.size):
-            self._update(run, float(factors[run]), by_run[run], self._steps, None)
+        stretches = _stretches(factors)
+        for (start, end, factor), grads in zip(stretches, self._stretch_gradients(stacked, stretches)):
+            self._update(start, end, factor, grads, self._steps, None)
         self._release()
         return norms
+
+
+def _stretches(factors: Sequence[float]) -> list[tuple[int, int, float]]:
+    """The maximal stretches ``(start, end, factor)`` of neighbouring runs with the same learning-rate factor."""
+    stretches: list[tuple[int, int, float]] = []
+    for run, factor in enumerate(map(float, factors)):
+        if stretches and stretches[-1][2] == factor:
+            stretches[-1] = (stretches[-1][0], run + 1, factor)
+        else:
+            stretches.append((run, run + 1, factor))
+    return stretches
