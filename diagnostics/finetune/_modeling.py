@@ -150,19 +150,17 @@ def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, toke
     """Write the best model as a full Hugging Face folder (safetensors), re-attaching frozen lower layers.
 
     Top-k models carry ``top_k_of`` (the full number of layers); their frozen lower layers come from
-    ``pretrained``. ``tokenizer`` is saved alongside. ``RuntimeError`` when the trained weights do not fit the full
-    model.
+    ``pretrained``. ``tokenizer`` is saved alongside (``pretrained``'s own tokenizer files, copied: see
+    :func:`diagnostics.models.save_tokenizer`). ``RuntimeError`` when the trained weights do not fit the full model.
     """
     from transformers import AutoModelForSequenceClassification
 
-    from diagnostics.models import model_folder_writer
-
-    from diagnostics.models import JiantPairClassifier, save_jiant_classifier
+    from diagnostics.models import JiantPairClassifier, model_folder_writer, save_jiant_classifier, save_tokenizer
 
     if isinstance(model, JiantPairClassifier):
         with model_folder_writer(folder) as staging:
             save_jiant_classifier(model, staging)
-            tokenizer.save_pretrained(staging)
+            save_tokenizer(tokenizer, staging, pretrained)
         return
     if getattr(model, "top_k_of", None) is None:
         full = model
@@ -184,4 +182,4 @@ def save_checkpoint(model: nn.Module, pretrained: str | Path, folder: Path, toke
             raise RuntimeError(f"checkpoint keys not in the full model: {missing.unexpected_keys[:5]}")
     with model_folder_writer(folder) as staging:  # a killed save leaves no half-written checkpoint
         full.save_pretrained(staging, safe_serialization=True)
-        tokenizer.save_pretrained(staging)
+        save_tokenizer(tokenizer, staging, pretrained)

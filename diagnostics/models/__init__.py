@@ -27,7 +27,7 @@ _EXPORTS = {
     "PassThroughEmbeddings": "_layers",
     **dict.fromkeys(["JiantPairClassifier", "build_jiant_classifier", "is_jiant_checkpoint", "load_jiant_checkpoint",
                      "save_jiant_classifier"], "_jiant_head"),
-    **dict.fromkeys(["check_model_folder", "load_tokenizer"], "_loading"),
+    **dict.fromkeys(["check_model_folder", "load_tokenizer", "save_tokenizer"], "_loading"),
     **dict.fromkeys(["PeakMemory", "current_rss_bytes", "default_dataset", "fitness", "load_measurement",
                      "measure_model", "save_measurement"], "_measure"),
     **dict.fromkeys(["PRECISIONS", "cpu_autocast", "cpu_bf16_supported", "effective_precision"], "_precision"),

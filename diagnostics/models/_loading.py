@@ -20,9 +20,8 @@ from pathlib import Path
 from ..core.errors import UserInputError
 
 from ._fingerprint import _file_digest
+from ._folders import TOKENIZER_FILES
 
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt",
-                   "sentencepiece.bpe.model", "spiece.model", "merges.txt", "vocab.json", "added_tokens.json")
 _MAX_TOKENIZERS = 8
 _TOKENIZERS: dict[tuple, object] = {}
 
@@ -68,6 +67,34 @@ def load_tokenizer(folder: str | os.PathLike):
             _TOKENIZERS.pop(next(iter(_TOKENIZERS)))
         _TOKENIZERS[digest] = AutoTokenizer.from_pretrained(str(folder))
     return _TOKENIZERS[digest]
+
+
+def save_tokenizer(tokenizer, folder: str | os.PathLike, source: str | os.PathLike | None = None) -> None:
+    """Write ``tokenizer`` into ``folder``: the tokenizer files of ``source`` copied byte for byte where it has them.
+
+    A tokenizer's ``save_pretrained`` re-serialises its files, so a checkpoint saved that way holds other bytes than
+    the model folder it was trained from, and :func:`load_tokenizer` (keyed by content) parses the same 17 MB
+    tokenizer twice; copied, every checkpoint of a sweep shares its model's cache entry.
+
+    Parameters
+    ----------
+    tokenizer : transformers.PreTrainedTokenizerBase
+        The tokenizer loaded from ``source`` (saved with ``save_pretrained`` when ``source`` holds no tokenizer file).
+    folder : str or PathLike
+        An existing folder to write into.
+    source : str or PathLike, optional
+        The model folder the tokenizer was loaded from.
+    """
+    import shutil
+
+    folder = Path(os.fspath(folder))
+    source = Path(os.fspath(source)) if source is not None else None
+    names = [n for n in TOKENIZER_FILES if (source / n).is_file()] if source is not None and source.is_dir() else []
+    if not names:
+        tokenizer.save_pretrained(str(folder))
+        return
+    for name in names:
+        shutil.copyfile(source / name, folder / name)
 
 
 def check_model_folder(folder: str | os.PathLike) -> None:

@@ -1,6 +1,7 @@
 """The training loop on a tiny random BERT with the real tokenizer and real data subsets."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,7 +11,7 @@ import torch
 from diagnostics.finetune import SweepConfig, collect_predictions, run_sweep
 from diagnostics.finetune._run_spec import RunSpec
 from diagnostics.finetune._train import mcc, train_run
-from diagnostics.models import tiny_random_model
+from diagnostics.models import load_tokenizer, tiny_random_model
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +92,10 @@ def test_top_k_with_all_layers_matches_full_finetuning_with_frozen_embeddings(tm
     assert (tmp_path / "top/runs/.cache/features/tiny").exists()
 
     assert (top / "checkpoint" / "model.safetensors").exists()
+    # the checkpoint holds its model's tokenizer files as they are: one cached tokenizer serves both
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        assert (top / "checkpoint" / name).read_bytes() == (Path(tiny) / name).read_bytes()
+    assert load_tokenizer(top / "checkpoint") is load_tokenizer(tiny)
     model = AutoModelForSequenceClassification.from_pretrained(top / "checkpoint").eval()
     tok = AutoTokenizer.from_pretrained(top / "checkpoint")
     axb = data.load("axb").head(20)
