@@ -1,4 +1,5 @@
-"""The kernel manager that executes notebooks: its kernel listens on Unix sockets of its own, not on TCP ports."""
+"""The kernel managers that execute notebooks: a kernel that finished is shut down without an interrupt, and where
+Unix sockets exist it listens on sockets of its own, not on TCP ports."""
 
 from __future__ import annotations
 
@@ -10,8 +11,23 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
 
-class PrivateSocketKernelManager(AsyncKernelManager):
-    """An ``AsyncKernelManager`` whose kernel's five channels are Unix sockets in a fresh temporary folder.
+class QuietShutdownKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` that asks its kernel to shut down without interrupting it first.
+
+    jupyter_client sends SIGINT before every shutdown request; a kernel that is idle between messages (as after the
+    last cell of a notebook) then logs ``KeyboardInterrupt caught in kernel`` at ERROR level, on the terminal of
+    whoever runs the main job, though nothing went wrong. An interrupt asked for outright (a cell that runs past
+    its timeout) is still sent.
+    """
+
+    async def _async_interrupt_kernel(self) -> None:
+        if self.shutting_down:  # set by the shutdown before it interrupts; the shutdown request follows
+            return
+        await super()._async_interrupt_kernel()
+
+
+class PrivateSocketKernelManager(QuietShutdownKernelManager):
+    """A :class:`QuietShutdownKernelManager` whose kernel's five channels are Unix sockets in a fresh temporary folder.
 
     With TCP, the manager picks free ports, releases them and lets the kernel bind them a second or two later; in
     that gap another process on the machine (a second kernel starting, any client opening a connection) can take one
@@ -47,9 +63,10 @@ def notebook_kernel_manager() -> type[AsyncKernelManager]:
     """The kernel manager class to execute notebooks with.
 
     :class:`PrivateSocketKernelManager` where Unix sockets exist (Linux, macOS) and the temporary folder's path
-    leaves room for a socket's name; else jupyter_client's TCP default (Windows, or a very long ``TMPDIR``).
+    leaves room for a socket's name; else :class:`QuietShutdownKernelManager` over jupyter_client's TCP default
+    (Windows, or a very long ``TMPDIR``).
     """
     longest = os.path.join(tempfile.gettempdir(), "nbkernel-xxxxxxxx", "channel-5")
     if os.name == "posix" and len(longest.encode()) <= MAX_SOCKET_PATH:
         return PrivateSocketKernelManager
-    return AsyncKernelManager
+    return QuietShutdownKernelManager

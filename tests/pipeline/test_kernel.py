@@ -41,11 +41,25 @@ def test_two_kernels_get_separate_sockets():
 
 
 def test_a_temporary_folder_too_long_for_a_socket_falls_back_to_tcp(tmp_path, monkeypatch):
-    from jupyter_client.manager import AsyncKernelManager
-
-    from diagnostics.pipeline._kernel import MAX_SOCKET_PATH, PrivateSocketKernelManager
+    from diagnostics.pipeline._kernel import MAX_SOCKET_PATH, PrivateSocketKernelManager, QuietShutdownKernelManager
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / ("t" * MAX_SOCKET_PATH)))
-    assert notebook_kernel_manager() is AsyncKernelManager
+    assert notebook_kernel_manager() is QuietShutdownKernelManager
     monkeypatch.setattr(tempfile, "tempdir", "/tmp")
     assert notebook_kernel_manager() is PrivateSocketKernelManager
+
+
+def test_a_finished_kernel_is_shut_down_without_an_interrupt(monkeypatch):
+    """jupyter_client interrupts a kernel before shutting it down, and ipykernel then logs an ERROR line."""
+    from jupyter_client.manager import KernelManager
+
+    sent = []
+    original = KernelManager._async_interrupt_kernel
+
+    async def counting(self):
+        sent.append(self.shutting_down)
+        await original(self)
+
+    monkeypatch.setattr(KernelManager, "_async_interrupt_kernel", counting)
+    _connection_of_executed_notebook()
+    assert sent == []
