@@ -21,8 +21,13 @@ from ._scale_plan import ScalePlan, experiment_configs
 if TYPE_CHECKING:
     from ._plan import Plan
 
-# the demo's longest notebooks (probing 150 s, behave 52 s, annotators 51 s of ~310 s on 2 cores), started first
+# the demo's longest notebooks (probing 256 s, behave 55 s, annotators 42 s of 263 s on 2 cores), started first
 SLOWEST_FIRST = ("05_probing", "08_behave", "07_annotate_new_language")
+#: Environment of the kernels when notebooks run side by side: OpenMP threads that wait yield their core instead of
+#: spinning. Each kernel's torch uses every core (and the probing notebook adds fitting processes), so lanes
+#: oversubscribe the cores, and GNU OpenMP's default spin-wait took CPU time from the other lane (demo, 2 cores, 2
+#: lanes: the notebooks took 342 s and 649 CPU-s spinning, 269 s and 510 CPU-s yielding). A value the user set wins.
+SHARED_CORES_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "torch", "transformers", "spacy", "pymorphy3", "seaborn")
 
 
@@ -170,7 +175,8 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
     :func:`execute_notebook`; ``names`` are the notebook stems to execute (all by default). ``lanes`` notebooks are
     executed at once (separate processes). The notebooks only read the run store and write their own files, so
     their order does not matter; the slowest (:data:`SLOWEST_FIRST`) start first. Two lanes on 2 cores overlap
-    the single-threaded parts (kernel start-up, imports, spaCy, probe fits) of one notebook with another's.
+    the single-threaded parts (kernel start-up, imports, spaCy, probe fits) of one notebook with another's; their
+    kernels run with :data:`SHARED_CORES_ENV`.
     Returns notebook stem -> seconds, sorted by stem.
     """
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
@@ -183,10 +189,19 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=lanes, mp_context=mp.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(max_workers=lanes, mp_context=mp.get_context("spawn"),
+                                 initializer=_share_cores) as pool:
             futures = {s.stem: pool.submit(execute_notebook, s, scale, out_dir, runs_dir) for s in scripts}
             timings = {stem: future.result() for stem, future in futures.items()}
     return dict(sorted(timings.items()))
+
+
+def _share_cores() -> None:
+    """Set :data:`SHARED_CORES_ENV` in a lane's process (its kernels inherit it), keeping what the user set."""
+    import os
+
+    for key, value in SHARED_CORES_ENV.items():
+        os.environ.setdefault(key, value)
 
 
 def prepare(plan: ScalePlan) -> Plan:

@@ -1,6 +1,7 @@
-"""The main job's plumbing: which notebooks run first, what a notebook opened by hand reads, and that nothing trains
-without being asked (the tiny main job itself is run and checked in ``test_notebooks.py``)."""
+"""The main job's plumbing: which notebooks run first and how side by side, what a notebook opened by hand reads, and
+that nothing trains without being asked (the tiny main job itself is run and checked in ``test_notebooks.py``)."""
 
+import os
 
 import pytest
 
@@ -47,3 +48,26 @@ def test_notebook_paths_resolve_from_the_project_root(tmp_path, monkeypatch, cap
     assert notebook_paths("tiny") == (root.resolve() / "runs" / "tiny", root.resolve() / "reports" / "tiny" / "figures")
     assert notebook_paths("tiny", "store", "figs") == (root.resolve() / "store", root.resolve() / "figs")
     assert str(root.resolve() / "reports" / "tiny" / "figures") in capsys.readouterr().out
+
+
+def test_notebooks_side_by_side_yield_their_cores(tmp_path, monkeypatch):
+    """Lanes oversubscribe the cores: their kernels' OpenMP threads wait passively, unless the user chose."""
+    from diagnostics.pipeline._runner import SHARED_CORES_ENV, _share_cores, execute_notebooks
+
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    header = "# ---\n# jupyter:\n#   kernelspec: {display_name: Python 3, language: python, name: python3}\n# ---\n\n"
+    record = (header + "# %% tags=['parameters']\nscale = output_dir = runs_dir = train_missing = None\n"
+              "# %%\nimport os, pathlib\n"
+              "pathlib.Path(output_dir, 'NAME.env').write_text(os.environ.get('OMP_WAIT_POLICY', 'unset'))\n")
+    for name in ("00_first", "01_second"):
+        (notebooks / f"{name}.py").write_text(record.replace("NAME", name))
+    monkeypatch.setenv("DIAGNOSTICS_ROOT", str(tmp_path))
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    out = tmp_path / "report"
+    (out / "figures").mkdir(parents=True)
+    assert set(execute_notebooks("tiny", out, tmp_path / "runs", lanes=2)) == {"00_first", "01_second"}
+    assert {p.read_text() for p in (out / "figures").glob("*.env")} == {SHARED_CORES_ENV["OMP_WAIT_POLICY"]}
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    _share_cores()
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
