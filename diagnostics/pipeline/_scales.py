@@ -3,7 +3,7 @@
 * ``tiny``: a 2-layer random BERT, a few dozen training pairs, 2 seeds: exercises every code path in seconds
   (used by the tests; its numbers are noise by construction).
 * ``demo``: the embedded multilingual-e5-small with the cheap CPU recipe of ``configs/demo.yaml``, 3 seeds,
-  en + ru: the README's main command, about 20 minutes on 2 CPU cores.
+  en + ru: the README's main command, about 15 minutes on 2 CPU cores.
 * ``paper``: the study's design from ``configs/paper.yaml`` (mBERT, seeds 0-5, full fine-tuning; every language
   with training data; MNLI at the study's eight sizes for English and Russian (Fig. 4) and RTE + 374k MNLI for
   every language (Table 4, Fig. 3); feature presence in a 10k MNLI subset, English and Russian): for a GPU.
