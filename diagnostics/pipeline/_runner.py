@@ -26,7 +26,7 @@ SLOWEST_FIRST = ("05_probing", "08_behave", "07_annotate_new_language")
 #: Environment of the kernels when notebooks run side by side: OpenMP threads that wait yield their core instead of
 #: spinning. Each kernel's torch uses every core (and the probing notebook adds fitting processes), so lanes
 #: oversubscribe the cores, and GNU OpenMP's default spin-wait took CPU time from the other lane (demo, 2 cores, 2
-#: lanes: the notebooks took 342 s and 649 CPU-s spinning, 269 s and 510 CPU-s yielding). A value the user set wins.
+#: lanes: the notebooks took 342 s and 649 CPU-s spinning, 263 s and 497 CPU-s yielding). A value the user set wins.
 SHARED_CORES_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 PACKAGES = ("numpy", "pandas", "scipy", "scikit-learn", "torch", "transformers", "spacy", "pymorphy3", "seaborn")
 
