@@ -226,7 +226,9 @@ def test_ctrl_c_cancels_the_sweeps_own_jobs_and_no_other(cluster, tiny, tmp_path
     other = subprocess.run(["sbatch", "--parsable", "--wrap", "sleep 300", "--output", "/dev/null"], check=True,
                            capture_output=True, text=True).stdout.strip()  # someone else's job
     try:
-        sweep = _cli(_config(tmp_path, tiny), tmp_path)
+        # runs that train for minutes, so that Ctrl-C lands while they train: on a loaded host the default 2-epoch
+        # runs once ended, and the sweep with them, between the check below and the signal
+        sweep = _cli(_config(tmp_path, tiny, max_epochs=400, patience=400), tmp_path)
         lines = Lines(sweep.stdout)
         job = wait_for_running("_0", tmp_path / "runs/s/en/tiny/seed=0/config.json")
         sweep.send_signal(signal.SIGINT)
