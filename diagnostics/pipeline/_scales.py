@@ -105,7 +105,8 @@ class ScaleSpec(Settings, frozen=True):
         "CPU supports it natively, see :mod:`diagnostics.models._precision`); the sweeps take theirs from the "
         "config."))
     notebook_lanes: int = setting(1, check=(lambda v: v >= 1, "an integer >= 1"), help=(
-        "Notebooks executed at once by the main job (see :func:`diagnostics.pipeline._runner.execute_notebooks`)."))
+        "Notebooks executed at once by the main job (see :func:`diagnostics.pipeline._runner.execute_notebooks`); "
+        "side by side, their kernels run with ``OMP_WAIT_POLICY=PASSIVE`` unless you set it."))
     annotate_limit: int | None = setting(None, check=(lambda v: v >= 1, "an integer >= 1 (or null for all pairs)"),
                                          help=(
         "Pairs per dataset the notebooks' annotator tables (Table 7) annotate (``None``: all; the tiny scale keeps "
