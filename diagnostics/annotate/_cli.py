@@ -1,4 +1,4 @@
-"""``diagnostics annotate run|evaluate|features``."""
+"""``diagnostics annotate run|evaluate|features|init``."""
 
 from __future__ import annotations
 
@@ -100,6 +100,24 @@ def features(lang: str = typer.Option(..., "--lang", help="Language code or rule
         raise
     except KeyError as err:
         raise _user_error(err) from err
+
+
+@annotate_app.command("init")
+def init(lang: str = typer.Argument(..., help="ISO 639 code of the new language, e.g. uk or es."),
+         out: Path = typer.Option(None, "--out", "-o", help="Rules file to write (default: ./LANG.yaml)."),
+         backend: str = typer.Option(None, help="spacy, pymorphy3, hanta, simplemma or blank (default: the best "
+                                                "one installed for LANG)."),
+         force: bool = typer.Option(False, "--force", help="Overwrite --out if it exists.")) -> None:
+    """Start the rules of a new language: every feature of the bundled rules, the ones the backend finds without word
+    lists active, the others commented out with an English example to translate."""
+    from ._template import TEMPLATE_FEATURES, write_template
+
+    path, chosen = write_template(lang, out, backend, force)
+    active = sum(1 for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.startswith("  ") and not line.startswith(("  #", "   ")) and line.rstrip().endswith(":"))
+    typer.echo(f"wrote {path}: backend {chosen.name} ({chosen.source}); {active} of {len(TEMPLATE_FEATURES)} "
+               f"features active, the others commented with an example. Next: "
+               f"diagnostics annotate run --lang {path} PAIRS OUT")
 
 
 def _markdown(table) -> str:
