@@ -23,7 +23,8 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 app = typer.Typer(help="Multilingual NLI diagnostics and fine-tuning stability.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
 
-STAGES = ("data", "annotate", "models", "finetune", "stats", "predictions", "probe", "behave", "report", "pipeline")
+STAGES = ("data", "annotate", "models", "finetune", "stats", "predictions", "evaluate", "probe", "behave", "report",
+          "pipeline")
 
 
 def _reporting_user_errors(callback):

@@ -26,6 +26,8 @@ _EXPORTS = {
     **dict.fromkeys(["Run", "is_done", "list_runs", "run_coordinates", "run_folder", "seed_of_folder"], "_store"),
     **dict.fromkeys(["check_compatible", "jobs", "plan", "run_states", "settings_conflict"], "_sweep"),
     **dict.fromkeys(["job_slots", "resolve_model_path"], "_train"),
+    # what `diagnostics evaluate` reuses: the sweep's tokenisation, evaluation batches and predictions table
+    **dict.fromkeys(["encode_pairs", "length_sorted_batches"], "_batching"), "prediction_table": "_predict",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -116,8 +116,23 @@ def encode_pairs(tokenizer, frame: pd.DataFrame, max_length: int, truncation: st
 
     ``truncation="pair"`` cuts the joined pair (``max_length`` counts the special tokens; longest side first).
     ``"per_sentence"`` is jiant v1's ``tokenize_and_truncate``: each sentence is cut to ``max_length - 2`` tokens on
-    its own and the two are joined with the special tokens, uncut (so a pair may exceed ``max_length``). One
-    unpadded id list per row of ``frame``, in row order.
+    its own and the two are joined with the special tokens, uncut (so a pair may exceed ``max_length``).
+
+    Parameters
+    ----------
+    tokenizer : transformers.PreTrainedTokenizerBase
+        The model's tokenizer; the premise is its first sequence, the hypothesis its second.
+    frame : pandas.DataFrame
+        ``premise`` and ``hypothesis`` columns.
+    max_length : int
+        Tokens per pair (see above).
+    truncation : str
+        ``"pair"`` or ``"per_sentence"``.
+
+    Returns
+    -------
+    TokenInputs
+        One unpadded id list per row of ``frame``, in row order.
     """
     premises = frame["premise"].astype(str).tolist()
     hypotheses = frame["hypothesis"].astype(str).tolist()
@@ -203,7 +218,17 @@ def bucket_batches(lengths: np.ndarray, batch_size: int, generator: torch.Genera
 def length_sorted_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
     """Cut evaluation examples into batches sorted by length (least padding); the caller restores the input order.
 
-    Shortest examples first; the last batch may be smaller.
+    Parameters
+    ----------
+    lengths : numpy.ndarray of int
+        Tokens of each example.
+    batch_size : int
+        Examples per batch.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Index arrays, shortest examples first; the last batch may be smaller.
     """
     order = np.argsort(lengths, kind="stable")
     return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]

@@ -14,11 +14,26 @@ from diagnostics.core.schema import CLASS_LABELS
 
 def prediction_table(run_columns: dict[str, Any], name: str, frame: pd.DataFrame, proba: np.ndarray,
                      pretrain_seed: int | None = None) -> pd.DataFrame:
-    """The predictions table of one evaluation set (see :data:`diagnostics.core.schema.TRAINER_COLUMNS`).
+    """Build the predictions table of one evaluation set (see :data:`diagnostics.core.schema.TRAINER_COLUMNS`).
 
-    One row per example of ``frame`` (``id`` and ``label`` columns), ``proba`` its P(entailment). ``run_columns`` are
-    the constant columns identifying the run, in table order: ``experiment``, ``language``, ``model``, ``seed``;
-    ``name`` fills the ``dataset`` column; ``pretrain_seed``, when given, is added as a last column.
+    Parameters
+    ----------
+    run_columns : dict
+        The constant columns identifying the run, in table order: ``experiment``, ``language``, ``model``,
+        ``seed``.
+    name : str
+        The ``dataset`` column.
+    frame : pandas.DataFrame
+        The set's examples (``id`` and ``label`` columns).
+    proba : numpy.ndarray of float
+        P(entailment) of each example; the prediction is entailment where it is at least 0.5.
+    pretrain_seed : int, optional
+        Added as a last column when given.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per example of ``frame``.
     """
     table = pd.DataFrame({
         **run_columns, "dataset": name, "example_id": frame["id"].astype(str).to_numpy(),

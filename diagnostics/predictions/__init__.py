@@ -28,6 +28,8 @@ _EXPORTS = {
     "import_predictions": "_importer", "import_with_report": "_importer", "parse_label_map": "_labels",
     "FORMATS": "_readers", "ROLES": "_readers", "detect_format": "_readers", "read_source": "_readers",
     "match_key": "_text",
+    # used by the other stages, the notebooks and the docs
+    **dict.fromkeys(["LABEL_NAMES", "label_key", "scores_to_predictions"], "_labels"),
     "normalise_text": "_text",
 }
 

@@ -20,6 +20,8 @@ from ..data import THREE_WAY, collapse
 #: Label names a file may use without a map (after :func:`label_key`), and the binary label each stands for.
 NAMES = {**{name: collapse(name) for name in THREE_WAY}, NOT_ENTAILMENT: NOT_ENTAILMENT,
          "non_entailment": NOT_ENTAILMENT, "not_entailed": NOT_ENTAILMENT, "entailed": ENTAILMENT}
+#: The public name of :data:`NAMES` (the label names read without a map, e.g. a classifier head's).
+LABEL_NAMES = NAMES
 
 
 #: Answer words of multiple-choice prompts (lm-evaluation-harness's RTE choices are ``[" False", " True"]``, its
@@ -32,9 +34,16 @@ CHOICE_NAMES = {**NAMES, "true": ENTAILMENT, "yes": ENTAILMENT, "false": NOT_ENT
 def label_key(value: object) -> str:
     """Spell a label value the way label maps and names are compared.
 
-    ``value`` is a cell: a string, an integer, a float holding an integer (``1.0`` from a spreadsheet), a
-    boolean. Stripped and case-folded, with spaces and hyphens as underscores (``"Not entailment"`` ->
-    ``"not_entailment"``); integral numbers without a fraction (``1.0`` -> ``"1"``).
+    Parameters
+    ----------
+    value : object
+        A cell: a string, an integer, a float holding an integer (``1.0`` from a spreadsheet), a boolean.
+
+    Returns
+    -------
+    str
+        Stripped and case-folded, with spaces and hyphens as underscores (``"Not entailment"`` ->
+        ``"not_entailment"``); integral numbers without a fraction (``1.0`` -> ``"1"``).
     """
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value)).casefold()
@@ -132,9 +141,19 @@ def index_map(n_classes: int, label_map: Mapping[str, str] | None, default: tupl
 def scores_to_predictions(scores: np.ndarray, labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Turn score vectors (logits, log-likelihoods) into a prediction and P(entailment) per row.
 
-    ``scores`` has shape ``(n_rows, n_classes)``; ``labels`` gives the binary label of each class
-    (:func:`index_map`). The prediction is the label of the highest score (the first on ties, as ``numpy.argmax``);
-    P(entailment) is the softmax mass of the classes labelled entailment.
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (n_rows, n_classes)
+        The scores of each row.
+    labels : list of str
+        The binary label of each class (:func:`index_map`).
+
+    Returns
+    -------
+    prediction : numpy.ndarray of str
+        The label of the highest score (the first on ties, as ``numpy.argmax``).
+    probability : numpy.ndarray of float
+        P(entailment): the softmax mass of the classes labelled entailment.
     """
     scores = np.asarray(scores, dtype=np.float64)
     best = np.argmax(scores, axis=1)

@@ -1,0 +1,215 @@
+"""``diagnostics evaluate``: label maps of tiny random heads, premise / hypothesis order, seeds, the run store."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from _cli import invoke_cli
+
+from diagnostics.core.errors import UserInputError
+from diagnostics.core.schema import ENTAILMENT, NOT_ENTAILMENT
+from diagnostics.evaluate import describe_rule, evaluate_models, head_labels
+
+PAIRS = [("A man is sleeping on a bench in the park.", "Nobody sleeps.", NOT_ENTAILMENT),
+         ("The cat sat on the mat.", "A cat sat.", ENTAILMENT),
+         ("Two dogs run across a green field while children watch.", "Animals are running.", ENTAILMENT),
+         ("She did not go to school yesterday.", "She went to school.", NOT_ENTAILMENT),
+         ("Paris is the capital of France.", "France has a capital.", ENTAILMENT),
+         ("The concert was cancelled because of the storm.", "The concert took place.", NOT_ENTAILMENT)]
+
+
+@pytest.fixture(scope="module")
+def pairs_file(tmp_path_factory) -> Path:
+    """Six crafted English pairs in the RTE JSONL format (``rte_en=PATH``)."""
+    path = tmp_path_factory.mktemp("data") / "pairs.jsonl"
+    path.write_text("".join(json.dumps({"idx": i, "premise": p, "hypothesis": h, "label": y}) + "\n"
+                            for i, (p, h, y) in enumerate(PAIRS)), encoding="utf-8")
+    return path
+
+
+def _classifier(tiny: Path, folder: Path, names: list[str], seed: int) -> Path:
+    """A tiny sequence classifier with ``names`` as its id2label, its head drawn from ``seed``."""
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    torch.manual_seed(seed)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(tiny), num_labels=len(names), id2label=dict(enumerate(names)),
+        label2id={n: i for i, n in enumerate(names)})
+    with torch.no_grad():  # weights of std 0.02 barely tell pairs apart: unit-variance layers make them differ
+        for module in model.modules():
+            if isinstance(module, torch.nn.Linear):
+                module.weight.normal_(0.0, module.in_features ** -0.5)
+        model.classifier.weight.normal_(0.0, 0.3)
+        model.classifier.bias.zero_()
+    model.save_pretrained(str(folder), safe_serialization=True)
+    for name in os.listdir(tiny):
+        if name.startswith(("tokenizer", "special_tokens", "sentencepiece")):
+            shutil.copyfile(tiny / name, folder / name)
+    return folder
+
+
+def _permuted(source: Path, folder: Path, order: list[int], names: list[str]) -> Path:
+    """``source`` with its head's classes reordered (new class i = old class ``order[i]``), named ``names``."""
+    from safetensors.torch import load_file, save_file
+
+    folder.mkdir(parents=True)
+    state = load_file(str(source / "model.safetensors"))
+    for key in ("classifier.weight", "classifier.bias"):
+        state[key] = state[key][order].contiguous()
+    save_file(state, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    config = json.loads((source / "config.json").read_text())
+    config["id2label"] = {str(i): n for i, n in enumerate(names)}
+    config["label2id"] = {n: i for i, n in enumerate(names)}
+    (folder / "config.json").write_text(json.dumps(config))
+    for name in os.listdir(source):
+        if name not in ("model.safetensors", "config.json"):
+            shutil.copyfile(source / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def three_way(tiny_model_dir, tmp_path_factory) -> Path:
+    return _classifier(tiny_model_dir, tmp_path_factory.mktemp("m") / "nli3",
+                       ["contradiction", "neutral", "entailment"], seed=1)
+
+
+def _evaluate(models, pairs_file, out, **options):
+    return evaluate_models([str(m) for m in models], [f"rte_en={pairs_file}"], out=out, progress=False, **options)
+
+
+# --- the rule ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("names, expected", [
+    (["contradiction", "neutral", "entailment"], [NOT_ENTAILMENT, NOT_ENTAILMENT, ENTAILMENT]),
+    (["ENTAILMENT", "NEUTRAL", "CONTRADICTION"], [ENTAILMENT, NOT_ENTAILMENT, NOT_ENTAILMENT]),
+    (["Neutral", "Entailment", "Contradiction"], [NOT_ENTAILMENT, ENTAILMENT, NOT_ENTAILMENT]),
+    (["not_entailment", "entailment"], [NOT_ENTAILMENT, ENTAILMENT]),
+    (["entailment", "Not Entailment"], [ENTAILMENT, NOT_ENTAILMENT]),
+    (["non-entailment", "entailment"], [NOT_ENTAILMENT, ENTAILMENT]),
+])
+def test_the_rule_reads_the_heads_labels_in_any_order_and_spelling(names, expected):
+    id2label = {str(i): n for i, n in enumerate(names)}
+    assert head_labels(id2label) == expected
+    assert list(describe_rule(id2label, expected).values()) == expected
+
+
+def test_an_unmappable_head_stops_in_one_line_naming_its_labels():
+    with pytest.raises(UserInputError) as caught:
+        head_labels({0: "LABEL_0", 1: "LABEL_1"}, what="my-model")
+    message = str(caught.value)
+    assert "\n" not in message and "my-model" in message and "0=LABEL_0, 1=LABEL_1" in message
+    assert "--label-map" in message
+    with pytest.raises(UserInputError, match="needs a class for entailment"):
+        head_labels({0: "neutral", 1: "contradiction"})
+
+
+def test_a_user_map_wins_by_index_or_by_the_heads_name():
+    assert head_labels({0: "LABEL_0", 1: "LABEL_1"}, "0=entailment,1=not_entailment") == [ENTAILMENT, NOT_ENTAILMENT]
+    assert head_labels({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, "LABEL_0=contradiction,LABEL_1=neutral,"
+                       "LABEL_2=entailment") == [NOT_ENTAILMENT, NOT_ENTAILMENT, ENTAILMENT]
+    # the map overrides the names the rule would read
+    assert head_labels({0: "entailment", 1: "not_entailment"}, {0: "not_entailment", 1: "entailment"}) == \
+        [NOT_ENTAILMENT, ENTAILMENT]
+
+
+# --- models -----------------------------------------------------------------------------------------------------
+
+
+def test_three_way_heads_in_every_order_and_spelling_score_alike(three_way, pairs_file, tmp_path):
+    orders = {"a": ([2, 0, 1], ["ENTAILMENT", "CONTRADICTION", "NEUTRAL"]),
+              "b": ([1, 2, 0], ["Neutral", "Entailment", "Contradiction"])}
+    models = [three_way] + [_permuted(three_way, tmp_path / k, o, n) for k, (o, n) in orders.items()]
+    result = _evaluate(models, pairs_file, tmp_path / "runs")
+    table = result.predictions
+    assert set(result.runs["state"]) == {"done"} and len(table) == 3 * len(PAIRS)
+    probability = table.pivot(index="example_id", columns="model", values="probability")
+    assert np.allclose(probability.to_numpy(), probability.iloc[:, [0]].to_numpy(), atol=1e-6)
+    assert probability.iloc[:, 0].std() > 0.01  # the pairs differ
+    decided = table["prediction"] == np.where(table["probability"] >= 0.5, ENTAILMENT, NOT_ENTAILMENT)
+    assert decided.all()
+    config = json.loads((Path(result.runs["path"][1]) / "config.json").read_text())
+    assert config["evaluation"]["label_rule"] == {"0=ENTAILMENT": ENTAILMENT, "1=CONTRADICTION": NOT_ENTAILMENT,
+                                                  "2=NEUTRAL": NOT_ENTAILMENT}
+
+
+def test_probabilities_are_the_heads_own_on_premise_then_hypothesis(three_way, pairs_file, tmp_path):
+    """A swapped pair would give other probabilities: the crafted pairs read premise first, as the tokenizer
+    expects."""
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from diagnostics.models import load_tokenizer
+
+    table = _evaluate([three_way], pairs_file, tmp_path / "runs").predictions.set_index("example_id")
+    model = AutoModelForSequenceClassification.from_pretrained(str(three_way)).eval()
+    tokenizer = load_tokenizer(three_way)
+
+    def p_entailment(first, second):
+        with torch.no_grad():
+            logits = model(**tokenizer(first, second, return_tensors="pt")).logits
+        return torch.softmax(logits.double(), -1)[0, 2].item()
+
+    for i, (premise, hypothesis, _) in enumerate(PAIRS):
+        ours = table.loc[str(i), "probability"]
+        assert ours == pytest.approx(p_entailment(premise, hypothesis), abs=1e-6)
+        assert abs(ours - p_entailment(hypothesis, premise)) > 1e-6
+
+
+def test_a_two_way_head_with_generic_names_needs_a_map(tiny_model_dir, pairs_file, tmp_path):
+    generic = _classifier(tiny_model_dir, tmp_path / "generic", ["LABEL_0", "LABEL_1"], seed=2)
+    with pytest.raises(UserInputError, match="LABEL_0"):
+        _evaluate([generic], pairs_file, tmp_path / "runs")
+    forward = _evaluate([generic], pairs_file, tmp_path / "a", label_map="0=not_entailment,1=entailment")
+    backward = _evaluate([generic], pairs_file, tmp_path / "b", label_map="0=entailment,1=not_entailment")
+    assert np.allclose(forward.predictions["probability"], 1 - backward.predictions["probability"])
+
+
+def test_checkpoints_as_seeds_form_one_setting_and_are_not_evaluated_twice(tiny_model_dir, pairs_file, tmp_path):
+    from diagnostics.finetune import collect_predictions, verify_run
+    from diagnostics.stats import instance_stability, validate_predictions
+
+    names = ["entailment", "not_entailment"]
+    models = [_classifier(tiny_model_dir, tmp_path / "ckpt" / f"seed{s}" / "model", names, seed=s)
+              for s in (13, 14, 15)]
+    first = _evaluate(models, pairs_file, tmp_path / "runs", seed_pattern=r"seed(\d+)")
+    assert first.runs["seed"].tolist() == [13, 14, 15] and set(first.runs["model"]) == {"model"}
+    assert all(verify_run(path) == [] for path in first.runs["path"])
+    done = [(Path(p) / "DONE").stat().st_mtime_ns for p in first.runs["path"]]
+    again = _evaluate(models, pairs_file, tmp_path / "runs", seed_pattern=r"seed(\d+)")
+    assert set(again.runs["state"]) == {"skipped"}
+    assert [(Path(p) / "DONE").stat().st_mtime_ns for p in again.runs["path"]] == done
+    with pytest.raises(UserInputError, match="label_rule"):
+        _evaluate(models, pairs_file, tmp_path / "runs", seed_pattern=r"seed(\d+)",
+                  label_map="0=not_entailment,1=entailment")
+    table = collect_predictions(tmp_path / "runs")
+    assert len(table) == 3 * len(PAIRS)
+    from diagnostics.data import DataRef
+
+    checked = validate_predictions(table, datasets={"rte_en": DataRef("rte_en", "test", str(pairs_file)).load()})
+    flips = instance_stability(checked, validate=False)
+    assert len(flips) == len(PAIRS) and "flip_rate" in flips.columns
+
+
+def test_the_command_line_scores_and_refuses_in_one_line(tiny_model_dir, three_way, pairs_file, tmp_path):
+    result = invoke_cli("evaluate", three_way, "--dataset", f"rte_en={pairs_file}", "--out", tmp_path / "runs",
+                        "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "labels of" in result.stdout and "2=entailment -> entailment" in result.stdout
+    table = pd.read_parquet(tmp_path / "runs" / "evaluated" / "predictions.parquet")
+    assert len(table) == len(PAIRS)
+    generic = _classifier(tiny_model_dir, tmp_path / "generic", ["LABEL_0", "LABEL_1"], seed=2)
+    refused = invoke_cli("evaluate", generic, "--dataset", f"rte_en={pairs_file}", "--out", tmp_path / "runs2")
+    assert refused.returncode == 2
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "0=LABEL_0, 1=LABEL_1" in lines[0]
+    missing = invoke_cli("evaluate", three_way, "--dataset", "rte", "--out", tmp_path / "runs3")
+    assert missing.returncode == 2 and "rte:validation" in missing.stderr
