@@ -15,6 +15,9 @@ _EXPORTS = {
     **dict.fromkeys(["collect_predictions", "sweep_status", "verify_run"], "_store_checks"),
     # the training entry points import torch
     "run_sweep": "_sweep", "run_sweeps": "_sweep", "train_run": "_train",
+    # detached sweeps: submit, then follow from any shell
+    "submit_sweeps": "_sweep",
+    **dict.fromkeys(["DetachedSweep", "detached_status", "find_detached", "wait_detached"], "_detach"),
     # used by the other stages, the notebooks and the docs
     **dict.fromkeys(["ConfigError", "LANGUAGE_DEFAULTS"], "_config"),
     **dict.fromkeys(["DIAGNOSTIC_CATEGORY", "LANGUAGE_DATA_KEYS", "PRESENCE_WITHIN"], "_config_values"),

@@ -1,4 +1,5 @@
-"""``diagnostics sweep run CONFIG [--set key=value ...]`` and ``diagnostics sweep status DIR``."""
+"""``diagnostics sweep run CONFIG [--set key=value ...] [--detach]``, ``diagnostics sweep status DIR`` and
+``diagnostics sweep wait DIR``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ def run_command(
     executor: str = typer.Option(None, help="inprocess | pool | submitit (default: the config's)."),
     workers: int = typer.Option(None, help="Processes for the pool executor (default: the config's)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the runs and their state, train nothing."),
+    detach: bool = typer.Option(False, "--detach", help="Submit the jobs to the cluster (executor submitit) and "
+                                "return at once with their ids; follow them with `sweep status` or `sweep wait`."),
 ) -> None:
     """Run every unfinished (language, model, seed) of CONFIG; finished runs are skipped.
 
@@ -25,6 +28,10 @@ def run_command(
     needs and the sizes it asks of them. A bad value or a missing input is one line ``error: <file>:<line>: <key>:
     ...`` with exit code 2; runs that fail while training, are interrupted (a cancelled, preempted or timed-out job)
     or are locked by another process are listed and exit with code 1.
+
+    With --detach (executor submitit) the jobs are submitted and the command returns at once, printing their ids;
+    what was submitted is recorded in <output_dir>/<experiment>/.submitit/detached.json. The jobs run on their own:
+    logging out or Ctrl-C cancels nothing.
     """
     from ._config import load_config
 
@@ -46,6 +53,9 @@ def run_command(
                 f"{settings_conflict(cfg, conflicts[0])}; the real run refuses this sweep: choose another "
                 "experiment name or output directory, or delete those folders")
         return
+    if detach:
+        _detach(cfg)
+        return
     from ._sweep import run_sweep
 
     results = run_sweep(cfg)
@@ -58,6 +68,18 @@ def run_command(
         raise typer.Exit(1)
 
 
+def _detach(cfg) -> None:
+    from ._detach import detached_lines
+    from ._sweep import submit_sweeps
+
+    record = submit_sweeps([cfg])
+    if record is None:
+        typer.echo(f"every run is finished: nothing submitted; runs in {Path(cfg.output_dir) / cfg.experiment}")
+        return
+    for line in detached_lines(record):
+        typer.echo(line)
+
+
 @sweep_app.command("status")
 def status_command(
     directory: Path = typer.Argument(..., help="A run store, one experiment folder, or one run folder."),
@@ -65,28 +87,71 @@ def status_command(
     """Per run: done / running / failed / interrupted / pending, best validation score, minutes and the code commit.
 
     Finished runs are reused when their settings (run_hash) match, whatever code made them; a notice says when
-    the finished runs listed were made by different commits.
+    the finished runs listed were made by different commits. For a detached sweep (`sweep run --detach`) each run
+    also shows its job and the scheduler's side: queued / training / ended, with the state SLURM reports.
     """
-    from diagnostics.core.version import mixed_commits_notice
-
-    from ._store_checks import sweep_status
+    from ._detach import detached_status, find_detached
 
     if not directory.exists():
         raise FileNotFoundError(2, "does not exist (expected a run store, experiment or run folder)", str(directory))
-    table = sweep_status(directory)
+    record = find_detached(directory)
+    table = detached_status(directory)
     if table.empty:
         typer.echo(f"no runs under {directory}")
         return
-    typer.echo(table.drop(columns=["path"]).to_string(index=False))
+    _show(table, record)
+
+
+def _show(table, record) -> None:
+    """Print a status table, its counts, the commits notice and, for a detached sweep, its jobs' sides."""
+    from diagnostics.core.version import mixed_commits_notice
+
+    from ._detach import describe_record
+
+    shown = table.drop(columns=["path"])
+    if record is None:
+        shown = shown.drop(columns=["job", "scheduler", "job_state"])
+    typer.echo(shown.to_string(index=False))
     counts = table["state"].value_counts()
     typer.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
     notice = mixed_commits_notice(table.loc[table["state"] == "done", "code_commit"])
     if notice:
         typer.echo(notice)
+    if record is not None:
+        sides = table["scheduler"].dropna().value_counts()
+        typer.echo(f"{describe_record(record)}; runs: " + ", ".join(f"{n} {side}" for side, n in sides.items()))
+
+
+@sweep_app.command("wait")
+def wait_command(
+    directory: Path = typer.Argument(..., help="A run store, experiment or run folder of a detached sweep."),
+    poll_s: float = typer.Option(None, "--poll-s", min=0.1, help="Seconds between two polls of the queue "
+                                 "(default: the sweep's executor_options.poll_s)."),
+) -> None:
+    """Follow a detached sweep (`sweep run --detach`) until every one of its jobs has ended, then print the table.
+
+    Prints a line for each run that finishes and, at least once a minute, what it waits for (jobs by SLURM state and
+    reason, for how long, an squeue that does not answer). Exits 0 when every run of the detached sweep is done, 1
+    otherwise. Ctrl-C stops following and cancels nothing (the jobs go on).
+    """
+    from ._detach import find_detached, wait_detached
+
+    if not directory.exists():
+        raise FileNotFoundError(2, "does not exist (expected a run store, experiment or run folder)", str(directory))
+    try:
+        table = wait_detached(directory, poll_s=poll_s)
+    except KeyboardInterrupt:
+        typer.echo(f"stopped following; nothing was cancelled, the jobs go on: follow them again with "
+                   f"`diagnostics sweep wait {directory}`", err=True)
+        raise typer.Exit(130) from None
+    _show(table, find_detached(directory))
+    ours = table[table["job"].notna()]
+    if not (ours["state"] == "done").all():
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``sweep`` command group to the main app.
+    """Add the ``sweep`` command group (``run``, ``status``, ``wait``) to the main app.
 
     Parameters
     ----------

@@ -17,48 +17,14 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import _store as store
 from ._config import EXECUTOR_NAMES
+from ._pool import EXIT_PARENT_GONE, DeadWorker, exit_with_parent, run_with_retry  # noqa: F401 - names of the pool
 from ._run_spec import RunSpec
 from ._train import train_run
-
-#: Exit status of a pool worker whose parent died.
-EXIT_PARENT_GONE = 70
-
-
-def exit_with_parent(parent_pid: int | None = None, poll_s: float = 0.5) -> None:
-    """Make this process exit as soon as the process that started it dies (even by ``kill -9``).
-
-    A daemon thread waits on :func:`multiprocessing.parent_process`'s sentinel (a pipe the parent holds, closed
-    by the kernel when it dies), or, where there is none, polls :func:`os.getppid` every ``poll_s`` seconds for a
-    change from ``parent_pid`` (default: the current parent); then it ends the process with ``os._exit``. The
-    ``initializer`` of the ``pool`` executor's workers, so that a killed sweep does not leave workers training (and
-    holding memory) for minutes.
-    """
-    import multiprocessing
-    import threading
-
-    parent = multiprocessing.parent_process()
-    expected = os.getppid() if parent_pid is None else parent_pid
-
-    def watch() -> None:
-        if parent is not None and parent.sentinel is not None:
-            from multiprocessing.connection import wait
-
-            wait([parent.sentinel])
-        else:
-            while os.getppid() == expected:
-                time.sleep(poll_s)
-        os._exit(EXIT_PARENT_GONE)
-
-    if parent is None and os.getppid() != expected:
-        os._exit(EXIT_PARENT_GONE)
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
 
 def train_job(job: list[RunSpec], progress: bool | None = None) -> list[dict[str, Any]]:
     """Train one job: a single run, or a group of runs trained together.
@@ -130,24 +96,19 @@ def run_pool(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -
 
     ``options`` is the sweep's ``executor_options`` (``threads_per_worker`` overrides the torch threads of each
     process). Yields one outcome per run, as jobs finish: the record :func:`train_run` returns, or a :func:`failure`
-    record.
+    record. A worker that dies (killed, out of memory) is said on stderr with its runs and its exit code or signal;
+    its job is retried once in a fresh pool after the others, and reported ``interrupted`` if its worker dies again
+    (:func:`~._pool.run_with_retry`). While jobs train, a line at least once a minute names each busy worker, its runs
+    and whether its process is stopped.
     """
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
     threads = options.get("threads_per_worker") or max(1, (os.cpu_count() or 1) // workers)
-    # each worker exits when this process dies, even by SIGKILL (exit_with_parent)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=exit_with_parent,
-                             initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(_worker, job, threads): job for job in jobs}
-        for future in as_completed(futures):
-            try:
-                yield from future.result()
-            except BrokenProcessPool as err:  # the worker died (killed, out of memory)
-                yield from (failure(spec, err, killed=True) for spec in futures[future])
-            except Exception as err:
-                yield from (failure(spec, err) for spec in futures[future])
+    yield from run_with_retry(jobs, _safe_worker, threads, workers, _worker_died)
+
+
+def _worker_died(job: list[RunSpec], dead: DeadWorker) -> list[dict[str, Any]]:
+    """The records of a job whose pool worker died twice: ``interrupted``, naming the worker and its exit."""
+    error = RuntimeError(f"{dead.message()}, after one retry; the run starts from scratch when the sweep runs again")
+    return [failure(spec, error, killed=True) for spec in job]
 
 
 class SweepJob:
@@ -226,6 +187,17 @@ def run_submitit(jobs: list[list[RunSpec]], options: dict[str, Any], workers: in
     from ._submitit import submit_and_watch
 
     yield from submit_and_watch(jobs, options, SweepJob(requeue=bool(options.get("requeue"))), failure)
+
+
+def detach_submitit(jobs: list[list[RunSpec]], options: dict[str, Any]) -> dict[str, Any]:
+    """Submit the jobs as :func:`run_submitit` does and return at once, without watching them (``--detach``).
+
+    Returns what :func:`~._submitit.submit_detached` returns: the cluster, the log folder and each job's id, runs
+    and files.
+    """
+    from ._submitit import submit_detached
+
+    return submit_detached(jobs, options, SweepJob(requeue=bool(options.get("requeue"))))
 
 
 #: The runtime table: each of the config's :data:`~diagnostics.finetune._config.EXECUTOR_NAMES` -> its function.

@@ -43,11 +43,16 @@ class JobState:
         The node list (``""`` while pending or when unknown).
     source : str
         ``squeue``, ``sacct`` or ``none`` (for :data:`GONE`).
+    reason : str
+        Why a pending job waits, or why it ended, as ``squeue``'s reason column says (``Priority``, ``Resources``,
+        ``JobHeldUser``, ``ReqNodeNotAvail, UnavailableNodes:n3`` ...); ``""`` when SLURM gives none (``None``, a
+        running job, ``sacct``, or an ``squeue`` too old to print the column).
     """
 
     state: str
     nodes: str = ""
     source: str = "squeue"
+    reason: str = ""
 
     @property
     def ended(self) -> bool:
@@ -71,18 +76,23 @@ def _base_ids(job_ids: Iterable[str]) -> list[str]:
 
 
 def _parse(text: str, wanted: set[str], source: str) -> dict[str, JobState]:
+    """Lines ``id|state|nodes[|reason]`` -> states; the columns after the state may be missing (older output), a
+    reason holding ``|`` is kept whole."""
     states = {}
     for line in text.splitlines():
-        parts = line.strip().split("|")
+        parts = line.strip().split("|", 3)
         if len(parts) < 2 or parts[0] not in wanted:
             continue
         state = parts[1].split()[0] if parts[1].strip() else "UNKNOWN"
-        states[parts[0]] = JobState(state.rstrip("+"), parts[2].strip() if len(parts) > 2 else "", source)
+        reason = parts[3].strip() if len(parts) > 3 else ""
+        states[parts[0]] = JobState(state.rstrip("+"), parts[2].strip() if len(parts) > 2 else "", source,
+                                    "" if reason in ("None", "(null)") else reason)
     return states
 
 
 def queue_states(job_ids: Iterable[str]) -> dict[str, JobState] | None:
-    """The states ``squeue`` lists for ``job_ids`` (one line per array task, finished jobs included).
+    """The states ``squeue`` lists for ``job_ids`` (one line per array task, finished jobs included), with the reason
+    a pending job waits (``%r``).
 
     A job missing from the answer is not in the queue (any more). ``None`` when ``squeue`` could not be asked
     (not installed, controller not answering).
@@ -90,7 +100,7 @@ def queue_states(job_ids: Iterable[str]) -> dict[str, JobState] | None:
     wanted = {str(j) for j in job_ids}
     if not wanted:
         return {}
-    done = _run(["squeue", "--noheader", "--array", "--states=all", "--format=%i|%T|%N",
+    done = _run(["squeue", "--noheader", "--array", "--states=all", "--format=%i|%T|%N|%r",
                  f"--jobs={','.join(_base_ids(wanted))}"])
     if done is None:
         return None
@@ -136,6 +146,23 @@ def job_states(job_ids: Iterable[str], *, accounting: bool = True) -> dict[str, 
     if missing and accounting:
         states.update(accounting_states(missing) or {})
     return {j: states.get(j, JobState(GONE, "", "none")) for j in wanted}
+
+
+def node_states(nodes: Iterable[str]) -> dict[str, str] | None:
+    """The state ``sinfo`` gives each of ``nodes`` (``idle``, ``mixed``, ``allocated``, ``draining``, ``drained``,
+    ``down*`` ...); ``None`` when ``sinfo`` could not be asked. Node lists such as ``n[1-3]`` are asked as given."""
+    wanted = sorted({n for n in nodes if n})
+    if not wanted:
+        return {}
+    done = _run(["sinfo", "--noheader", "--Node", "--format=%N|%T", f"--nodes={','.join(wanted)}"])
+    if done is None or done.returncode != 0:
+        return None
+    found = {}
+    for line in done.stdout.splitlines():
+        name, _, state = line.strip().partition("|")
+        if name and state:
+            found[name] = state.strip()
+    return found
 
 
 def accounting_available() -> bool:

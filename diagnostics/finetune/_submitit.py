@@ -22,8 +22,9 @@ from typing import Any
 
 from . import _store as store
 from ._config import ConfigError
-from ._slurm import GONE, JobState, accounting_available, cancel, job_states
 from ._run_spec import RunSpec
+from ._slurm import GONE, JobState, accounting_available, cancel, job_states, node_states
+from ._waiting import WaitLog, describe_jobs
 
 #: The executor's own options (``executor_options``) and their defaults; every other key goes to submitit.
 OWN_OPTIONS: dict[str, Any] = {"cluster": None, "folder": None, "threads_per_worker": None, "poll_s": 15.0,
@@ -85,6 +86,7 @@ class _Waiting:
     job: list[RunSpec]
     ended_since: float | None = None
     state: JobState | None = field(default=None)
+    since: float = 0.0  # clock time since which ``state`` has held
 
     @property
     def job_id(self) -> str:
@@ -143,8 +145,9 @@ def _local_states(waiting: list[_Waiting]) -> dict[str, JobState]:
 
 def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, JobState] | None],
           failure: Callable[[RunSpec, BaseException], dict[str, Any]], poll_s: float, grace_s: float,
-          clock: Callable[[], float] | None = None,
-          sleep: Callable[[float], None] | None = None) -> Iterator[dict[str, Any]]:
+          clock: Callable[[], float] | None = None, sleep: Callable[[float], None] | None = None,
+          log: WaitLog | None = None, scheduler: str = "SLURM",
+          nodes: Callable[[list[str]], dict[str, str] | None] | None = None) -> Iterator[dict[str, Any]]:
     """Yield the outcomes of each job as it ends, in the order the jobs end.
 
     Each job's result file is read every second; ``states`` (job ids -> :class:`JobState`, ``None`` when unknown) is
@@ -152,10 +155,19 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
     ``grace_s`` seconds later (:func:`lost_outcomes`); an unknown state never counts as ended. A job that raised
     outside the training (``error`` result) is reported with ``failure``. ``waiting`` is emptied as jobs end.
     ``clock`` and ``sleep`` default to :func:`time.monotonic` and :func:`time.sleep`.
+
+    While it waits, ``log`` (a :class:`~._waiting.WaitLog` on ``clock`` by default) prints a line at least every
+    :data:`~._waiting.WAIT_LINE_S` seconds: the jobs by state and reason (pending, held, on a drained node: ``nodes``
+    gives the nodes' states), since when, and for how long ``squeue`` has not answered.
     """
     clock = clock or time.monotonic
     sleep = sleep or time.sleep
+    log = log or WaitLog(clock=clock)
     next_poll = clock()
+    answered = clock()  # the last time ``states`` answered
+    silent = False
+    for item in waiting:
+        item.since = answered
     while waiting:
         for item in list(waiting):
             result = read_result(item.handle)
@@ -168,8 +180,14 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
         if now >= next_poll:
             next_poll = now + poll_s
             known = states([item.job_id for item in waiting])
+            silent = known is None
+            if not silent:
+                answered = now
             for item in waiting if known is not None else ():
                 state = known.get(item.job_id)
+                if state is not None and (item.state is None or (state.state, state.reason, state.nodes) !=
+                                          (item.state.state, item.state.reason, item.state.nodes)):
+                    item.since = now
                 item.state = state or item.state
                 if state is None or not state.ended:
                     item.ended_since = None
@@ -181,7 +199,17 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
                 result = read_result(item.handle)  # a last look: the file may have arrived just now
                 yield from (_outcomes(item, result, failure) if result is not None else lost_outcomes(item))
         if waiting:
+            log.tick(lambda: _waiting_line(waiting, now, scheduler, now - answered if silent else None, nodes))
             sleep(min(1.0, poll_s))
+
+
+def _waiting_line(waiting: list[_Waiting], now: float, scheduler: str, silent_s: float | None,
+                  nodes: Callable[[list[str]], dict[str, str] | None] | None) -> str:
+    """The watcher's waiting line (:func:`~._waiting.describe_jobs`), the running jobs' nodes asked of ``nodes``."""
+    busy = [item.state.nodes for item in waiting if item.state is not None and item.state.nodes]
+    found = nodes(busy) if nodes is not None and busy and silent_s is None else None
+    return describe_jobs([(item.job_id, item.state, item.since) for item in waiting], now, scheduler=scheduler,
+                         silent_s=silent_s, nodes=found)
 
 
 def _outcomes(item: _Waiting, result: tuple[str, Any], failure: Callable) -> list[dict[str, Any]]:
@@ -256,7 +284,8 @@ def submit_and_watch(jobs: list[list[RunSpec]], options: dict[str, Any], worker:
             return _local_states([item for item in waiting if item.job_id in ids])
     try:
         yield from watch(waiting, states=states, failure=failure, poll_s=float(own["poll_s"]),
-                         grace_s=float(own["lost_job_grace_s"]))
+                         grace_s=float(own["lost_job_grace_s"]), scheduler="SLURM" if cluster == "slurm" else cluster,
+                         nodes=node_states if cluster == "slurm" else None)
     except KeyboardInterrupt:
         cancel_waiting(waiting, cluster)
         raise
@@ -266,3 +295,43 @@ def _ids(waiting: list[_Waiting]) -> str:
     ids = [item.job_id for item in waiting]
     arrays = sorted({i.split("_")[0] for i in ids if "_" in i})
     return f"array {arrays[0]} ({len(ids)} tasks)" if len(arrays) == 1 and len(ids) > 1 else " ".join(ids)
+
+
+def submit_detached(jobs: list[list[RunSpec]], options: dict[str, Any], worker: Callable) -> dict[str, Any]:
+    """Submit ``jobs`` (one SLURM job array) and return at once what was submitted; nothing watches the jobs.
+
+    Parameters
+    ----------
+    jobs : list of list of RunSpec
+        The sweep's jobs.
+    options : dict
+        ``executor_options``, as for :func:`submit_and_watch`; ``cluster: debug`` (jobs that run in this process)
+        cannot be detached.
+    worker : callable
+        What a job runs: ``worker(job, threads)``.
+
+    Returns
+    -------
+    dict
+        ``cluster`` (``slurm`` or ``local``), ``folder`` (of the logs), ``poll_s`` and ``jobs``: per job its
+        ``job_id``, ``runs`` (run folders), ``stdout``, ``stderr`` and ``result`` files.
+
+    Raises
+    ------
+    ConfigError
+        For ``cluster: debug``, before anything is submitted.
+    """
+    own, params = split_options(options)
+    if own["cluster"] == "debug":
+        raise ConfigError([("executor_options.cluster", "--detach needs a cluster that runs the jobs on its own "
+                                                        "(slurm or local), found 'debug'")])
+    executor = make_executor(jobs, own, params)
+    cluster = getattr(executor, "cluster", None) or own["cluster"]
+    if cluster == "debug":
+        raise ConfigError([("executor_options.cluster", "--detach needs a cluster that runs the jobs on its own "
+                                                        "(slurm or local), found 'debug'")])
+    handles = submit(executor, worker, jobs, own["threads_per_worker"])
+    return {"cluster": cluster, "folder": str(executor.folder), "poll_s": float(own["poll_s"]),
+            "jobs": [{"job_id": str(handle.job_id), "runs": [str(Path(spec.path).resolve()) for spec in job],
+                      "stdout": str(handle.paths.stdout), "stderr": str(handle.paths.stderr),
+                      "result": str(handle.paths.result_pickle)} for handle, job in zip(handles, jobs)]}

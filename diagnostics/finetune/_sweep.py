@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -15,6 +15,9 @@ from diagnostics.core.errors import UserInputError
 
 from ._config import EXECUTOR_NAMES, NOT_IN_RUN_HASH, ConfigError, SweepConfig
 from ._run_spec import RunSpec, spec_dict
+
+if TYPE_CHECKING:
+    from ._detach import DetachedSweep
 
 
 def plan(config: SweepConfig) -> list[RunSpec]:
@@ -221,6 +224,29 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
 
     from ._executors import get_executor
 
+    name, lead, rows, todo, order = _prepare(configs, executor, workers)
+    run = get_executor(name)
+    names = [c.experiment for c in configs]
+    if todo:
+        by_path = {str(s.path): (config, s) for config, s in todo}
+        bar = tqdm(total=len(order), initial=len(rows), desc=f"sweep {'+'.join(names)}", disable=not lead.progress)
+        queue = jobs(todo, name)
+        for outcome in run(queue, lead.executor_options, workers or lead.workers):
+            config, spec = by_path[outcome["path"]]
+            rows.append(_row(config, spec, outcome["state"], outcome.get("error"), outcome["path"]))
+            bar.update(1)
+            if outcome.get("error"):
+                bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}: {outcome['error']}")
+            elif lead.progress:  # each run as it ends (a cluster's jobs end in any order)
+                bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}")
+        bar.close()
+    return pd.DataFrame(rows).sort_values("path", key=lambda c: c.map(order)).reset_index(drop=True)
+
+
+def _prepare(configs: list[SweepConfig], executor: str | None, workers: int | None) -> tuple:
+    """Check the sweeps, record them, withdraw corrupt finished runs and prepare features: everything before the
+    executor. Returns the executor's name, the lead config, the rows of skipped runs, the pending
+    ``(config, spec)`` pairs and each run's place in plan order."""
     if not configs:
         raise ValueError("no sweep to run")
     names = [c.experiment for c in configs]
@@ -231,7 +257,6 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ConfigError([("workers", f"expected an integer >= 1, found {workers!r}")])
     lead = configs[0]
-    run = get_executor(executor or lead.executor)
     # everything that can be known before training is checked for every sweep before anything is written
     sources: dict = {}
     for config in configs:
@@ -248,26 +273,64 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
             problems = reopen_corrupt(spec.path)
             if problems:
                 warnings.warn(f"{spec.path}: finished run is corrupt ({'; '.join(problems)}); training it again",
-                              stacklevel=2)
+                              stacklevel=3)
         pending = [s for s in specs if not store.is_done(s.path)]
         rows += [_row(config, s, "skipped", None, str(s.path)) for s in specs if store.is_done(s.path)]
         if pending:
             prepare_features(config, pending)
             todo += [(config, s) for s in pending]
-    if todo:
-        by_path = {str(s.path): (config, s) for config, s in todo}
-        bar = tqdm(total=len(order), initial=len(rows), desc=f"sweep {'+'.join(names)}", disable=not lead.progress)
-        queue = jobs(todo, executor or lead.executor)
-        for outcome in run(queue, lead.executor_options, workers or lead.workers):
-            config, spec = by_path[outcome["path"]]
-            rows.append(_row(config, spec, outcome["state"], outcome.get("error"), outcome["path"]))
-            bar.update(1)
-            if outcome.get("error"):
-                bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}: {outcome['error']}")
-            elif lead.progress:  # each run as it ends (a cluster's jobs end in any order)
-                bar.write(f"{config.experiment} {spec.describe()}: {outcome['state']}")
-        bar.close()
-    return pd.DataFrame(rows).sort_values("path", key=lambda c: c.map(order)).reset_index(drop=True)
+    return executor or lead.executor, lead, rows, todo, order
+
+
+def submit_sweeps(configs: list[SweepConfig], *, executor: str | None = None) -> DetachedSweep | None:
+    """Submit every unfinished run of the sweeps to the cluster and return at once (``sweep run --detach``).
+
+    The same checks and preparation as :func:`run_sweeps` run first; then the jobs go to the cluster
+    (``executor: submitit``) and nothing watches them: the jobs run on their own, and neither logging out nor Ctrl-C
+    cancels them. What was submitted is written to ``<output_dir>/<experiment>/.submitit/detached.json`` of each
+    sweep, where :func:`~diagnostics.finetune.detached_status` and :func:`~diagnostics.finetune.wait_detached` find
+    it.
+
+    Parameters
+    ----------
+    configs : list of SweepConfig
+        The sweeps (their ``experiment`` names must differ); the first one's ``executor_options`` apply to all.
+    executor : str, optional
+        Overrides the first config's ``executor``; must be ``submitit``.
+
+    Returns
+    -------
+    DetachedSweep or None
+        The record written; ``None`` when every run is finished already (nothing submitted).
+
+    Raises
+    ------
+    ConfigError
+        For an executor that is not a cluster one (``inprocess``, ``pool``) or ``cluster: debug``, before anything
+        is written.
+    UserInputError
+        When a previous detached sweep of these experiments still has jobs in the queue.
+    """
+    from ._detach import check_no_live_detached, new_record, write_detached
+    from ._executors import detach_submitit
+
+    name = executor or (configs[0].executor if configs else None)
+    if configs and name != "submitit":
+        raise ConfigError([("executor", f"--detach needs the cluster executor submitit, found {name!r}")])
+    if configs and configs[0].executor_options.get("cluster") == "debug":
+        raise ConfigError([("executor_options.cluster", "--detach needs a cluster that runs the jobs on its own "
+                                                        "(slurm or local), found 'debug'")])
+    roots = [Path(c.output_dir) / c.experiment for c in configs]
+    check_no_live_detached(roots)
+    name, lead, _, todo, _ = _prepare(configs, name, None)
+    if not todo:
+        return None
+    submitted = detach_submitit(jobs(todo, name), lead.executor_options)
+    experiments = sorted({str(Path(c.output_dir) / c.experiment) for c, _ in todo})
+    record = new_record(submitted["cluster"], submitted["folder"], submitted["jobs"], experiments,
+                        submitted["poll_s"])
+    write_detached(record)
+    return record
 
 
 def jobs(todo: list[tuple[SweepConfig, RunSpec]], executor: str = "inprocess") -> list[list[RunSpec]]:
