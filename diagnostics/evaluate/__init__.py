@@ -5,7 +5,10 @@
   and the notebooks read them like trained runs); a finished evaluation is not redone;
 * :func:`head_labels` is the rule that maps a head's ``config.id2label`` onto entailment / not_entailment
   (3-way heads collapse), overridable by a label map; :func:`describe_rule` records it;
-* :func:`pick_device` (CUDA, then Apple ``mps``, then the CPU) and :func:`autocast_dtype` (fp32 / bf16 / fp16).
+* :func:`pick_device` (CUDA, then Apple ``mps``, then the CPU) and :func:`autocast_dtype` (fp32 / bf16 / fp16);
+* :func:`slice_by_feature` slices any predictions table with gold labels by the rule annotator's features (each
+  pair annotated once, cached) and a diagnostic set's own categories: per feature, MCC / accuracy with and without
+  it, σ over seeds, the flipping pairs (:func:`diagnostics.stats.feature_slices` does the scoring).
 
 Importing this package is light (no torch).
 """
@@ -21,6 +24,7 @@ _EXPORTS = {
                      "pick_device"], "_infer"),
     **dict.fromkeys(["describe_rule", "head_labels"], "_labels"),
     **dict.fromkeys(["evaluation_key", "stored_evaluation", "write_evaluation_run"], "_runs"),
+    **dict.fromkeys(["SOURCES", "default_cache", "one_split", "slice_by_feature"], "_slicing"),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -33,6 +33,9 @@ Pure numpy / pandas / scipy (no torch). Functional API:
   values, long text wrapped)
 * instances: :func:`instance_stability` (per-example flip rate across seeds), :func:`category_instability`,
   :func:`sigma_drivers` (leave-one-example-out change of σ)
+* slices by feature: :func:`feature_slices` (per feature, MCC / accuracy of the pairs with it against those
+  without, σ over seeds, the flipping pairs: :class:`FeatureSlices`) over the features of :func:`feature_matrix`
+  (the rule annotator's, or a diagnostic set's own)
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ _EXPORTS = {
     "ordered_categories": "_study",
     "SETTING_KEYS": "_table",
     "overall_n": "_scores",
+    **dict.fromkeys(["FeatureSlices", "feature_matrix", "feature_slices"], "_slices"),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,4 +1,4 @@
-"""``diagnostics stats PREDICTIONS [--by category|coarse] [--bootstrap N] [--out DIR]`` and
+"""``diagnostics stats PREDICTIONS [--by category|coarse|feature] [--bootstrap N] [--out DIR]`` and
 ``diagnostics stats plan TABLE --half-width W | --delta D [--power P] [--by category|coarse|overall] [--out DIR]``.
 
 ``stats`` is a group whose default command is the report: arguments that do not start with ``plan`` go to it, so
@@ -15,7 +15,11 @@ from typer.core import TyperCommand, TyperGroup
 
 
 def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parquet, .csv, .tsv or .jsonl)."),
-          by: str = typer.Option("category", help="Category level: category (33 fine) or coarse (4)."),
+          by: str = typer.Option("category", help="category (33 fine) or coarse (4); or feature: slices by the "
+                                 "rule annotator's features (any NLI set with gold labels in a language with "
+                                 "annotator rules; each pair annotated once, cached) and a diagnostic set's own "
+                                 "categories: per feature, MCC / accuracy with and without it, σ over seeds and the "
+                                 "flipping pairs (feature_*.csv, feature_summary.md)."),
           bootstrap: int = typer.Option(0, help="Multi-Bootstrap samples per setting for CIs (0: skip)."),
           out: Path = typer.Option(Path("stats_out"), help="Folder for the CSV tables and summary.md (results of an "
                                                            "earlier call there are replaced, other files kept)."),
@@ -30,7 +34,14 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
                                             "repeatable."),
           trust_labels: bool = typer.Option(False, "--trust-labels", help="Score the table's gold labels even where "
                                             "they differ from the dataset's (by default such a table is refused: "
-                                            "inverted labels, or a dataset column naming the wrong set).")) -> None:
+                                            "inverted labels, or a dataset column naming the wrong set)."),
+          cache: Path = typer.Option(None, "--cache", help="--by feature: the annotations' cache (default: "
+                                     "annotations/ under the toolkit's cache, $DIAGNOSTICS_CACHE)."),
+          language: str = typer.Option(None, "--language", help="--by feature: the language of the sets' texts "
+                                       "(default: each set's own)."),
+          split: list[str] = typer.Option([], "--split", help="--by feature: NAME=SPLIT, the split of a set whose "
+                                          "ids repeat across splits (rte, terra; default validation when it holds "
+                                          "every id); repeatable.")) -> None:
     """Per-category MCC, seed stability, RS corr, agreement and Multi-Bootstrap CIs of a predictions table.
 
     The table is checked against the dataset each row names: unknown example ids and gold labels that differ from
@@ -45,8 +56,8 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     from ._report import write_report
     from ._table import ExampleSetWarning, example_set_differences, read_predictions
 
-    if by not in ("category", "coarse"):
-        raise UserInputError(f"--by: expected category or coarse, found {by!r}")
+    if by not in ("category", "coarse", "feature"):
+        raise UserInputError(f"--by: expected category, coarse or feature, found {by!r}")
     if resample not in RESAMPLE:
         raise UserInputError(f"--resample: expected one of {', '.join(RESAMPLE)}, found {resample!r}")
     if bootstrap < 0:
@@ -63,6 +74,24 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
             typer.echo(f"warning: {warning.message}", err=True)
         else:
             warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    if by == "feature":
+        from ..evaluate import slice_by_feature
+        from ._report import write_feature_report
+
+        from ..settings import split_pair
+
+        splits = {}
+        for item in split:
+            key, sep, value = split_pair(item)
+            if not sep or not key or not value.strip():
+                raise UserInputError(f"--split {item!r}: expected NAME=SPLIT (rte=validation)")
+            splits[key] = value.strip()
+        slices = slice_by_feature(table, datasets, cache_dir=cache if cache is not None else True,
+                                  language=language, splits=splits, progress=True)
+        paths = write_feature_report(slices, out, source=predictions)
+        typer.echo(paths["summary"].read_text(encoding="utf-8"))
+        typer.echo("wrote " + ", ".join(str(p) for p in paths.values()))
+        return
     if bootstrap > 0:
         differences = example_set_differences(table)
         if not differences.empty:

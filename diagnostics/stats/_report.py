@@ -112,3 +112,52 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
             tmp.write_text("\n".join(summary), encoding="utf-8")
         paths["summary"] = files.path("summary.md")
     return paths
+
+
+#: Every file :func:`write_feature_report` writes, as one set (the category report's files are kept).
+FEATURE_OUTPUTS = ("feature_slices.csv", "feature_seeds.csv", "feature_flips.csv", "feature_summary.md")
+
+
+def write_feature_report(slices, out: str | Path, *, source: str | Path | None = None) -> dict[str, Path]:
+    """Write feature slices (:func:`~diagnostics.stats.feature_slices`) as CSV files and a markdown summary.
+
+    The files (:data:`FEATURE_OUTPUTS`) replace an earlier set as a whole; other files in ``out`` are kept.
+
+    Parameters
+    ----------
+    slices : FeatureSlices
+        The slices (its ``table`` may carry a ``source`` column: annotator or gold categories).
+    out : str or Path
+        The folder (created).
+    source : str or Path, optional
+        The predictions file, named in the summary.
+
+    Returns
+    -------
+    dict of str to Path
+        ``slices``, ``seeds``, ``flips`` and ``summary`` -> the written file.
+    """
+    table = slices.table
+    summary = ["# Slices by feature", ""]
+    if source is not None:
+        summary += [f"Predictions: `{source}`", ""]
+    summary += ["Per feature: MCC over seeds (mean, σ with ddof=1) of the pairs with the feature and of those "
+                "without it, and how many pairs of each side flip between seeds.", ""]
+    if table.empty:
+        summary += ["No feature was found in the examples.", ""]
+    else:
+        keys = [k for k in (*SETTING_KEYS, "source") if k in table.columns]
+        shown = table[[*keys, "feature", "n_with", "n_seeds", "mcc_with", "mcc_with_sd", "mcc_without",
+                       "mcc_without_sd", "mcc_delta", "accuracy_with", "accuracy_without", "flipping_with"]]
+        summary += [markdown_table(shown), ""]
+    tables = {"slices": table, "seeds": slices.per_seed, "flips": slices.flips}
+    paths = {}
+    with output_folder(out, FEATURE_OUTPUTS) as files:
+        for name, frame in tables.items():
+            with files.file(f"feature_{name}.csv") as tmp:
+                write_table_to(frame, tmp, "csv")
+            paths[name] = files.path(f"feature_{name}.csv")
+        with files.file("feature_summary.md") as tmp:
+            tmp.write_text("\n".join(summary), encoding="utf-8")
+        paths["summary"] = files.path("feature_summary.md")
+    return paths
