@@ -15,11 +15,13 @@ import traceback
 import click
 import typer
 
+from diagnostics.core.cli_help import plain_flags
 from diagnostics.core.errors import USER_ERROR_EXIT, is_user_error, one_line, show_tracebacks
 
 # Quiet per-load reports of transformers (set before it is imported; the user's own setting wins).
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
+plain_flags()  # --help shows a flag without a <bool> type
 app = typer.Typer(help="Multilingual NLI diagnostics and fine-tuning stability.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
 

@@ -69,6 +69,12 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
 
     if output is not None:
         check_output(output, (".csv", ".md"))
+    from ._evaluation import DIAGNOSTIC_SETS
+
+    if path is None and lang not in DIAGNOSTIC_SETS and not lang.endswith((".yaml", ".yml")):
+        bundled = ", ".join(f"{k} ({v})" for k, v in DIAGNOSTIC_SETS.items())
+        raise UserInputError(f"no bundled diagnostic set for {lang!r} (bundled: {bundled}): give a file with gold "
+                             "tags in AX-b/LiDiRus JSONL format with --path FILE")
     try:
         table = run_evaluation(lang, path, rules=rules, presence=presence)
     except UserInputError:

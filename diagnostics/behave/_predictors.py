@@ -84,9 +84,9 @@ def check_safe_weights(model_dir: str | Path) -> None:
         return
     pickled = [name for name in PICKLED_WEIGHTS if (model_dir / name).is_file()]
     found = f"only {pickled[0]} (a pickle, which can run code when loaded)" if pickled else "no weights file"
-    raise UserInputError(f"{model_dir}: expected model.safetensors, found {found}; convert a folder you trust "
-                         "with AutoModelForSequenceClassification.from_pretrained(folder).save_pretrained(folder, "
-                         "safe_serialization=True)")
+    raise UserInputError(f"{model_dir}: expected model.safetensors, found {found}; convert it with "
+                         f"`diagnostics models convert {model_dir}` (tensors only: a pickle that would run code "
+                         "is refused)")
 
 
 def untrained_weights(loading_info: dict) -> list[str]:

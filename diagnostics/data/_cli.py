@@ -17,7 +17,7 @@ def list_datasets() -> None:
     from ._registry import available
 
     table = available()
-    table["splits"] = table["splits"].map(lambda s: ",".join(s) or "(path=)")
+    table["splits"] = table["splits"].map(lambda s: ",".join(s) or "(--path)")
     typer.echo(table.to_string(index=False))
 
 
@@ -25,8 +25,14 @@ def list_datasets() -> None:
 def show(name: str = typer.Argument(..., help="Registered dataset name (see `diagnostics data list`)."),
          path: Path = typer.Option(None, help="Read this file in the dataset's format instead of the bundled copy.")) -> None:
     """Show counts per split, label balance and rows per diagnostic category."""
+    from diagnostics.core.errors import UserInputError
+
+    from ._registry import get_spec
     from ._summary import summarise
 
+    if path is None and get_spec(name).folder is None:  # the library's message names path=, the command --path
+        raise UserInputError(f"dataset {name!r} is not bundled (no public copy is reachable offline): give your own "
+                             f"copy with --path FILE, e.g. diagnostics data show {name} --path train.jsonl")
     typer.echo(summarise(name, path=path))  # a malformed file or an unknown name: one line, exit code 2
 
 

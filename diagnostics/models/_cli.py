@@ -1,4 +1,4 @@
-"""``diagnostics models prepare|info|measure``."""
+"""``diagnostics models prepare|info|measure|convert``."""
 
 from __future__ import annotations
 
@@ -125,6 +125,24 @@ def measure(name: str = typer.Argument(..., help="'embedded', a model folder (pr
             typer.echo(f"fitness:     {result.fitness:.4g} (Q={result.quality:g}, Q*Tp/ln(M_bytes))")
     if store is not None:
         typer.echo(f"stored in {written}", err=as_json)
+
+
+@models_app.command("convert")
+def convert(folder: Path = typer.Argument(..., help="Model folder with pytorch_model.bin (or a sharded checkpoint)."),
+            out: Path = typer.Option(None, "--out", "-o", help="Write the converted model here (config and "
+                                                               "tokenizer copied); default: beside the pickle."),
+            force: bool = typer.Option(False, "--force", help="Replace safetensors weights already there.")) -> None:
+    """Convert pickled weights (pytorch_model.bin) to safetensors, the only format the toolkit loads.
+
+    The pickle is read with torch.load(weights_only=True): tensors only, so a file that would run code is refused.
+    """
+    from ._pickled import convert_pickled, plan_conversion
+
+    plan = plan_conversion(folder, out, force=force)  # nothing usable: one line, exit code 2, before any reading
+    typer.echo(f"converting {', '.join(map(str, plan.sources))} (pickle, read with torch.load(weights_only=True): "
+               f"tensors only, no code runs) to {', '.join(map(str, plan.targets))}")
+    done = convert_pickled(folder, out, force=force)
+    typer.echo(f"wrote {', '.join(str(p) for p in done.targets)}")
 
 
 def register(app: typer.Typer) -> None:

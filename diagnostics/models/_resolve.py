@@ -131,7 +131,7 @@ def _check_folder(path: Path) -> None:
         pickled = sorted({p.name for p in path.glob("*.bin")} | {p.name for p in path.glob("*.pt")}
                          | {name for name in PICKLED_WEIGHTS if (path / name).is_file()})
         hint = (f" It only has {', '.join(sorted(pickled))} (pickle); this toolkit loads safetensors only — "
-                "convert it with `transformers` on a trusted machine (save_pretrained(safe_serialization=True))."
+                f"convert it with `diagnostics models convert {path}`."
                 if pickled else "")
         raise FileNotFoundError(f"{path} has no model.safetensors.{hint}")
 

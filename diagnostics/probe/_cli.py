@@ -13,7 +13,13 @@ probe_app = typer.Typer(help="Layer-wise linear probing of pretrained and fine-t
 def run(model: list[str] = typer.Option(..., "--model", "-m",
                                         help="Model name ('embedded'), model folder, run folder (seed=<k>) or a "
                                              "run-store folder whose seed=<k> runs are all probed. Repeatable."),
-        lang: str = typer.Option("en", help="Language: en (RTE -> AX-b), ru (TERRa -> LiDiRus)."),
+        lang: str = typer.Option("en", help="Language with annotator rules (en, ru, fr, de, sv ...). Bundled data: "
+                                            "en (RTE -> AX-b), ru (TERRa -> LiDiRus), sv (-> SweDiagnostics); "
+                                            "others need --train and --test."),
+        train: Path = typer.Option(None, help="RTE/TERRa-format JSONL in --lang to train the probes on (labelled "
+                                              "by the rule annotator), instead of the bundled RTE-style data."),
+        test: Path = typer.Option(None, help="AX-b/LiDiRus-format JSONL with gold tags in --lang to score the "
+                                             "probes on, instead of the bundled diagnostic set."),
         tasks: str = typer.Option("logic,lexical_semantics,predicate_argument_structure",
                                   help="Comma-separated coarse or fine categories."),
         out: Path = typer.Option(Path("reports/probe"), help="Output folder (tables + figures)."),
@@ -52,6 +58,8 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
         max_length: int = typer.Option(128, help="Tokens per sentence."),
         dtype: str = typer.Option("float16", help="Cache storage dtype: float16 or float32."),
         threads: int = typer.Option(None, help="torch CPU threads (default: torch's choice)."),
+        jobs: int = typer.Option(1, "--jobs", "-j", help="Processes fitting the probes of a model's layers in "
+                                                         "parallel (the results do not depend on it)."),
         precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast where the CPU has native bf16)."),
         progress: bool = typer.Option(True, help="Progress bars.")) -> None:
     """Probe every layer for each task; write probe.csv, probe_summary.csv and one figure per metric.
@@ -72,9 +80,9 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
 
     weight = _class_weight(class_weight)
     _check_options(lang=lang, tasks=tasks, selection=selection, dtype=dtype, precision=precision,
-                   probe_labels=probe_labels,
+                   probe_labels=probe_labels, train=train, test=test,
                    sizes={"--max-train": max_train, "--max-test": max_test, "--max-selection": max_selection,
-                          "--max-length": max_length, "--threads": threads})
+                          "--max-length": max_length, "--threads": threads, "--jobs": jobs})
     if mdl_data not in MDL_DATA:
         raise UserInputError(f"--mdl-data: expected {' or '.join(MDL_DATA)}, found {mdl_data!r}")
     strength = _mdl_alpha(mdl_alpha)
@@ -86,24 +94,26 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
 
         torch.set_num_threads(threads)
     common = dict(seed=seed, max_test=max_test, max_length=max_length, dtype=dtype, progress=progress,
-                  precision=precision)
+                  precision=precision, n_jobs=jobs)
     try:
         models = resolve_models(model)
     except ValueError as err:
         raise UserInputError(f"--model: {err}") from None
     try:
+        frames = _user_frames(lang, train, test, cache_dir or out / "cache", progress, probe_labels)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
             table = probe_models(models, lang, tasks, cache_dir or out / "cache", selection=selection,
                                  class_weight=weight, max_train=max_train, max_selection=max_selection,
-                                 probe_labels=probe_labels, **common)
+                                 probe_labels=probe_labels, **frames, **common)
         for warning in caught:
             typer.echo(f"warning: {warning.message}", err=True)
-        gold = (probe_gold_cv(models, lang, tasks, cache_dir or out / "cache", class_weight=weight, **common)
+        gold = (probe_gold_cv(models, lang, tasks, cache_dir or out / "cache", class_weight=weight,
+                              test=frames.get("test"), **common)
                 if gold_cv else None)
         codes = (probe_mdl(models, lang, tasks, cache_dir or out / "cache", alpha=strength, accuracy=table,
                            data=mdl_data, selection=selection, class_weight=weight, max_train=max_train,
-                           max_selection=max_selection, probe_labels=probe_labels, **common)
+                           max_selection=max_selection, probe_labels=probe_labels, **frames, **common)
                  if mdl else None)
     except ImportError as err:  # an optional dependency (the rule annotator's spaCy model ...) is missing
         raise UserInputError(str(err)) from None
@@ -123,6 +133,24 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
                          "mdl_selectivity"]]
         typer.echo(top.round(3).to_string(index=False))
     typer.echo(f"wrote {out}/" + ", ".join(written))
+
+
+def _user_frames(lang: str, train: Path | None, test: Path | None, cache_dir: Path, progress: bool,
+                 probe_labels: str) -> dict:
+    """``train=`` / ``test=`` frames of :func:`diagnostics.probe.probe_models` read from the user's files: the
+    training pairs labelled by the rule annotator as the bundled ones are, the diagnostic pairs with their gold
+    tags."""
+    from diagnostics.data import load
+
+    from ._tasks import annotate_frame
+
+    frames = {}
+    if train is not None:
+        pairs = load("rte_format", path=train, language=lang)
+        frames["train"] = annotate_frame(pairs, lang, cache_dir=cache_dir, progress=progress, labels=probe_labels)
+    if test is not None:
+        frames["test"] = load("diagnostic_format", path=test, language=lang)
+    return frames
 
 
 def _mdl_alpha(value: str) -> float | str:
@@ -150,8 +178,9 @@ def _class_weight(value: str) -> str | None:
 
 
 def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precision: str, probe_labels: str,
-                   sizes: dict[str, int | None]) -> None:
+                   sizes: dict[str, int | None], train: Path | None = None, test: Path | None = None) -> None:
     """Refuse a bad option with one line naming it, before any model or data is loaded."""
+    from diagnostics.annotate import available_languages
     from diagnostics.core.errors import UserInputError
     from diagnostics.models import PRECISIONS
 
@@ -159,10 +188,20 @@ def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precisi
     from ._runner import SELECTIONS
     from ._tasks import DIAGNOSTIC_SETS, PROBE_LABELS, TRAIN_SETS, parse_tasks
 
-    languages = sorted(set(TRAIN_SETS) & set(DIAGNOSTIC_SETS))
+    languages = available_languages()
     if lang not in languages:
-        raise UserInputError(f"--lang: expected one of {', '.join(languages)} (bundled training and diagnostic "
-                             f"data), found {lang!r}")
+        raise UserInputError(f"--lang: expected a language with annotator rules ({', '.join(languages)}), "
+                             f"found {lang!r}")
+    if train is None and lang not in TRAIN_SETS:
+        raise UserInputError(f"--lang {lang}: no bundled RTE-style training data in {lang!r} (bundled: "
+                             f"{', '.join(TRAIN_SETS)}); give --train FILE (RTE/TERRa-format JSONL in {lang})")
+    if test is None and lang not in DIAGNOSTIC_SETS:
+        raise UserInputError(f"--lang {lang}: no bundled diagnostic set in {lang!r} (bundled: "
+                             f"{', '.join(DIAGNOSTIC_SETS)}); give --test FILE (AX-b/LiDiRus-format JSONL with "
+                             "gold tags)")
+    for option, path in (("--train", train), ("--test", test)):
+        if path is not None and not path.is_file():
+            raise UserInputError(f"{option} {path}: no such file")
     try:
         parse_tasks(tasks)
     except (ValueError, KeyError) as err:
