@@ -183,17 +183,33 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
     scripts = [s for s in sorted(notebooks_dir().glob("[0-9][0-9]_*.py")) if names is None or s.stem in names]
     scripts.sort(key=lambda s: (SLOWEST_FIRST.index(s.stem) if s.stem in SLOWEST_FIRST else len(SLOWEST_FIRST),
                                 s.stem))
-    if lanes <= 1 or len(scripts) <= 1:
-        timings = {s.stem: execute_notebook(s, scale, out_dir, runs_dir) for s in scripts}
+    at_once = max(1, min(lanes, len(scripts)))
+    print(f"notebooks: executing {len(scripts)}, {at_once} at a time", file=sys.stderr, flush=True)
+    timings: dict[str, float] = {}
+    if at_once == 1:
+        for script in scripts:
+            _started(script.stem)
+            timings[script.stem] = execute_notebook(script, scale, out_dir, runs_dir)
+            _finished(script.stem, timings[script.stem], len(timings), len(scripts))
     else:
         import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
         with ProcessPoolExecutor(max_workers=lanes, mp_context=mp.get_context("spawn"),
                                  initializer=_share_cores) as pool:
-            futures = {s.stem: pool.submit(execute_notebook, s, scale, out_dir, runs_dir) for s in scripts}
-            timings = {stem: future.result() for stem, future in futures.items()}
+            futures = {pool.submit(execute_notebook, s, scale, out_dir, runs_dir): s.stem for s in scripts}
+            for future in as_completed(futures):
+                timings[futures[future]] = future.result()
+                _finished(futures[future], timings[futures[future]], len(timings), len(scripts))
     return dict(sorted(timings.items()))
+
+
+def _started(stem: str) -> None:
+    print(f"notebook {stem}: running", file=sys.stderr, flush=True)
+
+
+def _finished(stem: str, seconds: float, done: int, total: int) -> None:
+    print(f"notebook {stem}: done in {seconds:.1f} s ({done}/{total})", file=sys.stderr, flush=True)
 
 
 def _share_cores() -> None:

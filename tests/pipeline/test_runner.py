@@ -50,7 +50,7 @@ def test_notebook_paths_resolve_from_the_project_root(tmp_path, monkeypatch, cap
     assert str(root.resolve() / "reports" / "tiny" / "figures") in capsys.readouterr().out
 
 
-def test_notebooks_side_by_side_yield_their_cores(tmp_path, monkeypatch):
+def test_notebooks_side_by_side_yield_their_cores(tmp_path, monkeypatch, capsys):
     """Lanes oversubscribe the cores: their kernels' OpenMP threads wait passively, unless the user chose."""
     from diagnostics.pipeline._runner import SHARED_CORES_ENV, _share_cores, execute_notebooks
 
@@ -67,7 +67,27 @@ def test_notebooks_side_by_side_yield_their_cores(tmp_path, monkeypatch):
     out = tmp_path / "report"
     (out / "figures").mkdir(parents=True)
     assert set(execute_notebooks("tiny", out, tmp_path / "runs", lanes=2)) == {"00_first", "01_second"}
+    lines = capsys.readouterr().err.splitlines()  # no silent phase: a line as each notebook finishes
+    assert lines[0] == "notebooks: executing 2, 2 at a time"
+    assert sorted(line.split(":")[0] for line in lines[1:]) == ["notebook 00_first", "notebook 01_second"]
+    assert all(" done in " in line for line in lines[1:]) and lines[-1].endswith("(2/2)")
     assert {p.read_text() for p in (out / "figures").glob("*.env")} == {SHARED_CORES_ENV["OMP_WAIT_POLICY"]}
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     _share_cores()
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+def test_notebooks_one_at_a_time_say_which_runs_and_how_long_it_took(tmp_path, monkeypatch, capsys):
+    from diagnostics.pipeline import _runner
+
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    for name in ("00_first", "01_second"):
+        (notebooks / f"{name}.py").write_text("")
+    monkeypatch.setenv("DIAGNOSTICS_ROOT", str(tmp_path))
+    monkeypatch.setattr(_runner, "execute_notebook", lambda script, *args: 1.25)
+    assert _runner.execute_notebooks("tiny", tmp_path / "report", tmp_path / "runs") == {"00_first": 1.25,
+                                                                                        "01_second": 1.25}
+    assert capsys.readouterr().err.splitlines() == [
+        "notebooks: executing 2, 1 at a time", "notebook 00_first: running", "notebook 00_first: done in 1.2 s (1/2)",
+        "notebook 01_second: running", "notebook 01_second: done in 1.2 s (2/2)"]
