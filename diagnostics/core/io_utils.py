@@ -217,6 +217,29 @@ def write_json_atomic(path: str | Path, payload: Any, *, indent: int | None = 2,
 # --- output sets ------------------------------------------------------------------------------------------------
 
 
+def move_into_place(staged: str | Path, target: str | Path) -> None:
+    """Rename a file or folder written whole elsewhere on the same file system over ``target`` in one step.
+
+    A folder already at ``target`` is first renamed aside beside ``staged`` and removed after, so a reader sees the
+    old folder or the new one, never a mix (between the two renames, none).
+
+    Parameters
+    ----------
+    staged : str or Path
+        The finished file or folder.
+    target : str or Path
+        Its place; a symbolic link there is replaced, never followed.
+    """
+    staged, target = Path(staged), Path(target)
+    if target.is_dir() and not target.is_symlink():
+        aside = staged.with_name(f".replaced-{staged.name}.{secrets.token_hex(4)}")
+        os.replace(target, aside)
+        os.replace(staged, target)
+        shutil.rmtree(aside, ignore_errors=True)
+        return
+    os.replace(staged, target)
+
+
 class OutputSet:
     """The files of one output folder, staged in a hidden folder beside it until :func:`output_folder` commits them.
 

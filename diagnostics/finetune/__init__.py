@@ -11,8 +11,8 @@ from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     **dict.fromkeys(["DataRef", "ExtraData", "ModelSpec", "Presence", "SweepConfig", "load_config"], "_config"),
-    **dict.fromkeys(["RunLockLost", "RunLockedError"], "_run_lock"), "run_dir": "_store",
-    **dict.fromkeys(["collect_predictions", "sweep_status", "verify_run"], "_store_checks"),
+    **dict.fromkeys(["RunLockLost", "RunLockedError", "RunStoreError"], "_run_lock"), "run_dir": "_store",
+    **dict.fromkeys(["collect_predictions", "finished_state", "sweep_status", "verify_run"], "_store_checks"),
     # the training entry points import torch
     "run_sweep": "_sweep", "run_sweeps": "_sweep", "train_run": "_train",
     # detached sweeps: submit, then follow from any shell

@@ -26,8 +26,9 @@ def run_command(
 
     The config is checked whole before anything runs, in a dry run too: its values, the models and data files it
     needs and the sizes it asks of them. A bad value or a missing input is one line ``error: <file>:<line>: <key>:
-    ...`` with exit code 2; runs that fail while training, are interrupted (a cancelled, preempted or timed-out job)
-    or are locked by another process are listed and exit with code 1.
+    ...`` with exit code 2; runs that fail while training, are interrupted (a cancelled, preempted or timed-out job),
+    are locked by another process or were lost to another host (which took their lease over) are listed and exit
+    with code 1.
 
     With --detach (executor submitit) the jobs are submitted and the command returns at once, printing their ids;
     what was submitted is recorded in <output_dir>/<experiment>/.submitit/detached.json. The jobs run on their own:
@@ -56,11 +57,11 @@ def run_command(
     if detach:
         _detach(cfg)
         return
-    from ._sweep import run_sweep
+    from ._sweep import PROBLEM_STATES, run_sweep
 
     results = run_sweep(cfg)
     typer.echo(results[["language", "model", "seed", "state"]].to_string(index=False))
-    problems = results[results["state"].isin(["failed", "interrupted", "locked"])]
+    problems = results[results["state"].isin(PROBLEM_STATES)]
     for row in problems.itertuples():
         typer.echo(f"{row.language}/{row.model}/seed={row.seed}: {row.state}: {row.error}", err=True)
     typer.echo(f"runs in {Path(cfg.output_dir) / cfg.experiment}")

@@ -114,7 +114,8 @@ def _worker_died(job: list[RunSpec], dead: DeadWorker) -> list[dict[str, Any]]:
 class SweepJob:
     """What a SLURM job of the sweep runs: train one job (a run or a fused group), failures as outcome records.
 
-    Inside the job it marks its runs ``interrupted`` (an ``INTERRUPTED`` file, :func:`~._store.mark_interrupted`)
+    Inside the job it marks the runs it holds ``interrupted`` (an ``INTERRUPTED`` file,
+    :func:`~._run_writer.mark_owned_interrupted`; runs it never claimed or another process holds are left alone)
     when the job is stopped from outside. On ``SIGTERM`` (``scancel``, preemption, the time limit; SIGKILL follows
     ``KillWait`` seconds later) it exits at once without a result, so the sweep reads the job's end from SLURM (and
     waits for it again if SLURM requeues it); with ``requeue`` it goes on instead, so that a ``SIGUSR2`` that follows
@@ -147,10 +148,10 @@ class SweepJob:
                 signal.signal(signal.SIGTERM, previous)
 
     def _terminated(self, job: list[RunSpec]) -> None:
-        for spec in job:
-            if not (spec.path / "INTERRUPTED").exists():  # a SIGUSR2's reason (requeued) stays
-                store.mark_interrupted(spec.path, "SIGTERM: the job was cancelled, preempted or reached its time "
-                                                  "limit")
+        from ._run_writer import mark_owned_interrupted
+
+        # only the runs this process holds; a SIGUSR2's reason (requeued) stays
+        mark_owned_interrupted("SIGTERM: the job was cancelled, preempted or reached its time limit", keep=True)
         if self.requeue:  # a SIGUSR2 may follow (preemption): its checkpoint requeues the job
             sys.stderr.write("SIGTERM: runs marked interrupted; going on until SIGUSR2 (requeue) or the kill\n")
             return
@@ -166,10 +167,11 @@ class SweepJob:
         """
         from submitit.helpers import DelayedSubmission
 
+        from ._run_writer import mark_owned_interrupted
+
         what = "requeued, the run restarts from scratch" if self.requeue else \
             "not requeued (executor_options.requeue is off)"
-        for spec in job:
-            store.mark_interrupted(spec.path, f"SIGUSR2: time limit near or preempted; {what}")
+        mark_owned_interrupted(f"SIGUSR2: time limit near or preempted; {what}")
         return DelayedSubmission(self, job, threads) if self.requeue else None
 
 

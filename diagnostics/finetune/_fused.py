@@ -397,7 +397,8 @@ def _validate(stack: StackedClassifiers, active: list[_Run], due: list[int]) -> 
 
 def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.dtype | None = None,
              show: bool = False, desc: str = "fused",
-             finished: Callable[[int, RunData, FitResult], None] | None = None) -> list[FitResult]:
+             finished: Callable[[int, RunData, FitResult], None] | None = None,
+             gone: Callable[[int], bool] | None = None) -> list[FitResult]:
     """Train a queue of runs in ``slots`` slots as one computation; each run ends with its best weights loaded.
 
     Parameters
@@ -418,6 +419,9 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     finished : callable, optional
         ``finished(index, data, result)`` as each run ends, before its slot is refilled (its model holds its best
         weights): store it there, and a killed group loses only the runs still training.
+    gone : callable, optional
+        ``gone(index)``, asked after every step: true for a run that must stop at once (its process lost the run's
+        lease). The run leaves its slot without ``finished`` and its result stays ``None``; the others go on.
 
     Returns
     -------
@@ -450,9 +454,10 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
             for run in active:
                 run.result.counters.train_seconds += elapsed
             bar.update(len(active))
-            due = [position for position, run in enumerate(active) if run.due()]
+            stopped = [position for position, run in enumerate(active) if gone is not None and gone(run.index)]
+            due = [position for position, run in enumerate(active) if run.due() and position not in stopped]
             leaving = _validate(stack, active, due) if due else []
-            if not leaving:
+            if not leaving and not stopped:
                 continue
             for position in leaving:
                 run = active[position]
@@ -461,7 +466,7 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
                 if finished is not None:
                     finished(run.index, run.data, run.result)
             emptied = []
-            for position in leaving:
+            for position in sorted(leaving + stopped):
                 joining = _take(runs, queue)
                 if joining is None:
                     emptied.append(position)

@@ -1,22 +1,32 @@
-"""The lock of one run folder: who trains a run, its heartbeat, and taking over a lock whose owner died.
+"""The lease of one run folder: who may write into a run, a token that only grows, a heartbeat, and taking over a
+lease whose owner died, on file systems with and without shared locks.
 
-The lock (:class:`RunLock`) is an exclusive ``flock`` on ``LOCK`` where the file system supports it: the kernel
-releases it when its process dies, so a killed owner never blocks a run and two processes never both hold it. The
-file's content names the owner (pid, host and, inside a SLURM job, the job id, its restart count and node) for other
-readers; a new owner writes it just after taking the lock, so an empty ``LOCK`` younger than :data:`LOCK_GRACE_S`
-counts as live.
+**Claims.** Owning a run means holding its newest *lease*: ``.lease/<n>`` in the run folder, a JSON record (pid,
+host, boot, heartbeat interval, inside a SLURM job the job) created by one ``link`` of a complete temporary file, so
+it is never seen half written and exactly one process can create generation ``n`` (``link`` fails when the name
+exists, also on NFS, where ``flock`` may be local to each host). ``n`` is the lease's *token*: it only grows per
+run folder. The newest lease is found from ``LOCK`` (a copy of the owner's record, for people and as a pointer to
+the generation) by looking for the next generations' files; ``.lease/<n>.end`` says its owner released it. A
+contender takes generation ``n + 1`` only when lease ``n`` is released or its owner is dead; two contenders of the
+same moment race for one name and one loses. Where ``flock`` works, the owner also holds an exclusive ``flock`` on
+``.lease/flock`` while it trains: another process that shares its flocks is refused at once.
 
-On a file system shared by several machines, a flock taken on one machine may be invisible on another, and a dead
-machine's lock is never released by a kernel. So while it trains, an owner touches ``LOCK`` every
-:func:`heartbeat_s` seconds (a daemon thread of the lock object), and a lock written by another host counts as live
-until SLURM says its job has ended (``squeue`` / ``sacct``: :func:`~._slurm.owner_job_ended`) or, where SLURM cannot
-tell, until its heartbeat is older than :func:`stale_after_s`. Only then may another host take it over; the owner's
-heartbeat notices a takeover and stops its training, so two live owners never train one run for long.
+**Liveness without other clocks.** An owner on this host (same host name and boot) is alive while its pid runs. An
+owner on another host is alive while SLURM says its job runs (:func:`~._slurm.owner_job_ended`), or, where SLURM
+cannot tell, while the counter it increments every :func:`heartbeat_s` seconds (``.lease/<n>.beat``) advances: a
+reader declares the owner dead only after it has itself watched the counter stand still for :func:`stale_after_s`
+seconds of its own monotonic clock (its observations are kept in ``.lease/watch-<host>.json``, so a later process of
+the same host goes on watching). No time written by another host is compared with this host's clock.
+
+**Fencing.** Every write into a run goes through its owner's :class:`~._run_writer.RunWriter`, which checks before
+each commit that the newest lease is still its own (:meth:`RunLock.ensure`); an owner that lost its lease (it froze
+past the bound and another host took the run over) stops with :class:`RunLockLost` and writes nothing. Its
+heartbeat notices the loss too and sets :attr:`RunLock.lost`, which the engine reads after every step to end that
+run only.
 """
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import json
 import os
@@ -25,6 +35,7 @@ import sys
 import threading
 import time
 import uuid
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -32,7 +43,7 @@ from ._slurm import current_job, owner_job_ended
 
 try:
     import fcntl
-except ImportError:  # Windows: the lock falls back to a hard link (see RunLock)
+except ImportError:  # Windows: the lease alone decides
     fcntl = None
 
 
@@ -40,21 +51,13 @@ class RunLockedError(RuntimeError):
     """Another live process is training this run."""
 
 
-class RunLockLost(KeyboardInterrupt):
-    """Raised in the thread holding a run's lock when another host has taken the lock over (it judged this one dead).
-
-    A ``KeyboardInterrupt``, so that it stops training wherever an interrupt would, and cleanup runs as for Ctrl+C.
-    """
+class RunLockLost(RuntimeError):
+    """This process's lease of a run was taken over (another host judged it dead): it writes nothing more into the
+    run, whose training ends; the other runs of the job go on."""
 
 
-def _raise_in_thread(thread_id: int, error: type[BaseException]) -> None:
-    """Raise ``error`` in another thread of this process at its next Python instruction.
-
-    Unlike ``_thread.interrupt_main``, this does not go through SIGINT, which a process started in the background of
-    a non-interactive shell (``cmd &`` in a batch script) inherits as ignored: there the interrupt did nothing, and
-    the old owner trained on beside the new one.
-    """
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(error))
+class RunStoreError(OSError):
+    """A run folder could not be written (full disk, read-only mount, permissions): one line naming the path."""
 
 
 def _pid_alive(pid: int) -> bool:
@@ -71,16 +74,26 @@ def _hostname() -> str:
     return socket.gethostname()
 
 
-#: Seconds during which an empty or partly written ``LOCK`` counts as held (its new owner is writing its pid).
-LOCK_GRACE_S = 30.0
+def _boot_id() -> str:
+    """This machine's boot id (Linux), so that a pid recorded before a reboot is not mistaken for a live one."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+#: The folder of a run's leases, inside the run folder.
+LEASE_FOLDER = ".lease"
 #: Environment variables that set :func:`heartbeat_s` and :func:`stale_after_s` (seconds).
 HEARTBEAT_VARIABLE = "DIAGNOSTICS_LOCK_HEARTBEAT_S"
 STALE_VARIABLE = "DIAGNOSTICS_LOCK_STALE_S"
 #: Defaults of :func:`heartbeat_s` and :func:`stale_after_s`.
 HEARTBEAT_S = 30.0
 STALE_AFTER_S = 300.0
-#: Seconds a new owner waits after taking over another host's lock before it checks that the lock is still its own.
-TAKEOVER_SETTLE_S = 1.0
+#: Errors of a file system that has no ``flock``: the lease alone decides there.
+_NO_FLOCK = (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS)
+#: Errors of a store that cannot be written: they end the run with one line naming the path.
+DISK_ERRORS = (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.EIO)
 
 
 def _seconds(variable: str, default: float) -> float:
@@ -92,12 +105,12 @@ def _seconds(variable: str, default: float) -> float:
 
 
 def heartbeat_s() -> float:
-    """Seconds between two touches of a held ``LOCK`` (``DIAGNOSTICS_LOCK_HEARTBEAT_S``, default 30)."""
+    """Seconds between two beats of a held lease (``DIAGNOSTICS_LOCK_HEARTBEAT_S``, default 30)."""
     return _seconds(HEARTBEAT_VARIABLE, HEARTBEAT_S)
 
 
 def stale_after_s(owner: dict[str, Any] | None = None) -> float:
-    """Age of its last heartbeat after which another host's lock counts as dead.
+    """Seconds a reader must watch another host's heartbeat stand still before it counts the owner as dead.
 
     ``DIAGNOSTICS_LOCK_STALE_S`` (default 300 s), and at least four of the heartbeats ``owner`` recorded.
     """
@@ -108,27 +121,91 @@ def stale_after_s(owner: dict[str, Any] | None = None) -> float:
         return bound
 
 
-def lock_owner(path: Path) -> dict[str, Any] | None:
-    """A run's ``LOCK`` content (``pid``, ``host``, optionally ``heartbeat_s`` and ``slurm``); ``None`` when unlocked,
-    unreadable or no JSON object."""
+def _read_record(file: Path) -> dict[str, Any] | None:
+    """A JSON object from ``file``; ``None`` when missing or not a JSON object (other read errors propagate)."""
     try:
-        owner = json.loads((Path(path) / "LOCK").read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        value = json.loads(file.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
         return None
-    return owner if isinstance(owner, dict) else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
-def lock_is_live(owner: dict[str, Any] | None, age_s: float | None = None) -> bool:
-    """Whether a lock's owner (as :func:`lock_owner` reads it) still runs.
+def _token(record: dict[str, Any] | None) -> int:
+    value = (record or {}).get("token")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
-    On this host: whether its pid runs. On another host: what SLURM says of the job the lock names
-    (:func:`~._slurm.owner_job_ended`); where SLURM cannot tell, whether the heartbeat (``age_s``: seconds since
-    ``LOCK`` was last touched) is within :func:`stale_after_s`. A lock of another host without a heartbeat (written
-    by an older version) counts as live. False for none or an unreadable pid.
+
+def lease_head(path: str | Path) -> tuple[int, dict[str, Any] | None, bool]:
+    """The newest lease of a run folder: ``(token, record, released)``.
+
+    ``token`` 0 means no lease was ever taken (``record`` is then a ``LOCK`` written by hand or an older version,
+    or ``None``). ``released`` is true when the lease's owner gave it back.
+    """
+    path = Path(path)
+    leases = path / LEASE_FOLDER
+    pointer = _read_record(path / "LOCK")
+    token = _token(pointer)
+    while (leases / str(token + 1)).exists():
+        token += 1
+    if token == 0:  # never leased: ``LOCK`` (if any) was written by hand or by an older version
+        return 0, pointer, False
+    record = _read_record(leases / str(token))
+    return token, record, (leases / f"{token}.end").exists()
+
+
+def _beat(path: Path, token: int) -> int | None:
+    try:
+        return int((path / LEASE_FOLDER / f"{token}.beat").read_text() or 0)
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _quiet_s(path: Path, token: int, beat: Any) -> float:
+    """Seconds this host has watched lease ``token``'s heartbeat stay at ``beat`` (0 at the first sight or a change).
+
+    Observations are kept per host in ``.lease/watch-<host>.json`` with this boot's monotonic clock, so a later
+    process of this host goes on watching where an earlier one left off; where that file cannot be written, in
+    memory.
+    """
+    file = path / LEASE_FOLDER / f"watch-{_hostname()}.json"
+    now, boot = time.monotonic(), _boot_id()
+    key = f"{token}:{beat}"
+    try:
+        seen = _read_record(file) or {}
+    except OSError:
+        seen = {}
+    seen = {**_memory.get(str(file), {}), **seen}
+    first = seen.get(key)
+    if isinstance(first, dict) and first.get("boot") == boot and isinstance(first.get("at"), (int, float)):
+        return max(0.0, now - float(first["at"]))
+    observation = {key: {"at": now, "boot": boot}}
+    _memory[str(file)] = observation
+    with suppress(OSError):
+        from diagnostics.core.io_utils import write_json_atomic
+
+        write_json_atomic(file, observation)
+    return 0.0
+
+
+_memory: dict[str, dict[str, Any]] = {}
+
+
+def owner_is_live(path: str | Path, token: int, owner: dict[str, Any] | None) -> bool:
+    """Whether the owner of lease ``token`` of a run folder still runs.
+
+    On this host (same host name and boot): whether its pid runs. On another host: what SLURM says of the job the
+    record names (:func:`~._slurm.owner_job_ended`); where SLURM cannot tell, whether its heartbeat counter has moved
+    within the last :func:`stale_after_s` seconds that this host watched it. A record of another host without a
+    heartbeat (written by an older version) counts as live. False for none or an unreadable pid.
     """
     if not owner:
         return False
+    path = Path(path)
     if owner.get("host") == _hostname():
+        if owner.get("boot") and owner.get("boot") != _boot_id():
+            return False
         try:
             return _pid_alive(int(owner.get("pid", -1)))
         except (TypeError, ValueError):
@@ -136,207 +213,259 @@ def lock_is_live(owner: dict[str, Any] | None, age_s: float | None = None) -> bo
     ended = owner_job_ended(owner)
     if ended is not None:
         return not ended
-    if owner.get("heartbeat_s") is None or age_s is None:
+    if owner.get("heartbeat_s") is None:
         return True
-    return age_s <= stale_after_s(owner)
+    if token:
+        beat: Any = _beat(path, token)
+    else:  # an older version's LOCK: its heartbeat touched the file
+        try:
+            beat = (path / "LOCK").stat().st_mtime_ns
+        except FileNotFoundError:
+            return False
+    return _quiet_s(path, token, beat) <= stale_after_s(owner)
 
 
-def _age(path: Path) -> float | None:
-    try:
-        return time.time() - path.stat().st_mtime
-    except FileNotFoundError:
-        return None
+def lock_owner(path: str | Path) -> dict[str, Any] | None:
+    """The record of a run's current lease holder (``pid``, ``host``, ``token`` ...); ``None`` when no lease is held
+    or its record is unreadable."""
+    token, record, released = lease_head(path)
+    return None if released else record
 
 
 def lock_held(path: str | Path) -> bool:
-    """Whether a live process holds the lock of a run folder, as far as its ``LOCK`` file tells: ``LOCK`` names a live
-    owner (:func:`lock_is_live`), or is empty / partly written and younger than :data:`LOCK_GRACE_S` (an owner
-    between taking the lock and writing its pid).
-    """
-    file = Path(path) / "LOCK"
-    owner = lock_owner(path)
-    age = _age(file)
-    if owner is not None:
-        return lock_is_live(owner, age)
-    return age is not None and age < LOCK_GRACE_S
+    """Whether a live process holds the lease of a run folder (:func:`lease_head`, :func:`owner_is_live`)."""
+    token, record, released = lease_head(path)
+    return not released and owner_is_live(path, token, record)
 
 
-def _same_owner(a: dict[str, Any] | None, b: dict[str, Any]) -> bool:
-    return a is not None and a.get("pid") == b.get("pid") and a.get("host") == b.get("host") \
-        and a.get("token") == b.get("token")
+def _describe(owner: dict[str, Any] | None) -> str:
+    if not owner:
+        return "an unknown owner"
+    who = f"pid {owner.get('pid')} on {owner.get('host')}"
+    job = owner.get("slurm")
+    if isinstance(job, dict) and job.get("job"):
+        who += f", SLURM job {job['job']}"
+    return who
+
+
+def _disk_error(err: OSError, path: Path, what: str) -> RunStoreError:
+    return RunStoreError(err.errno, f"cannot {what}: {err.strerror or err}", str(path))
+
+
+#: Every lease this process holds (read by a signal handler, to mark only the runs this process owns).
+_held: dict[int, RunLock] = {}
+_held_guard = threading.Lock()
+
+
+def held_locks() -> list[RunLock]:
+    """The leases this process holds now, oldest first."""
+    with _held_guard:
+        return list(_held.values())
 
 
 class RunLock:
-    """Exclusive lock of one run folder, held by a pid and kept alive by a heartbeat; a dead owner's lock is taken over.
-
-    Where the file system supports ``flock`` (POSIX), the lock is a kernel lock on ``LOCK``: taking it is one
-    atomic step, and a dead owner's lock on this host is free whatever its file says. ``LOCK`` then records the
-    owner (pid, host, ``"flock": true``, the heartbeat interval, a token and, inside a SLURM job, the job) for readers.
-    A ``LOCK`` without the flock mark (written by hand or by an older version) is honoured while its pid runs. A lock
-    written by another host is honoured while it is live (:func:`lock_is_live`: its SLURM job runs, or its heartbeat is
-    fresh); a new owner taking it over checks :data:`TAKEOVER_SETTLE_S` later that no other host took it at the same
-    moment. Without ``flock``, the record is written to a temporary file and hard-linked into place, so ``LOCK`` never
-    exists half written; taking over a dead owner's lock may then race with another process doing the same.
-
-    While held, a daemon thread touches ``LOCK`` every ``heartbeat`` seconds; when it finds another owner's record in
-    ``LOCK`` (a host that judged this one dead took the run over), it stops the training: :class:`RunLockLost` (a
-    ``KeyboardInterrupt``) in the thread that took the lock, and :attr:`lost` names the new owner.
+    """The lease of one run folder: claimed with a token, kept alive by a heartbeat, checked before every write.
 
     Parameters
     ----------
     path : Path
         The run folder (created when missing).
     heartbeat : float, optional
-        Seconds between touches of ``LOCK``; default :func:`heartbeat_s`.
+        Seconds between beats; default :func:`heartbeat_s`.
 
     Raises
     ------
     RunLockedError
-        From :meth:`acquire`, when a live process (here or on another host) holds the lock.
+        From :meth:`acquire`, when a live process (here or on another host) holds the lease.
+    RunStoreError
+        From :meth:`acquire`, when the lease cannot be written (full disk, read-only mount, permissions).
     """
 
     def __init__(self, path: Path, *, heartbeat: float | None = None):
         self.path = Path(path)
         self.file = self.path / "LOCK"
+        self.leases = self.path / LEASE_FOLDER
         self.heartbeat = float(heartbeat) if heartbeat else heartbeat_s()
-        #: The record of the owner that took this lock over while it was held (``None`` while it is ours).
+        #: The token of the lease this object holds (0 before :meth:`acquire`).
+        self.token = 0
+        #: The record of the owner that took this lease over while it was held (``None`` while it is ours).
         self.lost: dict[str, Any] | None = None
-        self._fd: int | None = None
+        self._flock: int | None = None
         self._record: dict[str, Any] | None = None
         self._stop: threading.Event | None = None
         self._thread: threading.Thread | None = None
-        self._owner_thread: int | None = None
 
-    def _new_record(self, flock: bool) -> dict[str, Any]:
-        record: dict[str, Any] = {"pid": os.getpid(), "host": _hostname()}
-        if flock:
-            record["flock"] = True
-        record.update(heartbeat_s=self.heartbeat, token=uuid.uuid4().hex[:16])
+    # ---- claiming ---------------------------------------------------------------------------------------------
+
+    def _new_record(self, token: int, flock: bool) -> dict[str, Any]:
+        record: dict[str, Any] = {"token": token, "pid": os.getpid(), "host": _hostname(), "boot": _boot_id(),
+                                  "heartbeat_s": self.heartbeat, "flock": flock,
+                                  "claimed": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         job = current_job()
         if job is not None:
             record["slurm"] = job
         return record
 
     def acquire(self) -> RunLock:
-        """Take the lock and return ``self``; its heartbeat runs until :meth:`release`.
+        """Claim the newest lease and return ``self``; its heartbeat runs until :meth:`release`.
 
-        ``RunLockedError`` when another live process, or this one, holds it.
+        ``RunLockedError`` when another live process, or this one, holds it; ``RunStoreError`` (one line naming the
+        path) when the folder cannot be written.
         """
-        self.path.mkdir(parents=True, exist_ok=True)
-        if fcntl is None:
-            return self._acquire_by_link()
-        for _ in range(20):
-            fd = os.open(self.file, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                self._refuse(lock_owner(self.path))
-            except OSError as err:
-                os.close(fd)
-                if err.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
-                    return self._acquire_by_link()  # a file system without flock
-                raise
-            try:  # the owner may have removed the file between our open and our flock: lock the current one
-                current = os.path.samestat(os.fstat(fd), os.stat(self.file))
-            except FileNotFoundError:
-                current = False
-            if not current:
-                os.close(fd)
-                continue
-            owner = self._read(fd)
-            foreign = owner is not None and owner.get("host") != _hostname()
-            if foreign and lock_is_live(owner, time.time() - os.fstat(fd).st_mtime) \
-                    or not foreign and owner is not None and not owner.get("flock") and lock_is_live(owner):
-                os.close(fd)
-                self._refuse(owner)
-            record = self._new_record(flock=True)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(record).encode(), 0)
-            os.fsync(fd)
-            self._fd, self._record = fd, record
-            if foreign:
-                self._settle()
-            self._start_heartbeat()
-            return self
-        raise RunLockedError(f"could not take the lock of {self.path} (contended)")
-
-    def _settle(self) -> None:
-        """After taking over another host's lock: refuse if, a moment later, ``LOCK`` names someone else (a host
-        whose flocks this one does not see took it over at the same time)."""
-        time.sleep(TAKEOVER_SETTLE_S)
-        current = lock_owner(self.path)
-        if not _same_owner(current, self._record):
-            if self._fd is not None:
-                os.close(self._fd)
-            self._fd, self._record = None, None
-            self._refuse(current)
-
-    @staticmethod
-    def _read(fd: int) -> dict[str, Any] | None:
         try:
-            owner = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            return None
-        return owner if isinstance(owner, dict) else None
+            self.leases.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise _disk_error(err, self.leases, "create the run's lease folder") from None
+        self._take_flock()
+        try:
+            for _ in range(20):
+                token, owner, released = lease_head(self.path)
+                if not released and owner_is_live(self.path, token, owner):
+                    self._refuse(owner)
+                record = self._new_record(token + 1, self._flock is not None)
+                if self._claim(token + 1, record):
+                    break
+            else:
+                raise RunLockedError(f"could not take the lease of {self.path} (contended)")
+            self.token, self._record = token + 1, record
+            self._write_beat(0)
+            self._write_pointer(record)
+        except BaseException:
+            self._drop_flock()
+            self.token, self._record = 0, None
+            raise
+        with _held_guard:
+            _held[id(self)] = self
+        self._start_heartbeat()
+        return self
+
+    def _take_flock(self) -> None:
+        """Hold ``.lease/flock`` where the file system has flock: a live holder that shares our flocks refuses us."""
+        if fcntl is None:
+            return
+        try:
+            fd = os.open(self.leases / "flock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise _disk_error(err, self.leases / "flock", "open the run's lock file") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            self._refuse(lock_owner(self.path))
+        except OSError as err:
+            os.close(fd)
+            if err.errno in _NO_FLOCK:
+                return
+            raise _disk_error(err, self.leases / "flock", "lock") from None
+        self._flock = fd
+
+    def _drop_flock(self) -> None:
+        if self._flock is not None:
+            os.close(self._flock)
+            self._flock = None
+
+    def _claim(self, token: int, record: dict[str, Any]) -> bool:
+        """Create ``.lease/<token>`` holding ``record``, complete before it is visible; False when another process
+        created it first."""
+        target = self.leases / str(token)
+        tmp = self.leases / f".claim.{os.getpid()}.{uuid.uuid4().hex}"
+        try:
+            try:
+                with open(tmp, "x", encoding="utf-8") as handle:
+                    handle.write(json.dumps(record))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.link(tmp, target)
+            except FileExistsError:
+                return False
+            except OSError as err:
+                try:  # NFS may report a link that succeeded as failed (a lost reply): the link count tells
+                    if os.stat(tmp).st_nlink == 2 and _read_record(target) == record:
+                        return True
+                except OSError:
+                    pass
+                raise _disk_error(err, target, "write the run's lease") from None
+            return True
+        finally:
+            with suppress(OSError):
+                tmp.unlink()
+
+    def _write_beat(self, beat: int) -> None:
+        from diagnostics.core.io_utils import write_text_atomic
+
+        write_text_atomic(self.leases / f"{self.token}.beat", str(beat))
+
+    def _write_pointer(self, record: dict[str, Any]) -> None:
+        """``LOCK``: a copy of the owner's record (the newest generation's pointer; never compared, only read)."""
+        from diagnostics.core.io_utils import write_json_atomic
+
+        try:
+            write_json_atomic(self.file, record)
+        except OSError as err:
+            raise _disk_error(err, self.file, "write") from None
 
     def _refuse(self, owner: dict[str, Any] | None) -> NoReturn:
         if owner is not None and owner.get("pid") == os.getpid() and owner.get("host") == _hostname():
             raise RunLockedError(f"{self.path} is already locked by this process (pid {os.getpid()})")
-        who = f"pid {owner.get('pid')} on {owner.get('host')}" if owner else "pid not yet recorded"
-        job = (owner or {}).get("slurm")
-        if isinstance(job, dict) and job.get("job"):
-            who += f", SLURM job {job['job']}"
         hint = ""
         if owner and owner.get("host") != _hostname():
-            age = _age(self.file)
-            touched = f"; LOCK last touched {age:.0f} s ago" if age is not None else ""
-            hint = (f" A lock of another host is taken over once SLURM says its job has ended, or once its heartbeat "
-                    f"is older than {stale_after_s(owner):.0f} s{touched}.")
-        raise RunLockedError(f"run {self.path} is being trained by another process ({who}); wait for it, or stop "
-                             f"it.{hint}")
+            hint = (f" A lease of another host is taken over once SLURM says its job has ended, or once this host "
+                    f"has watched its heartbeat stand still for {stale_after_s(owner):.0f} s.")
+        raise RunLockedError(f"run {self.path} is being trained by another process ({_describe(owner)}); wait for "
+                             f"it, or stop it.{hint}")
 
-    def _acquire_by_link(self) -> RunLock:
-        """Without ``flock``: hard-link a complete record into place (fails when ``LOCK`` exists)."""
-        record = self._new_record(flock=False)
-        for _ in range(3):
-            tmp = self.path / f".LOCK.{os.getpid()}.{uuid.uuid4().hex}"
-            tmp.write_text(json.dumps(record), encoding="utf-8")
-            try:
-                os.link(tmp, self.file)
-                self._record = record
-                self._start_heartbeat()
-                return self
-            except FileExistsError:
-                pass
-            finally:
-                tmp.unlink(missing_ok=True)
-            if lock_held(self.path):
-                self._refuse(lock_owner(self.path))
-            self.file.unlink(missing_ok=True)  # stale: the owner died (SIGKILL, power loss)
-        raise RunLockedError(f"could not take the lock of {self.path} (contended)")
+    # ---- holding ----------------------------------------------------------------------------------------------
+
+    def holds(self) -> bool:
+        """Whether the newest lease of the run is still this object's (read from the folder, not remembered)."""
+        if not self.token:
+            return False
+        token, record, released = lease_head(self.path)
+        return token == self.token and not released
+
+    def ensure(self) -> None:
+        """Raise :class:`RunLockLost` unless the newest lease of the run is still this object's.
+
+        Every write of the run's owner calls it just before its commit (:class:`~._run_writer.RunWriter`).
+        """
+        if self.holds():
+            return
+        token, record, released = lease_head(self.path)
+        if self.lost is None:
+            self.lost = record or {}
+        raise RunLockLost(self.lost_message(record if token != self.token else None))
+
+    def lost_message(self, owner: dict[str, Any] | None = None) -> str:
+        """``run <path>: lost to host H, pid P at <time>; ...``: why this owner writes nothing more."""
+        owner = owner if owner is not None else self.lost
+        if owner:
+            when = owner.get("claimed", "an unknown time")
+            return (f"run {self.path}: lease lost to {_describe(owner)} at {when} (this process was judged dead); "
+                    f"it writes nothing more into that run")
+        return f"run {self.path}: lease {self.token} is no longer this process's; it writes nothing more into that run"
 
     def _start_heartbeat(self) -> None:
-        self._owner_thread = threading.get_ident()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, args=(self._stop, self._record),
-                                        name=f"heartbeat {self.path}", daemon=True)
+        self._thread = threading.Thread(target=self._beat_loop, args=(self._stop,), name=f"heartbeat {self.path}",
+                                        daemon=True)
         self._thread.start()
 
-    def _beat(self, stop: threading.Event, record: dict[str, Any]) -> None:
-        """Touch ``LOCK`` every :attr:`heartbeat` seconds; stop the training when another owner took it over."""
+    def _beat_loop(self, stop: threading.Event) -> None:
+        """Advance the heartbeat counter every :attr:`heartbeat` seconds; note a takeover in :attr:`lost` and stop."""
+        beat = 0
         while not stop.wait(self.heartbeat):
-            current = lock_owner(self.path)
-            if current is not None and not _same_owner(current, record) and not stop.is_set():
-                self.lost = current
-                sys.stderr.write(f"run {self.path}: the lock was taken over by pid {current.get('pid')} on "
-                                 f"{current.get('host')} (this process was judged dead); stopping this run\n")
-                _raise_in_thread(self._owner_thread, RunLockLost)
-                return
             try:
-                os.utime(self._fd if self._fd is not None else self.file)
+                if not self.holds():
+                    if stop.is_set():
+                        return
+                    token, record, released = lease_head(self.path)
+                    self.lost = record or {}
+                    sys.stderr.write(self.lost_message() + "\n")
+                    return
+                beat += 1
+                self._write_beat(beat)
             except OSError:
-                pass  # removed by hand, or a passing disk error: the next beat tries again
+                pass  # a passing disk error: the next beat tries again
 
     def _stop_heartbeat(self) -> None:
         if self._stop is not None:
@@ -346,28 +475,23 @@ class RunLock:
         self._stop, self._thread = None, None
 
     def release(self) -> None:
-        """Stop the heartbeat, give the lock back and remove ``LOCK`` (only when this object holds it and ``LOCK`` still
-        names it)."""
+        """Stop the heartbeat and give the lease back (only while it is still this object's): ``.lease/<n>.end``,
+        ``LOCK`` removed. A lost lease is left to its new owner."""
         self._stop_heartbeat()
-        record, self._record = self._record, None
-        if self._fd is None:
-            owner = lock_owner(self.path)
-            mine = _same_owner(owner, record) if record is not None else \
-                owner is not None and owner.get("pid") == os.getpid() and owner.get("host") == _hostname()
-            if mine:
-                self.file.unlink(missing_ok=True)
-            return
+        with _held_guard:
+            _held.pop(id(self), None)
         try:
-            try:
-                ours = os.path.samestat(os.fstat(self._fd), os.stat(self.file))
-            except FileNotFoundError:
-                ours = False
-            if ours and (record is None or _same_owner(self._read(self._fd), record)):
-                # removed while still locked, so that no one takes over a file about to vanish
-                self.file.unlink(missing_ok=True)
+            if self.token and self.holds():
+                with suppress(OSError):
+                    (self.leases / f"{self.token}.end").touch()
+                if _token(_read_record(self.file)) == self.token:
+                    with suppress(OSError):
+                        self.file.unlink()
+        except OSError:
+            pass  # an unreadable folder: the lease goes stale and is taken over
         finally:
-            os.close(self._fd)
-            self._fd = None
+            self._drop_flock()
+            self.token, self._record = 0, None
 
     def __enter__(self) -> RunLock:
         return self.acquire()

@@ -8,13 +8,17 @@ Layout::
         metrics.json        validation curve, best epoch, resource figures
         predictions.parquet the predictions table (diagnostic + extra evaluation sets)
         checkpoint/         optional: the best model as a Hugging Face folder (safetensors)
-        LOCK                pid + host of the process training it (removed when it ends)
+        LOCK                the record of the process training it (removed when it ends)
+        .lease/             the run's leases: who may write into it, with a token that only grows (see ._run_lock)
+        .staging/<token>/   files being written by the holder of lease <token>, renamed into place one by one
         FAILED              traceback of the last failure (removed when a retry starts)
         INTERRUPTED         why the last attempt was stopped from outside: a signal, a cancelled, timed-out or
                             preempted SLURM job (removed when a retry starts)
-        DONE                written last: the run is complete, with the sha256 of the four files above
+        DONE                written last: the run is complete, with the sha256 of every file above (checkpoint/'s
+                            too)
 
-This module is the one reader of that layout: :func:`list_runs` lists the runs of a store (filtered by
+Only the holder of a run's lease writes into it, through :class:`~._run_writer.RunWriter`. This module is the one
+reader of that layout: :func:`list_runs` lists the runs of a store (filtered by
 coordinates and state) as :class:`Run` objects, whose methods read their files and find their model
 (:meth:`Run.model_folder`); :func:`run_coordinates` reads the coordinates of a run folder or of a path inside it.
 The lock is in :mod:`._run_lock`; the integrity checks of finished runs (the checksums :func:`mark_done` records in
@@ -27,7 +31,6 @@ import hashlib
 import json
 import platform
 import re
-import shutil
 import sys
 from collections.abc import Iterable
 from contextlib import suppress
@@ -89,24 +92,50 @@ def is_done(path: Path) -> bool:
     return (Path(path) / "DONE").exists()
 
 
-def mark_done(path: Path, summary: dict[str, Any]) -> None:
-    """Write ``DONE`` atomically, the last step of a run: ``summary`` (best epoch, finish time ...) plus ``sha256``,
-    the digest of each file of :data:`RUN_FILES` present, which :func:`verify_run` checks before the run is reused.
+#: The version of the ``DONE`` record this code writes; a record of a higher version is refused, never deleted.
+#: 1 (no ``format`` key): checksums of :data:`RUN_FILES`; 2: also every file of ``checkpoint/``.
+DONE_FORMAT = 2
+
+
+def done_record(path: Path, summary: dict[str, Any]) -> dict[str, Any]:
+    """The content of a run's ``DONE``: ``summary`` (best epoch, finish time ...), ``format`` (:data:`DONE_FORMAT`)
+    and ``sha256``, the digest of every file of the run (:func:`file_checksums`), which :func:`verify_run` checks
+    before the run is reused.
+
+    Parameters
+    ----------
+    path : Path
+        The run folder, its files written.
+    summary : dict
+        What the record says besides the checksums.
+
+    Returns
+    -------
+    dict
+        The record.
     """
+    return {**summary, "format": DONE_FORMAT, "sha256": file_checksums(path)}
+
+
+def mark_done(path: Path, summary: dict[str, Any]) -> None:
+    """Write ``DONE`` (:func:`done_record`) atomically, outside any lease: for tools that build a store by hand; a
+    sweep's runs are finished by their owner's :class:`~._run_writer.RunWriter`."""
     path = Path(path)
-    write_json_atomic(path / "DONE", {**summary, "sha256": file_checksums(path)})
+    write_json_atomic(path / "DONE", done_record(path, summary))
 
 
 def mark_failed(path: Path, report: str) -> None:
-    """Write ``FAILED`` (the traceback ``report`` of a failed attempt) atomically; a disk error here is ignored."""
+    """Write ``FAILED`` (the traceback ``report`` of a failed attempt) atomically, outside any lease (a sweep's runs
+    are marked by their owner's :class:`~._run_writer.RunWriter`); a disk error here is ignored."""
     # Called while the training error propagates: that error is the one to report, not a full disk's.
     with suppress(OSError):
         write_text_atomic(Path(path) / "FAILED", report)
 
 
 def mark_interrupted(path: Path, reason: str) -> None:
-    """Write ``INTERRUPTED`` (``reason``: the signal or the job's fate) atomically in an unfinished run folder, so that
-    the run reads ``interrupted`` whatever its training writes while it unwinds; a disk error here is ignored."""
+    """Write ``INTERRUPTED`` (``reason``: the signal or the job's fate) atomically in an unfinished run folder, outside
+    any lease (a sweep's runs are marked by their owner's :class:`~._run_writer.RunWriter`); a disk error here is
+    ignored."""
     path = Path(path)
     if path.is_dir() and not is_done(path):
         with suppress(OSError):
@@ -119,9 +148,19 @@ def write_predictions(path: Path, predictions: pd.DataFrame) -> None:
 
 
 def file_checksums(path: str | Path) -> dict[str, str]:
-    """File name -> sha256 of each file of :data:`RUN_FILES` in a run folder (missing files are left out)."""
+    """File name -> sha256 of each file of :data:`RUN_FILES` in a run folder and of every file of its ``checkpoint/``
+    (as ``checkpoint/<name>``); missing files are left out."""
     path = Path(path)
-    return {name: _sha256(path / name) for name in RUN_FILES if (path / name).is_file()}
+    sums = {name: _sha256(path / name) for name in RUN_FILES if (path / name).is_file()}
+    return sums | {name: _sha256(path / name) for name in checkpoint_files(path)}
+
+
+def checkpoint_files(path: str | Path) -> list[str]:
+    """The files of a run's ``checkpoint/`` as names relative to the run folder (``checkpoint/config.json`` ...)."""
+    folder = Path(path) / CHECKPOINT_FOLDER
+    if not folder.is_dir():
+        return []
+    return sorted(p.relative_to(path).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
 def _sha256(path: Path) -> str:
@@ -130,17 +169,6 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def clear_partial(path: Path) -> None:
-    """Remove everything a killed attempt may have left in a run folder (except the lock we hold), to restart cleanly."""
-    for child in Path(path).iterdir():
-        if child.name == "LOCK":
-            continue
-        if child.is_dir():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
 
 
 def library_versions() -> dict[str, Any]:
@@ -187,7 +215,7 @@ def run_state(path: Path) -> str:
         return "interrupted"
     if (path / "FAILED").exists():
         return "failed"
-    if path.exists() and any(path.iterdir()):
+    if path.exists() and any(not child.name.startswith(".") for child in path.iterdir()):
         return "interrupted"
     return "pending"
 
@@ -197,6 +225,8 @@ def run_state(path: Path) -> str:
 RUN_CONFIG = "config.json"
 PREDICTIONS_FILE = "predictions.parquet"
 RUN_FILES = (RUN_CONFIG, "versions.json", "metrics.json", PREDICTIONS_FILE)
+#: The optional folder of a run's fine-tuned model.
+CHECKPOINT_FOLDER = "checkpoint"
 _SEED_FOLDER = re.compile(r"seed=(\d+)")
 
 
@@ -315,7 +345,7 @@ class Run:
     @property
     def has_checkpoint(self) -> bool:
         """Whether the run kept its model (``checkpoint/``)."""
-        return is_model_folder(self.path / "checkpoint")
+        return is_model_folder(self.path / CHECKPOINT_FOLDER)
 
     def model_folder(self) -> Path:
         """Find the run's fine-tuned model: its ``checkpoint/`` folder.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from . import _store as store
-from ._store_checks import reopen_corrupt, verify_run
+from ._store_checks import DAMAGED, NEWER, UNFINISHED, UNREADABLE, finished_state
 from diagnostics.core.errors import UserInputError
 
 from ._config import EXECUTOR_NAMES, NOT_IN_RUN_HASH, ConfigError, SweepConfig
@@ -18,6 +18,10 @@ from ._run_spec import RunSpec, spec_dict
 
 if TYPE_CHECKING:
     from ._detach import DetachedSweep
+
+
+#: Outcomes of a sweep's runs that make it end with exit status 1 (the others: done, skipped).
+PROBLEM_STATES = ("failed", "interrupted", "locked", "lost")
 
 
 def plan(config: SweepConfig) -> list[RunSpec]:
@@ -102,7 +106,8 @@ def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
     """Every run of a sweep with what a real run would do with it.
 
     States: ``done`` (skipped), ``conflict`` (finished with other settings: the real run refuses the whole sweep),
-    ``corrupt`` (finished, but failing :func:`~diagnostics.finetune.verify_run`: trained again),
+    ``corrupt`` (finished, but damaged, :func:`~diagnostics.finetune.verify_run`: trained again), ``unreadable``
+    (finished, a file the system could not read: left alone), ``newer`` (finished by a newer version: left alone),
     ``running`` (locked by a live process), ``failed`` / ``interrupted`` (retried from scratch) or ``pending``.
 
     Parameters
@@ -120,8 +125,9 @@ def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
         state = store.run_state(spec.path)
         if state == "done" and settings_conflict(config, spec) is not None:
             state = "conflict"
-        elif state == "done" and verify_run(spec.path):
-            state = "corrupt"
+        elif state == "done":
+            state = {DAMAGED: "corrupt", UNREADABLE: "unreadable", NEWER: "newer"}.get(finished_state(spec.path)[0],
+                                                                                      state)
         out.append((spec, state))
     return out
 
@@ -186,7 +192,8 @@ def run_sweep(config: SweepConfig, *, executor: str | None = None, workers: int 
     -------
     pandas.DataFrame
         ``language, model, seed, state, error, path``; ``state`` in done / skipped / locked / failed /
-        interrupted (stopped from outside: a killed worker, a cancelled, preempted or timed-out job).
+        interrupted (stopped from outside: a killed worker, a cancelled, preempted or timed-out job) / lost (its
+        lease was taken over by another host while this sweep trained it).
     """
     return run_sweeps([config], executor=executor, workers=workers).drop(columns="experiment")
 
@@ -244,8 +251,8 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
 
 
 def _prepare(configs: list[SweepConfig], executor: str | None, workers: int | None) -> tuple:
-    """Check the sweeps, record them, withdraw corrupt finished runs and prepare features: everything before the
-    executor. Returns the executor's name, the lead config, the rows of skipped runs, the pending
+    """Check the sweeps, record them, find the runs to train (damaged finished ones too) and prepare features:
+    everything before the executor. Returns the executor's name, the lead config, the rows of skipped runs, the pending
     ``(config, spec)`` pairs and each run's place in plan order."""
     if not configs:
         raise ValueError("no sweep to run")
@@ -269,13 +276,21 @@ def _prepare(configs: list[SweepConfig], executor: str | None, workers: int | No
         root.mkdir(parents=True, exist_ok=True)
         store.write_json_atomic(root / "sweep.json", config.to_dict())
         order.update({str(s.path): len(order) + i for i, s in enumerate(specs)})
+        pending = []
         for spec in specs:
-            problems = reopen_corrupt(spec.path)
-            if problems:
+            state, problems = finished_state(spec.path)
+            if state == DAMAGED:  # withdrawn and trained again by the job that takes its lease
                 warnings.warn(f"{spec.path}: finished run is corrupt ({'; '.join(problems)}); training it again",
                               stacklevel=3)
-        pending = [s for s in specs if not store.is_done(s.path)]
-        rows += [_row(config, s, "skipped", None, str(s.path)) for s in specs if store.is_done(s.path)]
+            elif state == UNREADABLE:
+                warnings.warn(f"{spec.path}: finished run left alone: {'; '.join(problems)}", stacklevel=3)
+            elif state == NEWER:
+                rows.append(_row(config, spec, "failed", f"{spec.path}: {problems[0]}", str(spec.path)))
+                continue
+            if state in (DAMAGED, UNFINISHED):
+                pending.append(spec)
+            else:
+                rows.append(_row(config, spec, "skipped", None, str(spec.path)))
         if pending:
             prepare_features(config, pending)
             todo += [(config, s) for s in pending]

@@ -2,9 +2,11 @@
 
 A job holds runs that share a training key (:mod:`.grouping`: one model and step shapes; experiments, languages,
 sizes and seeds may differ). Each run is skipped when finished, locked (a run another process holds is left out and
-reported ``locked``), cleared of a partial earlier attempt, and marked failed (``FAILED`` with the traceback) or done
-(``DONE``, written last). The engine (:func:`~.fused.fit_runs`) trains the runs K at a time; a run's data
-(mixture, tokenisation, cached features) is prepared when it takes a slot, once per experiment and language, and
+reported ``locked``), cleared of a partial earlier attempt, and marked failed (``FAILED`` with the traceback),
+interrupted (Ctrl+C) or done (``DONE``, written last); every file goes through the writer of the run's lease
+(:mod:`._run_writer`), and a run whose lease another host took over ends alone, reported ``lost``. The engine
+(:func:`~.fused.fit_runs`) trains the runs K at a time; a run's data (mixture, tokenisation, cached features) is
+prepared when it takes a slot, once per experiment and language, and
 each run is predicted and stored in its own folder the moment it stops, before the next run takes its slot:
 ``config.json``, ``versions.json``, ``metrics.json`` (with a ``fused`` record: the job's slots and runs, precision
 and TF32 setting), ``predictions.parquet`` and an optional checkpoint. Killing a job loses its unfinished runs only,
@@ -18,6 +20,7 @@ from __future__ import annotations
 import os
 import time
 import traceback
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,8 +42,10 @@ from ._loop import FitResult
 from ._predict import SetPredictions, prediction_table
 from ._quality import category_summary
 from ._resources import PeakMemory, fitness_mib, protocol_figures
-from ._run_lock import RunLock, RunLockedError
+from ._run_lock import RunLock, RunLockedError, RunLockLost
 from ._run_spec import RunSpec
+from ._run_writer import RunWriter
+from ._store_checks import DAMAGED, NEWER, UNREADABLE, finished_state, reopen_corrupt
 
 
 def resolve_model_path(model: ModelSpec) -> Path:
@@ -146,52 +151,119 @@ def train_group(specs: list[RunSpec], *, progress: bool | None = None,
     Returns
     -------
     list of dict
-        One outcome per run, in the order of ``specs``: ``{"path", "state": "done"|"skipped", "metrics"}``, or
-        ``{"path", "state": "locked", "error"}`` for a run another process holds. Each run is claimed (done? ->
-        lock -> done again? -> clear a partial attempt) when it takes a slot and released once stored, so the runs
-        still queued stay free for other processes. What training raises is re-raised once every run the job was
-        training has a ``FAILED`` file with the traceback.
+        One outcome per run, in the order of ``specs``: ``{"path", "state": "done"|"skipped", "metrics"}``;
+        ``{"path", "state": "locked", "error"}`` for a run another process holds; ``{"path", "state": "lost",
+        "error"}`` for a run whose lease another host took over while this job trained it (that run ends, the
+        others go on); ``{"path", "state": "failed", "error"}`` for a finished run this version must not touch (a
+        newer ``DONE``). Each run is claimed (done? -> lease -> done again? -> clear a partial attempt) when it takes
+        a slot and released once stored, so the runs still queued stay free for other processes; every write goes
+        through the lease's :class:`~._run_writer.RunWriter`. What training raises is re-raised once every run the
+        job still holds has a marker: ``INTERRUPTED`` for Ctrl+C, ``FAILED`` with the traceback otherwise.
     """
-    outcomes: dict[str, dict[str, Any]] = {}
-    held: dict[str, RunLock] = {}
-
-    def claim(spec: RunSpec) -> bool:
-        """Done? -> lock -> done again? -> clear a partial attempt: whether this job trains the run now."""
-        key = str(spec.path)
-        if store.is_done(spec.path):
-            outcomes[key] = _skipped(spec)
-            return False
-        try:
-            held[key] = RunLock(spec.path).acquire()
-        except RunLockedError as err:
-            outcomes[key] = {"path": key, "state": "locked", "error": f"{type(err).__name__}: {err}"}
-            return False
-        if store.is_done(spec.path):  # finished by another process between the check and the lock
-            outcomes[key] = _skipped(spec)
-            held.pop(key).release()
-            return False
-        store.clear_partial(spec.path)
-        return True
-
-    def finished(spec: RunSpec, metrics: dict[str, Any]) -> None:
-        store.mark_done(spec.path, {"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
-        outcomes[str(spec.path)] = {"path": str(spec.path), "state": "done", "metrics": metrics}
-        held.pop(str(spec.path)).release()
-
+    job = _Ownership()
     try:
-        _train_runs(specs, slots, progress, claim, finished)
-    except BaseException:
-        for key in held:
-            store.mark_failed(Path(key), traceback.format_exc())
+        _train_runs(specs, slots, progress, job)
+    except BaseException as err:
+        job.abort(err)
         raise
     finally:
-        for lock in held.values():
-            lock.release()
-    return [outcomes[str(spec.path)] for spec in specs]
+        job.release_all()
+    return [job.outcomes[str(spec.path)] for spec in specs]
+
+
+class _Ownership:
+    """The runs a job holds: their leases and writers, and what became of each run."""
+
+    def __init__(self):
+        self.outcomes: dict[str, dict[str, Any]] = {}
+        self.writers: dict[str, RunWriter] = {}
+
+    def claim(self, spec: RunSpec) -> bool:
+        """Done? -> lease -> done again? -> clear a partial attempt: whether this job trains the run now."""
+        key = str(spec.path)
+        if store.is_done(spec.path) and self._keep_finished(spec):
+            return False
+        try:
+            lock = RunLock(spec.path).acquire()
+        except RunLockedError as err:
+            self.outcomes[key] = {"path": key, "state": "locked", "error": f"{type(err).__name__}: {err}"}
+            return False
+        writer = self.writers[key] = RunWriter(lock)
+        try:
+            if store.is_done(spec.path):  # finished meanwhile, or damaged: withdrawn under the lease
+                if self._keep_finished(spec):
+                    self.release(spec)
+                    return False
+                reopen_corrupt(spec.path, writer)  # the sweep said so when it queued the run
+            writer.clear_partial()
+        except RunLockLost as err:
+            self.lose(spec, err)
+            return False
+        return True
+
+    def _keep_finished(self, spec: RunSpec) -> bool:
+        """Whether a finished run stays as it is (sound, unreadable or newer): its outcome is recorded."""
+        key = str(spec.path)
+        state, problems = finished_state(spec.path)
+        if state == DAMAGED:
+            return False
+        if state == NEWER:
+            self.outcomes[key] = {"path": key, "state": "failed", "error": f"{spec.path}: {problems[0]}"}
+            return True
+        if state == UNREADABLE:
+            warnings.warn(f"{spec.path}: finished run left alone: {'; '.join(problems)}", stacklevel=2)
+        self.outcomes[key] = _skipped(spec)
+        return True
+
+    def writer(self, spec: RunSpec) -> RunWriter:
+        return self.writers[str(spec.path)]
+
+    def gone(self, spec: RunSpec) -> bool:
+        """Whether the job lost the run's lease (its heartbeat saw another owner)."""
+        writer = self.writers.get(str(spec.path))
+        return writer is not None and writer.lock.lost is not None
+
+    def lose(self, spec: RunSpec, err: RunLockLost | None = None) -> None:
+        """The run's lease was taken over: it ends here, as an error of that run alone."""
+        key = str(spec.path)
+        writer = self.writers.pop(key, None)
+        message = str(err) if err is not None else writer.lock.lost_message() if writer else f"run {key}: lease lost"
+        self.outcomes[key] = {"path": key, "state": "lost", "error": f"RunLockLost: {message}"}
+        if writer is not None:
+            writer.discard()  # this token's staging only: the new owner's files are not touched
+            writer.lock.release()  # only stops the heartbeat: the lease is no longer ours
+
+    def done(self, spec: RunSpec, metrics: dict[str, Any]) -> None:
+        self.writer(spec).mark_done({"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        self.outcomes[str(spec.path)] = {"path": str(spec.path), "state": "done", "metrics": metrics}
+        self.release(spec)
+
+    def release(self, spec: RunSpec) -> None:
+        writer = self.writers.pop(str(spec.path), None)
+        if writer is not None:
+            writer.lock.release()
+
+    def abort(self, err: BaseException) -> None:
+        """Mark every run still held: ``INTERRUPTED`` for Ctrl+C, else ``FAILED`` with the traceback."""
+        for writer in self.writers.values():
+            if isinstance(err, KeyboardInterrupt):
+                writer.mark_interrupted("SIGINT: the training was interrupted (Ctrl+C)")
+            else:
+                writer.mark_failed(traceback.format_exc())
+
+    def release_all(self) -> None:
+        for writer in self.writers.values():
+            writer.discard()
+            writer.lock.release()
+        self.writers.clear()
 
 
 def _skipped(spec: RunSpec) -> dict[str, Any]:
-    return {"path": str(spec.path), "state": "skipped", "metrics": store._read_json(spec.path / "metrics.json")}
+    try:
+        metrics = store._read_json(spec.path / "metrics.json")
+    except OSError:  # an unreadable finished run is left alone
+        metrics = None
+    return {"path": str(spec.path), "state": "skipped", "metrics": metrics}
 
 
 def job_slots(config: SweepConfig, specs: list[RunSpec], device: str | None = None) -> int:
@@ -256,11 +328,11 @@ class _JobData:
             self.prepared.pop(key, None)
 
 
-def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, claim, done) -> None:
-    """Fine-tune the job's runs in their slots; as each ends, predict every set and store its files (``done``).
+def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, job: _Ownership) -> None:
+    """Fine-tune the job's runs in their slots; as each ends, predict every set and store its files.
 
-    A run is claimed (``claim(spec)``: skipped, locked elsewhere, or this job's) when it would take a slot, so the
-    runs still queued stay free for other processes.
+    A run is claimed (``job.claim(spec)``: skipped, locked elsewhere, or this job's) when it would take a slot, so the
+    runs still queued stay free for other processes. A run whose lease is lost leaves its slot at the next step.
     """
     lead, model_spec = specs[0].sweep, specs[0].model_spec
     show = lead.progress if progress is None else progress
@@ -268,7 +340,7 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
         amp = _autocast_dtype(lead, device)
         slots = min(len(specs), slots or job_slots(lead, specs, device))
         model_path = resolve_model_path(model_spec)
-        job = _JobData(specs, model_path, device, amp, show)
+        data_of = _JobData(specs, model_path, device, amp, show)
         skip_padding = lead.skip_padding and slots == 1  # stacked runs go through vmap, which cannot gather tokens
         clocks: dict[int, _Clock] = {}
         with PeakMemory() as memory:
@@ -277,25 +349,48 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
 
             def join(index: int) -> RunData | None:
                 spec, config = specs[index], specs[index].sweep
-                if not claim(spec):
-                    job.release(spec)
+                if not job.claim(spec):
+                    data_of.release(spec)
                     return None
                 clocks[index] = clock = _Clock()
-                _write_run_settings(spec.path, spec, config, device, amp)
-                data, gold_train, validate = job.get(spec)
+                try:
+                    _write_run_settings(job.writer(spec), spec, config, device, amp)
+                except RunLockLost as err:
+                    job.lose(spec, err)
+                    data_of.release(spec)
+                    return None
+                data, gold_train, validate = data_of.get(spec)
                 model = _build_model(config, model_path, spec.seed, skip_padding and index == 0)
                 clock.init_s = time.perf_counter() - clock.started
                 return RunData(model, data.inputs["train"], gold_train, validate)
 
             def finished(index: int, run: RunData, fit: FitResult) -> None:
+                spec = specs[index]
+                try:
+                    store_run(index, run, fit)
+                except RunLockLost as err:
+                    job.lose(spec, err)
+                finally:
+                    data_of.release(spec)
+
+            def gone(index: int) -> bool:
+                if not job.gone(specs[index]):
+                    return False
+                job.lose(specs[index])
+                data_of.release(specs[index])
+                return True
+
+            def store_run(index: int, run: RunData, fit: FitResult) -> None:
                 spec, config = specs[index], specs[index].sweep
-                data = job.get(spec)[0]
+                writer = job.writer(spec)
+                data = data_of.get(spec)[0]
                 pred = _predict(run.model, spec, data, config, device, amp)
                 if config.save_checkpoint:
                     from ._modeling import save_checkpoint
 
-                    save_checkpoint(run.model, model_path, spec.path / "checkpoint", data.tokenizer)
-                _write_predictions(spec.path, pred.tables)
+                    writer.write_folder(store.CHECKPOINT_FOLDER,
+                                        lambda folder: save_checkpoint(run.model, model_path, folder, data.tokenizer))
+                writer.write_predictions(_predictions_table(pred.tables))
                 cuda_peak = torch.cuda.max_memory_allocated() if device.startswith("cuda") else None
                 resources = _resources(clocks.pop(index), memory.peak, cuda_peak, fit, data, pred)
                 resources |= protocol_figures(model_path, spec.language, device, config.output_dir,
@@ -303,14 +398,13 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
                 group = {"slots": slots, "runs": len(specs), "precision": config.precision, "autocast": str(amp),
                          "tf32": bool(torch.backends.cuda.matmul.allow_tf32), "skip_padding": skip_padding}
                 metrics = _metrics(config, fit, data.train_frame, run.model, pred, resources, device) | {"fused": group}
-                store.write_json_atomic(spec.path / "metrics.json", metrics)
-                job.release(spec)
-                done(spec, metrics)
+                writer.write_json("metrics.json", metrics)
+                job.done(spec, metrics)
 
             runs = [EngineRun(spec.seed, spec.sweep, lambda i=i: join(i)) for i, spec in enumerate(specs)]
             what = (f"{specs[0].config['experiment']} {specs[0].describe()}" if len(specs) == 1 else
                     f"{len(specs)} runs of {model_spec.name} in {slots} slots")
-            fit_runs(runs, slots=slots, device=device, amp=amp, show=show, desc=what, finished=finished)
+            fit_runs(runs, slots=slots, device=device, amp=amp, show=show, desc=what, finished=finished, gone=gone)
 
 
 def _build_model(config: SweepConfig, model_path: Path, seed: int, skip_padding: bool):
@@ -365,15 +459,16 @@ def _torch_settings(config: SweepConfig) -> Iterator[str]:
         torch.set_num_threads(previous_threads)
 
 
-def _write_run_settings(path: Path, spec: RunSpec, config: SweepConfig, device: str, amp: torch.dtype | None) -> None:
+def _write_run_settings(writer: RunWriter, spec: RunSpec, config: SweepConfig, device: str,
+                        amp: torch.dtype | None) -> None:
     """Record what the run is (``config.json``) and what it runs on (``versions.json``)."""
     model_spec = spec.model_spec
-    store.write_json_atomic(path / store.RUN_CONFIG, {"run": {"experiment": config.experiment, "language": spec.language,
-                                                           "model": model_spec.name, "seed": spec.seed,
-                                                           "pretrain_seed": model_spec.pretrain_seed,
-                                                           "run_hash": config.run_hash()},
-                                                   "sweep": config.to_dict()})
-    store.write_json_atomic(path / "versions.json", store.library_versions() | {
+    writer.write_json(store.RUN_CONFIG, {"run": {"experiment": config.experiment, "language": spec.language,
+                                                 "model": model_spec.name, "seed": spec.seed,
+                                                 "pretrain_seed": model_spec.pretrain_seed,
+                                                 "run_hash": config.run_hash()},
+                                         "sweep": config.to_dict()})
+    writer.write_json("versions.json", store.library_versions() | {
         "device": device, "autocast": str(amp), "tf32": bool(torch.backends.cuda.matmul.allow_tf32)})
 
 
@@ -391,10 +486,9 @@ def _run_columns(spec: RunSpec, config: SweepConfig, model_spec: ModelSpec) -> d
     return {"experiment": config.experiment, "language": spec.language, "model": model_spec.name, "seed": spec.seed}
 
 
-def _write_predictions(path: Path, tables: list[pd.DataFrame]) -> None:
-    """Store the predictions of every diagnostic set as one ``predictions.parquet``."""
-    predictions = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=store.PREDICTION_COLUMNS)
-    store.write_predictions(path, predictions)
+def _predictions_table(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """The predictions of every diagnostic set as one table (the run's ``predictions.parquet``)."""
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=store.PREDICTION_COLUMNS)
 
 
 def _resources(clock: _Clock, rss_peak: int, cuda_peak: int | None, fitted: FitResult, data: RunInputs,

@@ -106,17 +106,16 @@ def test_takeover_of_a_dead_owners_lock_has_one_winner(tmp_path):
     assert violations == 0 and held >= STALE_TRIALS
 
 
-def test_an_empty_lock_file_of_a_new_owner_is_not_stale(tmp_path):
+def test_a_half_written_lock_file_holds_nothing_and_a_lease_is_never_half_written(tmp_path):
+    """A lease is created whole (one link of a complete file), so an empty or cut ``LOCK`` is no owner's (an older
+    version killed while writing it); the next claim takes the run at once."""
     from diagnostics.finetune._run_lock import lock_held
     from diagnostics.finetune._store import run_state
 
     folder = tmp_path / "e" / "en" / "m" / "seed=0"
     folder.mkdir(parents=True)
-    (folder / "LOCK").write_text("")  # an owner between taking the lock and writing its pid
-    assert lock_held(folder) and run_state(folder) == "running"
-    old = time.time() - 3600
-    os.utime(folder / "LOCK", (old, old))  # the same, left by a process killed in that moment long ago
-    assert not lock_held(folder)
+    (folder / "LOCK").write_text('{"pid": 12')
+    assert not lock_held(folder) and run_state(folder) == "interrupted"
     with RunLock(folder):
         assert json.loads((folder / "LOCK").read_text())["pid"] == os.getpid()
         with pytest.raises(RunLockedError, match="already locked by this process"):

@@ -183,15 +183,28 @@ def test_bad_submitit_parameters_are_a_config_error(tmp_path):
 
 
 def test_a_signalled_job_marks_its_runs_interrupted_and_requeues_only_when_asked(jobs):
-    (_, s0), (_, s1), _ = jobs
-    assert SweepJob(requeue=False).checkpoint(s0, None) is None
-    mark_failed(s0[0].path, "UncompletedJobError: Job not requeued")  # what the unwinding training writes next
+    """Only the runs this process holds are marked: a run of the job that another process holds is left alone."""
+    from diagnostics.finetune._run_lock import RunLock
+    from diagnostics.finetune._run_writer import RunWriter
+
+    (_, s0), (_, s1), (_, s2) = jobs
+    held = RunLock(s0[0].path).acquire()
+    try:
+        assert SweepJob(requeue=False).checkpoint(s0 + s2, None) is None
+        RunWriter(held).mark_failed("UncompletedJobError: Job not requeued")  # what the unwinding training writes
+        assert "SIGUSR2" in (s0[0].path / "INTERRUPTED").read_text()
+        assert not (s2[0].path / "INTERRUPTED").exists()  # never claimed by this process
+    finally:
+        held.release()
     assert run_state(s0[0].path) == "interrupted"
-    assert "SIGUSR2" in (s0[0].path / "INTERRUPTED").read_text()
-    job = SweepJob(requeue=True)
-    again = job.checkpoint(s1, 2)
-    assert again.function is job and again.args == (s1, 2)
-    assert "requeued, the run restarts from scratch" in (s1[0].path / "INTERRUPTED").read_text()
+    held = RunLock(s1[0].path).acquire()
+    try:
+        job = SweepJob(requeue=True)
+        again = job.checkpoint(s1, 2)
+        assert again.function is job and again.args == (s1, 2)
+        assert "requeued, the run restarts from scratch" in (s1[0].path / "INTERRUPTED").read_text()
+    finally:
+        held.release()
 
 
 def test_one_word_for_a_run_stopped_from_outside(jobs):

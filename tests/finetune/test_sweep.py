@@ -77,7 +77,7 @@ def test_sigkill_mid_sweep_then_restart_equals_uninterrupted(tiny, tmp_path, ref
     assert not table.duplicated(KEYS).any()
     pd.testing.assert_frame_equal(sorted_table(table), sorted_table(collect_predictions(ref_root)))
     for folder in root.glob("*/tiny/seed=*"):
-        assert {p.name for p in folder.iterdir()} == RUN_FILES
+        assert {p.name for p in folder.iterdir()} == RUN_FILES | {".lease"}  # no staging left, no LOCK
 
 
 def test_live_lock_is_refused_and_other_runs_go_on(tiny, tmp_path):

@@ -52,7 +52,8 @@ def test_run_folder_contents_and_metrics(tmp_path, tiny):
     outcome, path = run_one(cfg)
     assert outcome["state"] == "done"
     assert {p.name for p in path.iterdir()} == {"config.json", "versions.json", "metrics.json", "predictions.parquet",
-                                                "DONE"}
+                                                "DONE", ".lease"}  # no staging left, no LOCK
+    assert json.loads((path / "DONE").read_text())["format"] == 2
     versions = json.loads((path / "versions.json").read_text())
     assert versions["torch"] and versions["transformers"] and versions["numpy"] and versions["python"]
     metrics = json.loads((path / "metrics.json").read_text())
