@@ -23,7 +23,7 @@ def layer_digest(arrays: Sequence[np.ndarray]) -> str:
 
 
 def fit_layers(inputs: Sequence[tuple[np.ndarray, ...]], fit: Callable[..., list[dict]], *, memo: dict | None,
-               n_jobs: int = 1) -> list[dict]:
+               n_jobs: int = 1, progress: str | None = None) -> list[dict]:
     """The rows of ``fit(layer, *inputs[layer])`` for every layer, in layer order.
 
     Parameters
@@ -38,6 +38,8 @@ def fit_layers(inputs: Sequence[tuple[np.ndarray, ...]], fit: Callable[..., list
         (with its own ``layer``). None fits every layer.
     n_jobs : int
         Processes fitting distinct layers at once (joblib); 1 fits them here, one after another.
+    progress : str, optional
+        Show a progress bar (on stderr) with this label, one step per layer fitted; None shows nothing.
 
     Returns
     -------
@@ -55,9 +57,15 @@ def fit_layers(inputs: Sequence[tuple[np.ndarray, ...]], fit: Callable[..., list
     if n_jobs > 1 and len(todo) > 1:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=min(n_jobs, len(todo)))(delayed(fit)(layer, *inputs[layer]) for layer in todo)
+        parallel = Parallel(n_jobs=min(n_jobs, len(todo)), return_as="generator")
+        results = parallel(delayed(fit)(layer, *inputs[layer]) for layer in todo)
     else:
-        results = [fit(layer, *inputs[layer]) for layer in todo]
+        results = (fit(layer, *inputs[layer]) for layer in todo)
+    if progress is not None and todo:
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=len(todo), desc=progress, unit="layer", leave=False)
+    results = list(results)
     fitted = dict(zip(todo, results))
     for key, layer in first.items():
         memo[key] = fitted[layer]

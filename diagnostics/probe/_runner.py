@@ -69,7 +69,8 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
                  test_labels: dict[str, np.ndarray], *, select_vectors: np.ndarray | None = None,
                  select_labels: dict[str, np.ndarray] | None = None, alphas: tuple[float, ...] = ALPHAS,
                  held_out: float = 0.2, seed: int = 0, max_iter: int = 300, control: bool = True,
-                 class_weight: str | None = None, memo: dict | None = None, n_jobs: int = 1) -> pd.DataFrame:
+                 class_weight: str | None = None, memo: dict | None = None, n_jobs: int = 1,
+                 progress: str | None = None) -> pd.DataFrame:
     """Fit one probe (and its control) per task and layer.
 
     Parameters
@@ -104,6 +105,8 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
         model equal the pretrained model's).
     n_jobs : int
         Processes fitting distinct layers at once (the rows are the same whatever it is).
+    progress : str, optional
+        Label of a progress bar over the layers fitted (on stderr); None shows none.
 
     Returns
     -------
@@ -128,7 +131,7 @@ def probe_layers(train_vectors: np.ndarray, train_labels: dict[str, np.ndarray],
               for layer in range(train_vectors.shape[0])]
     fit = partial(_probe_layer, labels=labels, split=split, alphas=alphas, max_iter=max_iter, control=control,
                   class_weight=class_weight)
-    return pd.DataFrame(fit_layers(inputs, fit, memo=memo, n_jobs=n_jobs))
+    return pd.DataFrame(fit_layers(inputs, fit, memo=memo, n_jobs=n_jobs, progress=progress))
 
 
 def _probe_layer(layer: int, *vectors: np.ndarray, labels: dict, **settings) -> list[dict]:
@@ -298,7 +301,8 @@ class ProbePlan:
         return probe_layers(vectors["train"], sets["train"][1], vectors["test"], sets["test"][1],
                             select_vectors=vectors.get("select"), select_labels=sets.get("select", (None, None))[1],
                             alphas=o["alphas"], held_out=o["held_out"], seed=o["seed"], max_iter=o["max_iter"],
-                            control=o["control"], class_weight=o["class_weight"], memo=memo, n_jobs=o["n_jobs"])
+                            control=o["control"], class_weight=o["class_weight"], memo=memo, n_jobs=o["n_jobs"],
+                            progress=f"fit probes {label or ''}".rstrip() if o["progress"] else None)
 
     def run(self, fit, prefix: str, settings: dict | None = None) -> dict[str, pd.DataFrame]:
         """Model label -> table of ``fit(vectors, memo, label)``, through the caches (see :func:`run_cached`)."""
