@@ -261,7 +261,8 @@ def _sweep_settings(model: EvalModel, language: str, refs: list[DataRef], experi
     others = [ref for ref in refs if _kind(ref) != "diagnostic"]
     as_value = [_ref_value(ref) for ref in diagnostic]
     data = {"diagnostics": as_value}
-    if language not in LANGUAGE_DEFAULTS:  # no bundled train / validation: the evaluated set stands in (unused)
+    defaults = LANGUAGE_DEFAULTS.get(language, {})
+    if not defaults.get("train") or not defaults.get("validation"):  # none bundled: the evaluated set stands in
         data |= {"train": _ref_value(refs[0]), "validation": _ref_value(refs[0])}
     settings = {"experiment": experiment, "output_dir": str(out),
                 "models": [ModelSpec(model.name, str(model.path))], "languages": [language], "seeds": [model.seed],

@@ -160,3 +160,11 @@ def test_the_command_line_scores_and_refuses_in_one_line(tiny_model_dir, three_w
     assert len(lines) == 1 and lines[0].startswith("error: ") and "0=LABEL_0, 1=LABEL_1" in lines[0]
     missing = invoke_cli("evaluate", three_way, "--dataset", "rte", "--out", tmp_path / "runs3")
     assert missing.returncode == 2 and "rte:validation" in missing.stderr
+
+
+def test_a_language_without_bundled_training_data_is_stored_as_a_sound_run(three_way, pairs_file, tmp_path):
+    from diagnostics.finetune import verify_run
+
+    result = evaluate_models([str(three_way)], [f"rte_sv={pairs_file}"], out=tmp_path / "runs", progress=False)
+    assert result.runs["language"].tolist() == ["sv"]
+    assert verify_run(result.runs["path"][0]) == []
