@@ -19,6 +19,7 @@ _EXPORTS = {
     "annotators_root": "_rules", "annotate_cached": "_cache", "rules_digest": "_cache",
     "register_backend": "_backends", "get_pipeline": "_backends", "morph_analyzer": "_backends",
     "write_template": "_template", "available_backends": "_template", "TEMPLATE_FEATURES": "_template",
+    "agreement": "_agreement", "AGREEMENT_COLUMNS": "_agreement",
     "annotate_sets": "_sets",
 }
 

@@ -1,4 +1,4 @@
-"""``diagnostics annotate run|evaluate|features|init``."""
+"""``diagnostics annotate run|evaluate|features|init|agree``."""
 
 from __future__ import annotations
 
@@ -106,6 +106,50 @@ def features(lang: str = typer.Option(..., "--lang", help="Language code or rule
         raise
     except KeyError as err:
         raise _user_error(err) from err
+
+
+@annotate_app.command("agree")
+def agree(lang: str = typer.Option(..., "--lang", help="Language of the rules to judge (a code with rules, e.g. ru)."),
+          reference: str = typer.Option("en", help="Language of the trusted rules on the aligned pairs."),
+          path: Path = typer.Option(None, help="Pairs in --lang (AX-b/LiDiRus JSONL); default: its bundled "
+                                               "diagnostic set (ru: LiDiRus, AX-b's translation)."),
+          reference_path: Path = typer.Option(None, help="The same pairs in --reference, same ids; default: its "
+                                                         "bundled diagnostic set (en: AX-b)."),
+          rules: Path = typer.Option(None, help="Rules file to use instead of annotators/<lang>.yaml."),
+          presence: bool = typer.Option(False, help="Compare the one-sentence reading instead of the pair reading."),
+          out: Path = typer.Option(Path("reports/annotate"), help="Folder for agree_<lang>_<reference>.csv / .png."),
+          progress: bool = typer.Option(True, help="Show progress bars.")) -> None:
+    """Judge rules without gold tags: per feature, how the --lang rules' detections agree with the --reference
+    rules' on parallel pairs (a set and its translation), with real precision where --lang has gold tags."""
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.core.io_utils import atomic_path
+    from diagnostics.core.tables import write_table_to
+    from diagnostics.plots import agreement_figure, save
+
+    from ._agreement import agreement as run_agreement, tracking
+    from ._evaluation import DIAGNOSTIC_SETS, diagnostic_set
+
+    for option, code, file in (("--path", lang, path), ("--reference-path", reference, reference_path)):
+        if file is None and code not in DIAGNOSTIC_SETS:
+            raise UserInputError(f"no bundled diagnostic set in {code!r} (bundled: {', '.join(DIAGNOSTIC_SETS)}): "
+                                 f"give the pairs with {option} FILE (AX-b/LiDiRus JSONL, ids shared by both files)")
+    try:
+        table = run_agreement(diagnostic_set(lang, path), diagnostic_set(reference, reference_path), lang, reference,
+                              rules=rules, presence=presence, progress=progress)
+    except UserInputError:
+        raise
+    except (KeyError, ValueError, RuntimeError) as err:
+        raise _user_error(err) from err
+    out.mkdir(parents=True, exist_ok=True)
+    name = f"agree_{lang}_{reference}"
+    with atomic_path(out / f"{name}.csv") as tmp:
+        write_table_to(table, tmp, "csv")
+    save(agreement_figure(table, lang=lang, reference=reference), out, name)
+    typer.echo(_markdown(table.round(3)))
+    rho, n = tracking(table)
+    if n:
+        typer.echo(f"agreement precision vs gold precision over {n} features: Spearman rho = {rho:.2f}")
+    typer.echo(f"wrote {out / (name + '.csv')}, {out / (name + '.png')}")
 
 
 @annotate_app.command("init")

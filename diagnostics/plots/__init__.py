@@ -9,7 +9,7 @@ from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "save": "_save",
-    **dict.fromkeys(["evaluation_scores", "feature_distribution"], "_annotate"),
+    **dict.fromkeys(["agreement_figure", "evaluation_scores", "feature_distribution"], "_annotate"),
     **dict.fromkeys(["failure_by_seed", "failure_heatmap"], "_behave"),
     **dict.fromkeys(["comparison_figure", "delta_figure", "write_comparison"], "_compare"),
     "metric_curve": "_curves",
@@ -19,6 +19,7 @@ _EXPORTS = {
     **dict.fromkeys(["accuracy_by_layer", "compare_by_layer", "mdl_by_layer", "seed_spread_by_layer"], "_probe"),
     **dict.fromkeys(["category_language_heatmap", "category_seed_heatmap", "category_trajectories", "ci_forest_plot",
                      "delta_heatmap"], "_stats"),
+    "feature_slices_figure": "_slices",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -57,3 +57,55 @@ def evaluation_scores(tables: dict[str, pd.DataFrame]) -> Figure:
     ax.set_title("Rule annotator F1 against gold diagnostic tags")
     fig.tight_layout()
     return fig
+
+
+def agreement_figure(table: pd.DataFrame, *, lang: str, reference: str = "en") -> Figure:
+    """Per feature, the agreement of ``lang``'s rules with ``reference``'s on parallel pairs, beside real precision.
+
+    Left: agreement precision (the new rules' detections the reference rules confirm) and recall per feature,
+    with the gold precision where the new language has gold tags. Right: agreement precision against gold
+    precision, one point per feature (how far agreement tracks the real thing).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`diagnostics.annotate.agreement` (its ``macro`` row is left out).
+    lang, reference : str
+        The two languages, for the titles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    rows = table[table["feature"] != "macro"]
+    if rows.empty:
+        raise ValueError("agreement_figure: no feature rows")
+    columns = {"agreement_precision": "agreement precision", "agreement_recall": "agreement recall",
+               "gold_precision": "gold precision"}
+    long = rows.melt(id_vars="feature", value_vars=[c for c in columns if rows[c].notna().any()],
+                     var_name="score", value_name="value").replace({"score": columns})
+    with_gold = rows["gold_precision"].notna().any()
+    fig = Figure(figsize=(11 if with_gold else 7, 0.3 * len(rows) + 1.8))
+    axes = fig.subplots(1, 2, width_ratios=[2, 1]) if with_gold else [fig.subplots()]
+    sns.barplot(data=long, y="feature", x="value", hue="score", ax=axes[0], orient="h")
+    axes[0].set_xlim(0, 1)
+    axes[0].set_xlabel("share")
+    axes[0].set_ylabel("")
+    axes[0].set_title(f"{lang} rules against {reference} rules on the aligned pairs")
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.45 / fig.get_figheight()), ncol=3,
+                   fontsize="small", frameon=False)
+    if with_gold:
+        ax = axes[1]
+        points = rows.dropna(subset=["agreement_precision", "gold_precision"])
+        ax.scatter(points["agreement_precision"], points["gold_precision"], s=18)
+        for point in points.itertuples():
+            ax.annotate(point.feature, (point.agreement_precision, point.gold_precision), fontsize=6,
+                        xytext=(2, 2), textcoords="offset points")
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("agreement precision")
+        ax.set_ylabel(f"gold precision ({lang})")
+        ax.set_title("does agreement track precision?")
+    fig.tight_layout()
+    return fig
