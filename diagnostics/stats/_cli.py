@@ -19,7 +19,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
                                  "rule annotator's features (any NLI set with gold labels in a language with "
                                  "annotator rules; each pair annotated once, cached) and a diagnostic set's own "
                                  "categories: per feature, MCC / accuracy with and without it, σ over seeds and the "
-                                 "flipping pairs (feature_*.csv, feature_summary.md)."),
+                                 "flipping pairs (feature_*.csv, feature_summary.md, feature_slices.png)."),
           bootstrap: int = typer.Option(0, help="Multi-Bootstrap samples per setting for CIs (0: skip)."),
           out: Path = typer.Option(Path("stats_out"), help="Folder for the CSV tables and summary.md (results of an "
                                                            "earlier call there are replaced, other files kept)."),
@@ -89,6 +89,9 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
         slices = slice_by_feature(table, datasets, cache_dir=cache if cache is not None else True,
                                   language=language, splits=splits, progress=True)
         paths = write_feature_report(slices, out, source=predictions)
+        from ..plots import feature_slices_figure, save
+
+        paths["figure"] = save(feature_slices_figure(slices.table), out, "feature_slices")
         typer.echo(paths["summary"].read_text(encoding="utf-8"))
         typer.echo("wrote " + ", ".join(str(p) for p in paths.values()))
         return

@@ -40,6 +40,7 @@ def test_feature_slices_of_three_seeds_from_python_and_the_command_line(tiny_mod
     for column in ("mcc_with", "mcc_with_sd", "mcc_without", "accuracy_with", "flipping_with"):
         assert theirs[column].to_numpy() == pytest.approx(ours[column].to_numpy(), nan_ok=True)
     assert "# Slices by feature" in result.stdout
+    assert (tmp_path / "out" / "feature_slices.png").stat().st_size > 0
 
 
 def test_a_set_whose_ids_repeat_across_splits_is_read_from_one_split():

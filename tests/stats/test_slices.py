@@ -75,3 +75,16 @@ def test_one_seed_has_no_sigma_and_missing_annotations_are_named():
     names, matrix = feature_matrix(annotations, ["x1", "x0"])
     assert names == [f for f in FINE if f in names]  # taxonomy order
     assert matrix.shape == (2, len(names))
+
+
+def test_the_figure_has_one_panel_per_setting_and_a_bar_per_feature_and_side():
+    from diagnostics.plots import feature_slices_figure
+
+    table, annotations = _table()
+    other = table.assign(model="m2")
+    slices = feature_slices(pd.concat([table, other], ignore_index=True), annotations)
+    fig = feature_slices_figure(slices.table)
+    assert len(fig.axes) == 2
+    assert all(len(ax.patches) == 2 * len(FEATURES) for ax in fig.axes)
+    empty = feature_slices_figure(slices.table.iloc[:0])
+    assert len(empty.axes) == 1
