@@ -58,7 +58,8 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
              rules: Path = typer.Option(None, help="Rules file to use instead of annotators/<lang>.yaml."),
              presence: bool = typer.Option(False, help="Score the one-sentence reading (either side shows the "
                                                        "feature) instead of the rules' pair reading."),
-             output: Path = typer.Option(None, "--output", "-o", help="Write the table: .csv or .md.")) -> None:
+             output: Path = typer.Option(None, "--output", "-o", help="Write the table (.csv or .md) and its "
+                                                                      "figure beside it (.png).")) -> None:
     """Per-feature precision, recall, F1 and support of the rules against gold diagnostic tags, with macro average."""
     from diagnostics.core.errors import UserInputError
     from diagnostics.core.io_utils import atomic_path
@@ -90,7 +91,10 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
                 tmp.write_text(_markdown(rounded), encoding="utf-8")
             else:
                 write_table_to(table, tmp, "csv")
-        typer.echo(f"wrote {output}")
+        from diagnostics.plots import evaluation_detail, save
+
+        figure = save(evaluation_detail(table, lang=Path(lang).stem), output.parent, output.stem)
+        typer.echo(f"wrote {output}, {figure}")
 
 
 @annotate_app.command("features")

@@ -9,7 +9,7 @@ from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
     "save": "_save",
-    **dict.fromkeys(["agreement_figure", "evaluation_scores", "feature_distribution"], "_annotate"),
+    **dict.fromkeys(["agreement_figure", "evaluation_detail", "evaluation_scores", "feature_distribution"], "_annotate"),
     **dict.fromkeys(["failure_by_seed", "failure_heatmap"], "_behave"),
     **dict.fromkeys(["comparison_figure", "delta_figure", "write_comparison"], "_compare"),
     "metric_curve": "_curves",

@@ -59,6 +59,32 @@ def evaluation_scores(tables: dict[str, pd.DataFrame]) -> Figure:
     return fig
 
 
+def evaluation_detail(table: pd.DataFrame, *, lang: str) -> Figure:
+    """Heat map of one language's per-feature precision, recall and F1 against gold tags, with each feature's support.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`diagnostics.annotate.evaluate` (its last row the macro average).
+    lang : str
+        The language, for the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    scores = table.set_index("feature")[["precision", "recall", "f1"]].astype(float)
+    scores.index = [f"{f} (n={int(n)})" if f != "macro" else f for f, n in zip(scores.index, table["support"])]
+    fig = Figure(figsize=(6.5, 0.32 * scores.shape[0] + 1.5))
+    ax = fig.subplots()
+    sns.heatmap(scores, annot=True, fmt=".2f", cmap="viridis", vmin=0, vmax=1, cbar=False, ax=ax)
+    ax.axhline(scores.shape[0] - 1, color="white", lw=2)
+    ax.set_ylabel("")
+    ax.set_title(f"Rule annotator ({lang}) against gold diagnostic tags")
+    fig.tight_layout()
+    return fig
+
+
 def agreement_figure(table: pd.DataFrame, *, lang: str, reference: str = "en") -> Figure:
     """Per feature, the agreement of ``lang``'s rules with ``reference``'s on parallel pairs, beside real precision.
 

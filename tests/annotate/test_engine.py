@@ -186,6 +186,7 @@ def test_cli_run_and_evaluate_user_file(tmp_path):
     assert result.exit_code == 0, result.output
     scores = pd.read_csv(tmp_path / "s.csv").set_index("feature")
     assert scores.loc["Negation", "f1"] == 1.0
+    assert (tmp_path / "s.png").stat().st_size > 10_000  # the figure beside the table
     result = runner.invoke(app, ["annotate", "evaluate", "--lang", "fr", "--path", str(source), "--presence", "-o",
                                  str(tmp_path / "p.csv")])
     assert result.exit_code == 0, result.output
