@@ -165,6 +165,10 @@ class StackedClassifiers:
             out.buffers = {n: b.index_select(0, index) for n, b in self.buffers.items()}
         return out
 
+    def model_layout(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
+        """One run's tensor ``name`` in the stack's layout seen in the model's, or the reverse (a view)."""
+        return self._flip(name, tensor)
+
     def state_of(self, position: int) -> dict[str, torch.Tensor]:
         """A CPU copy of one run's trainable tensors (the format of :func:`~.modeling.trainable_state`)."""
         state = {name: p[position].detach().cpu() for name, p in self.params.items()}
@@ -238,12 +242,16 @@ class RunData:
     validate : callable
         ``validate(stack, members) -> list of dict``: scores of each run of ``stack`` (``members``: their indices
         in the engine's list of runs), see :func:`batched_validator`.
+    resume : dict, optional
+        What an earlier attempt of the run saved at its last check (:meth:`_Run.resume_state`): the run goes on
+        from there instead of from its first step.
     """
 
     model: nn.Module
     train: Any
     gold: torch.Tensor
     validate: Callable[[StackedClassifiers, Sequence[int]], list[dict[str, float]]]
+    resume: dict[str, Any] | None = None
 
 
 @dataclass
@@ -282,6 +290,55 @@ class _Run:
                 max_vals=config.max_vals, max_epochs=config.max_epochs, batches_per_epoch=batches)
         else:
             self.factor = schedule_factor(config, self.steps)
+        if data.resume is not None:
+            self._restore(data.resume)
+
+    def resume_state(self, stack: StackedClassifiers, optimizer, position: int) -> dict[str, Any]:
+        """What the run needs to go on after its last check in another process: ``{"tensors", "meta"}``.
+
+        Tensors (CPU copies, in the model's layout): its weights, its best weights, its optimizer moments and step
+        count, its batch generator's state and torch's global generator (dropout). Meta (JSON): its counters,
+        history, best entry, place in its batch order, plateau state and learning-rate decay.
+        """
+        tensors = {f"weights/{n}": t for n, t in stack.state_of(position).items()}
+        tensors |= {f"best/{n}": t.clone() for n, t in (self.best_state or {}).items()}
+        tensors |= optimizer.slot_state(position)
+        tensors["generator"] = self.generator.get_state().clone()
+        tensors["torch_rng"] = torch.get_rng_state().clone()
+        counters = self.result.counters
+        meta = {"counters": {"step": counters.step, "train_examples": counters.train_examples,
+                             "train_seconds": counters.train_seconds, "padded_tokens": counters.padded_tokens,
+                             "real_tokens": counters.real_tokens},
+                "history": self.result.history, "best": self.result.best, "position": self.position,
+                "epoch": self.epoch, "bad_epochs": self.bad_epochs, "order": [b.tolist() for b in self.order],
+                "has_best": self.best_state is not None}
+        if self.jiant:
+            controller = self.controller
+            meta |= {"decay": self.decay, "controller": {"lr": controller.lr, "history": controller.history,
+                                                         "plateau_best": controller.plateau_best,
+                                                         "bad_checks": controller.bad_checks}}
+        return {"tensors": tensors, "meta": meta}
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        """Take up the run where :meth:`resume_state` left it (the optimizer's slot is restored by the engine)."""
+        tensors, meta = state["tensors"], state["meta"]
+        weights = {n[len("weights/"):]: t for n, t in tensors.items() if n.startswith("weights/")}
+        self.data.model.load_state_dict(weights, strict=False)
+        if meta.get("has_best"):
+            self.best_state = {n[len("best/"):]: t for n, t in tensors.items() if n.startswith("best/")}
+        self.generator.set_state(tensors["generator"])
+        counters = self.result.counters
+        for key, value in meta["counters"].items():
+            setattr(counters, key, value)
+        self.result.history, self.result.best = list(meta["history"]), meta["best"]
+        self.position, self.epoch, self.bad_epochs = meta["position"], meta["epoch"], meta["bad_epochs"]
+        self.order = [np.asarray(b, dtype=np.int64) for b in meta["order"]]
+        if self.jiant:
+            self.decay = meta["decay"]
+            controller = meta["controller"]
+            self.controller.lr, self.controller.history = controller["lr"], list(controller["history"])
+            self.controller.plateau_best, self.controller.bad_checks = controller["plateau_best"], \
+                controller["bad_checks"]
 
     @property
     def step(self) -> int:
@@ -398,7 +455,8 @@ def _validate(stack: StackedClassifiers, active: list[_Run], due: list[int]) -> 
 def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.dtype | None = None,
              show: bool = False, desc: str = "fused",
              finished: Callable[[int, RunData, FitResult], None] | None = None,
-             gone: Callable[[int], bool] | None = None) -> list[FitResult]:
+             gone: Callable[[int], bool] | None = None,
+             checked: Callable[[int, Callable[[], dict[str, Any]]], None] | None = None) -> list[FitResult]:
     """Train a queue of runs in ``slots`` slots as one computation; each run ends with its best weights loaded.
 
     Parameters
@@ -422,6 +480,10 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     gone : callable, optional
         ``gone(index)``, asked after every step: true for a run that must stop at once (its process lost the run's
         lease). The run leaves its slot without ``finished`` and its result stays ``None``; the others go on.
+    checked : callable, optional
+        ``checked(index, state)`` after each check of a run that goes on; ``state()`` returns what the run needs to
+        go on from there in another process (:meth:`_Run.resume_state`), to be given back as ``RunData.resume``.
+        A run that resumes with a group of one slot also takes back torch's global generator (its dropout draws).
 
     Returns
     -------
@@ -444,6 +506,8 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     lead = runs[0].config
     stack = StackedClassifiers([run.data.model for run in active], device)
     optimizer = (StackedBertAdam if lead.recipe == "jiant" else StackedAdamW)(stack, active[0].data.model, lead)
+    for position, run in enumerate(active):
+        _resume_slot(run, optimizer, position, slots)
     pad_to = lead.max_seq_length if lead.pad_to_max_length else None
     bar = tqdm(total=sum(run.steps for run in active), desc=desc, leave=False, disable=not show, unit="run-step")
     try:
@@ -457,6 +521,11 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
             stopped = [position for position, run in enumerate(active) if gone is not None and gone(run.index)]
             due = [position for position, run in enumerate(active) if run.due() and position not in stopped]
             leaving = _validate(stack, active, due) if due else []
+            if checked is not None:
+                for position in due:
+                    if position not in leaving:
+                        run = active[position]
+                        checked(run.index, lambda r=run, p=position: r.resume_state(stack, optimizer, p))
             if not leaving and not stopped:
                 continue
             for position in leaving:
@@ -473,6 +542,7 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
                     continue
                 stack.put(position, joining.data.model)
                 optimizer.reset(position)
+                _resume_slot(joining, optimizer, position, slots)
                 active[position] = joining
                 bar.total += joining.steps
                 bar.refresh()
@@ -485,6 +555,15 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     finally:
         bar.close()
     return results
+
+
+def _resume_slot(run: _Run, optimizer, position: int, slots: int) -> None:
+    """A resuming run's optimizer state into its slot; alone in its group, torch's generator too (its dropout)."""
+    if run.data.resume is None:
+        return
+    optimizer.restore_slot(position, run.data.resume["tensors"])
+    if slots == 1:
+        torch.set_rng_state(run.data.resume["tensors"]["torch_rng"])
 
 
 def _take(runs: Sequence[EngineRun], queue: deque) -> _Run | None:

@@ -103,11 +103,17 @@ class RunWriter:
         self.lock.ensure()
         (self.path / name).unlink(missing_ok=True)
 
-    def clear_partial(self) -> None:
-        """Remove what an earlier attempt left (its files, markers and staging), keeping ``LOCK`` and the leases."""
+    def remove_folder(self, name: str) -> None:
+        """Remove a folder of the run (e.g. its resume state once it finished), while the lease is ours."""
+        self.lock.ensure()
+        shutil.rmtree(self.path / name, ignore_errors=True)
+
+    def clear_partial(self, keep: tuple[str, ...] = ()) -> None:
+        """Remove what an earlier attempt left (its files, markers and staging), keeping ``LOCK``, the leases and
+        the names in ``keep`` (a resume state this attempt takes up)."""
         self.lock.ensure()
         for child in self.path.iterdir():
-            if child.name in ("LOCK", LEASE_FOLDER):
+            if child.name in ("LOCK", LEASE_FOLDER) or child.name in keep:
                 continue
             if child.is_dir() and not child.is_symlink():
                 shutil.rmtree(child)

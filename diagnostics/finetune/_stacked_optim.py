@@ -100,6 +100,25 @@ class _StackedOptimizer:
             self.exp_avg_sq[name][position].zero_()
         self.counts[position].zero_()
 
+    def slot_state(self, position: int) -> dict[str, torch.Tensor]:
+        """CPU copies of slot ``position``'s moments (``exp_avg/<name>``, ``exp_avg_sq/<name>``, in the model's
+        layout) and step count (``count``), for :meth:`restore_slot` in another process and stack."""
+        state = {}
+        for name in self.names:
+            for kind, moments in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
+                tensor = self.stack.model_layout(name, moments[name][position].detach().cpu())
+                state[f"{kind}/{name}"] = tensor.clone(memory_format=torch.contiguous_format)
+        state["count"] = self.counts[position].detach().cpu().clone()
+        return state
+
+    @torch.no_grad()
+    def restore_slot(self, position: int, state: dict[str, torch.Tensor]) -> None:
+        """Put a run's moments and step count saved by :meth:`slot_state` into slot ``position``."""
+        for name in self.names:
+            for kind, moments in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
+                moments[name][position].copy_(self.stack.model_layout(name, state[f"{kind}/{name}"]))
+        self.counts[position].copy_(state["count"])
+
     def _gradients(self) -> list[torch.Tensor]:
         """The stacked gradients, in the order of :attr:`names`."""
         return [self.stack.params[n].grad for n in self.names]

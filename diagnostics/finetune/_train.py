@@ -44,6 +44,7 @@ from ._quality import category_summary
 from ._resources import PeakMemory, fitness_mib, protocol_figures
 from ._run_lock import RunLock, RunLockedError, RunLockLost
 from ._run_spec import RunSpec
+from ._resume import RESUME_FOLDER, keeps_resume, load_resume, resume_enabled, save_resume
 from ._run_writer import RunWriter
 from ._store_checks import DAMAGED, NEWER, UNREADABLE, finished_state, reopen_corrupt
 
@@ -195,7 +196,9 @@ class _Ownership:
                     self.release(spec)
                     return False
                 reopen_corrupt(spec.path, writer)  # the sweep said so when it queued the run
-            writer.clear_partial()
+            config = spec.sweep
+            kept = (RESUME_FOLDER,) if resume_enabled(config) and keeps_resume(spec.path, config.run_hash()) else ()
+            writer.clear_partial(keep=kept)
         except RunLockLost as err:
             self.lose(spec, err)
             return False
@@ -234,6 +237,7 @@ class _Ownership:
             writer.lock.release()  # only stops the heartbeat: the lease is no longer ours
 
     def done(self, spec: RunSpec, metrics: dict[str, Any]) -> None:
+        self.writer(spec).remove_folder(RESUME_FOLDER)
         self.writer(spec).mark_done({"best": metrics["best"], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
         self.outcomes[str(spec.path)] = {"path": str(spec.path), "state": "done", "metrics": metrics}
         self.release(spec)
@@ -343,6 +347,7 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
         data_of = _JobData(specs, model_path, device, amp, show)
         skip_padding = lead.skip_padding and slots == 1  # stacked runs go through vmap, which cannot gather tokens
         clocks: dict[int, _Clock] = {}
+        resumed: dict[int, int] = {}  # run -> the step of the check an earlier attempt saved, where it went on
         with PeakMemory() as memory:
             if device.startswith("cuda"):
                 torch.cuda.reset_peak_memory_stats()
@@ -361,8 +366,11 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
                     return None
                 data, gold_train, validate = data_of.get(spec)
                 model = _build_model(config, model_path, spec.seed, skip_padding and index == 0)
+                resume = load_resume(spec.path, config.run_hash()) if resume_enabled(config) else None
+                if resume is not None:
+                    resumed[index] = resume["meta"]["counters"]["step"]
                 clock.init_s = time.perf_counter() - clock.started
-                return RunData(model, data.inputs["train"], gold_train, validate)
+                return RunData(model, data.inputs["train"], gold_train, validate, resume)
 
             def finished(index: int, run: RunData, fit: FitResult) -> None:
                 spec = specs[index]
@@ -372,6 +380,15 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
                     job.lose(spec, err)
                 finally:
                     data_of.release(spec)
+
+            def checked(index: int, state) -> None:
+                spec = specs[index]
+                if not resume_enabled(spec.sweep) or job.gone(spec):
+                    return
+                try:
+                    save_resume(job.writer(spec), state(), spec.sweep.run_hash())
+                except RunLockLost:
+                    pass  # the engine drops the run at its next step (gone)
 
             def gone(index: int) -> bool:
                 if not job.gone(specs[index]):
@@ -397,14 +414,16 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
                                               fit.best["validation_accuracy"])
                 group = {"slots": slots, "runs": len(specs), "precision": config.precision, "autocast": str(amp),
                          "tf32": bool(torch.backends.cuda.matmul.allow_tf32), "skip_padding": skip_padding}
-                metrics = _metrics(config, fit, data.train_frame, run.model, pred, resources, device) | {"fused": group}
+                metrics = _metrics(config, fit, data.train_frame, run.model, pred, resources, device) | {
+                    "fused": group, "resumed_at_step": resumed.get(index)}
                 writer.write_json("metrics.json", metrics)
                 job.done(spec, metrics)
 
             runs = [EngineRun(spec.seed, spec.sweep, lambda i=i: join(i)) for i, spec in enumerate(specs)]
             what = (f"{specs[0].config['experiment']} {specs[0].describe()}" if len(specs) == 1 else
                     f"{len(specs)} runs of {model_spec.name} in {slots} slots")
-            fit_runs(runs, slots=slots, device=device, amp=amp, show=show, desc=what, finished=finished, gone=gone)
+            fit_runs(runs, slots=slots, device=device, amp=amp, show=show, desc=what, finished=finished, gone=gone,
+                     checked=checked)
 
 
 def _build_model(config: SweepConfig, model_path: Path, seed: int, skip_padding: bool):
