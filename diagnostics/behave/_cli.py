@@ -51,7 +51,8 @@ def generate(out: Path = typer.Argument(..., help="Suite file to write (jsonl)."
 @behave_app.command("run")
 def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave generate`."),
         model: list[Path] = typer.Option(..., "--model", help="Run directory or model folder; repeat for seeds."),
-        out: Path = typer.Option(None, help="Write per-case results here (.csv or .parquet)."),
+        out: Path = typer.Option(None, help="Write per-case results here (.csv or .parquet) and their figure "
+                                            "beside it (.png)."),
         by: str = typer.Option("capability", help="Print failure rates by test | capability | language."),
         batch_size: int = typer.Option(64, help="Pairs per forward pass."),
         precision: str = typer.Option("fp32", help="fp32, or bf16 (autocast where the CPU has native bf16)."),
@@ -87,6 +88,7 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
                         allow_untrained_head=allow_untrained_head)
     if out is not None:
         write_table(results, out)
+        typer.echo(f"wrote {out}, {_write_figure(results, out, by)}")
     rates = failure_rates(results, by=by)
     typer.echo(rates.drop(columns=["experiment"]).to_string(index=False))
     if results["run"].nunique() > 1 and results["seed"].notna().all() and by != "language":
@@ -95,6 +97,17 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
         typer.echo(summary.rates.to_string(index=False))
         typer.echo("\nstability:")
         typer.echo(summary.stability.to_string(index=False))
+
+
+def _write_figure(results, out: Path, by: str) -> Path:
+    """The failure rates as a figure beside ``out`` (``<stem>.png``): per seed when several seeded runs, else a
+    capability (or test) x language heat map."""
+    from diagnostics.plots import failure_by_seed, failure_heatmap, save
+
+    rows = by if by in ("capability", "test") else "capability"
+    seeded = results["run"].nunique() > 1 and results["seed"].notna().all()
+    figure = failure_by_seed(results, by=rows) if seeded else failure_heatmap(results, by=rows)
+    return save(figure, out.parent, out.stem)
 
 
 def _check_output_file(path: Path, option: str, suffixes: tuple[str, ...] | None = None) -> None:

@@ -39,3 +39,23 @@ def test_list_and_bad_language(tmp_path):
     assert result.exit_code == 0 and "de\tsymmetry_mft\tMFT\tSymmetry/Collectivity" in result.output
     result = runner.invoke(app, ["behave", "generate", "--lang", "xx", str(tmp_path / "x.jsonl")])
     assert result.exit_code == 2 and "no behavioural templates for language 'xx'" in result.output
+
+
+def test_run_writes_the_failure_figure_beside_the_results(tmp_path, tiny_model_dir):
+    from _nli_heads import classifier
+
+    suite = tmp_path / "suite.jsonl"
+    assert runner.invoke(app, ["behave", "generate", "--lang", "en", "--seed", "0", "--max-per-test", "2",
+                               str(suite)]).exit_code == 0
+    names = ["entailment", "not_entailment"]
+    store = tmp_path / "runs" / "exp" / "en" / "tiny"
+    for seed in (0, 1):
+        classifier(tiny_model_dir, store / f"seed={seed}" / "checkpoint", names, seed)
+        (store / f"seed={seed}" / "DONE").write_text("{}")
+    seeds = [str(store / f"seed={seed}" / "checkpoint") for seed in (0, 1)]
+    for models, name in ((seeds[:1], "one"), (seeds, "seeds")):
+        out = tmp_path / f"{name}.csv"
+        options = [option for model in models for option in ("--model", model)]
+        result = runner.invoke(app, ["behave", "run", str(suite), *options, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert out.is_file() and (tmp_path / f"{name}.png").stat().st_size > 5_000
