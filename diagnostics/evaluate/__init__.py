@@ -24,7 +24,8 @@ _EXPORTS = {
                      "pick_device"], "_infer"),
     **dict.fromkeys(["describe_rule", "head_labels"], "_labels"),
     **dict.fromkeys(["evaluation_key", "stored_evaluation", "write_evaluation_run"], "_runs"),
-    **dict.fromkeys(["SOURCES", "default_cache", "one_split", "slice_by_feature"], "_slicing"),
+    **dict.fromkeys(["SOURCES", "default_cache", "feature_categories", "one_split",
+                     "slice_by_feature"], "_slicing"),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -72,6 +72,68 @@ def one_split(frame: pd.DataFrame, ids: set[str], name: str, split: str | None =
                          f"{', '.join(present)}); name it with --split {name}=SPLIT")
 
 
+def _cache(cache_dir: str | Path | None | bool) -> Path | None:
+    """The annotations' cache folder: ``True`` -> :func:`default_cache`, ``False`` / ``None`` -> none."""
+    if cache_dir is True:
+        return default_cache()
+    return None if cache_dir is False or cache_dir is None else Path(cache_dir)
+
+
+def _frames(predictions: pd.DataFrame, datasets: Mapping | None,
+            splits: Mapping[str, str] | None) -> dict[str, pd.DataFrame]:
+    """Every set the table names, loaded, in the split its examples come from (:func:`one_split`)."""
+    from diagnostics.stats import dataset_for, dataset_frame
+
+    frames = {}
+    for name in (str(n) for n in pd.unique(predictions["dataset"].astype(str))):
+        ids = set(predictions.loc[predictions["dataset"].astype(str) == name, "example_id"].astype(str))
+        frames[name] = one_split(dataset_frame(dataset_for(datasets, name)), ids, name, (splits or {}).get(name))
+    return frames
+
+
+def feature_categories(predictions: pd.DataFrame, datasets: Mapping | None = None, *,
+                       cache_dir: str | Path | None | bool = True, language: str | None = None,
+                       splits: Mapping[str, str] | None = None, replace: bool = False,
+                       progress: bool = False) -> dict[str, pd.DataFrame]:
+    """The sets of a table with the annotator's features as their categories, for the category statistics.
+
+    Pass the result as ``dataset=`` to :func:`diagnostics.stats.category_scores`, :func:`diagnostics.stats.stability`
+    inputs, :func:`diagnostics.explorer.build_explorer` or ``stats.write_report``: an NLI set without diagnostic
+    categories (RTE, TERRa, a translation) is then scored, and its flips explored, per annotator feature as a
+    diagnostic set is per category.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        A predictions table.
+    datasets : mapping, optional
+        Dataset name -> its source, for sets that are not bundled (see :func:`slice_by_feature`).
+    cache_dir : str, Path, None or bool
+        The annotations' cache (see :func:`slice_by_feature`).
+    language : str, optional
+        The language of every set (default: each set's own).
+    splits : mapping of str to str, optional
+        The split of sets whose ids repeat across splits (see :func:`one_split`).
+    replace : bool
+        Also replace a diagnostic set's own (gold) categories by the annotator's.
+    progress : bool
+        Show a progress bar while annotating.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        Dataset name -> its rows, ``features`` holding the annotator's features (gold categories kept for
+        diagnostic sets unless ``replace``).
+    """
+    from diagnostics.annotate import annotate_sets
+
+    frames = _frames(predictions, datasets, splits)
+    todo = {name: frame for name, frame in frames.items() if replace or "features" not in frame.columns}
+    annotations = annotate_sets(todo, _cache(cache_dir), language=language, progress=progress)
+    return {name: frame.assign(features=annotations[name]["auto_features"].to_numpy()) if name in annotations
+            else frame for name, frame in frames.items()}
+
+
 def slice_by_feature(predictions: pd.DataFrame, datasets: Mapping | None = None, *,
                      cache_dir: str | Path | None | bool = True, language: str | None = None,
                      splits: Mapping[str, str] | None = None, gold: bool = True, progress: bool = False):
@@ -106,18 +168,10 @@ def slice_by_feature(predictions: pd.DataFrame, datasets: Mapping | None = None,
         Its ``table``, ``per_seed`` and ``flips`` carry a ``source`` column (``annotator`` or ``gold``).
     """
     from diagnostics.annotate import annotate_sets
-    from diagnostics.stats import FeatureSlices, dataset_for, dataset_frame, feature_slices
+    from diagnostics.stats import FeatureSlices, feature_slices
 
-    if cache_dir is True:
-        cache_dir = default_cache()
-    elif cache_dir is False:
-        cache_dir = None
-    names = [str(n) for n in pd.unique(predictions["dataset"].astype(str))]
-    frames = {}
-    for name in names:
-        ids = set(predictions.loc[predictions["dataset"].astype(str) == name, "example_id"].astype(str))
-        frames[name] = one_split(dataset_frame(dataset_for(datasets, name)), ids, name, (splits or {}).get(name))
-    annotations = annotate_sets(frames, cache_dir, language=language, progress=progress)
+    frames = _frames(predictions, datasets, splits)
+    annotations = annotate_sets(frames, _cache(cache_dir), language=language, progress=progress)
     parts = [(SOURCES[0], feature_slices(predictions, annotations, validate=False))]
     own = {name: pd.DataFrame({"id": frame["id"].astype(str).to_numpy(), "features": frame["features"].to_numpy()})
            for name, frame in frames.items() if "features" in frame.columns}

@@ -11,7 +11,7 @@ from _nli_heads import PAIRS, classifier, write_pairs
 
 from diagnostics.core.errors import UserInputError
 from diagnostics.data import DataRef
-from diagnostics.evaluate import evaluate_models, one_split, slice_by_feature
+from diagnostics.evaluate import evaluate_models, feature_categories, one_split, slice_by_feature
 
 
 def test_feature_slices_of_three_seeds_from_python_and_the_command_line(tiny_model_dir, tmp_path):
@@ -41,6 +41,17 @@ def test_feature_slices_of_three_seeds_from_python_and_the_command_line(tiny_mod
         assert theirs[column].to_numpy() == pytest.approx(ours[column].to_numpy(), nan_ok=True)
     assert "# Slices by feature" in result.stdout
     assert (tmp_path / "out" / "feature_slices.png").stat().st_size > 0
+
+    # the annotator's features as categories: the category statistics and the explorer read the set like a
+    # diagnostic set (annotations from the cache)
+    from diagnostics.explorer import build_explorer
+    from diagnostics.stats import category_scores
+
+    sets = feature_categories(table, {"rte_en": DataRef("rte_en", "test", str(pairs))}, cache_dir=cache)
+    scores = category_scores(table, sets, levels=("fine",))
+    assert set(scores["category"]) >= set(slices.table["feature"])
+    explorer = build_explorer(table, sets, annotations=False)
+    assert set(explorer.category_names) >= set(slices.table["feature"])
 
 
 def test_a_set_whose_ids_repeat_across_splits_is_read_from_one_split():
