@@ -120,8 +120,8 @@ class SweepJob:
     ``KillWait`` seconds later) it exits at once without a result, so the sweep reads the job's end from SLURM (and
     waits for it again if SLURM requeues it); with ``requeue`` it goes on instead, so that a ``SIGUSR2`` that follows
     can still requeue it. On ``SIGUSR2`` (submitit's warning before the time limit, or a preemption signal) submitit
-    calls :meth:`checkpoint`, which requeues the job when ``requeue`` is set. A requeued or retried run starts from
-    scratch.
+    calls :meth:`checkpoint`, which requeues the job when ``requeue`` is set. With ``requeue`` every run saves its
+    state at each check (:mod:`._resume`), and a requeued or retried run goes on from its last check.
 
     Parameters
     ----------
@@ -169,7 +169,7 @@ class SweepJob:
 
         from ._run_writer import mark_owned_interrupted
 
-        what = "requeued, the run restarts from scratch" if self.requeue else \
+        what = "requeued, the run goes on from its last check" if self.requeue else \
             "not requeued (executor_options.requeue is off)"
         mark_owned_interrupted(f"SIGUSR2: time limit near or preempted; {what}")
         return DelayedSubmission(self, job, threads) if self.requeue else None

@@ -8,6 +8,7 @@ Layout::
         metrics.json        validation curve, best epoch, resource figures
         predictions.parquet the predictions table (diagnostic + extra evaluation sets)
         checkpoint/         optional: the best model as a Hugging Face folder (safetensors)
+        resume/             while it trains with executor_options.requeue: its state at its last check (._resume)
         LOCK                the record of the process training it (removed when it ends)
         .lease/             the run's leases: who may write into it, with a token that only grows (see ._run_lock)
         .staging/<token>/   files being written by the holder of lease <token>, renamed into place one by one

@@ -202,7 +202,7 @@ def test_a_signalled_job_marks_its_runs_interrupted_and_requeues_only_when_asked
         job = SweepJob(requeue=True)
         again = job.checkpoint(s1, 2)
         assert again.function is job and again.args == (s1, 2)
-        assert "requeued, the run restarts from scratch" in (s1[0].path / "INTERRUPTED").read_text()
+        assert "requeued, the run goes on from its last check" in (s1[0].path / "INTERRUPTED").read_text()
     finally:
         held.release()
 
