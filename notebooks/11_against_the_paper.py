@@ -61,7 +61,7 @@ from IPython.display import Markdown, display
 
 from diagnostics.core.tables import read_table
 from diagnostics.finetune import list_runs
-from diagnostics.pipeline import PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, plan_datasets
+from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths, plan_datasets, probe_results_file
 from diagnostics.plots import paper_comparison, save
 from diagnostics.stats import against_paper, number_label, paper_chance, paper_table, paper_verdict
 
@@ -71,8 +71,8 @@ scale_plan = ScalePlan.resolve(scale, runs_dir)  # the scale's settings and swee
 predictions = ensure_runs(scale_plan)
 datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by dataset name, as values
 configs = [run.config() for run in list_runs(runs_dir, state="done")]
-probe_results = output_dir / PROBE_RESULTS  # written by notebook 05
-probes = read_table(probe_results) if probe_results.is_file() else None
+probe_results = probe_results_file(output_dir, scale)  # written by notebook 05 (this session's, else the main job's)
+probes = read_table(probe_results) if probe_results is not None else None
 table = against_paper(predictions, configs, dataset=datasets, probes=probes, level=0.95, n_boot=1000, seed=0)
 verdict = paper_verdict(table)
 display(Markdown(f"**Verdict: {verdict}.**"))

@@ -3,7 +3,7 @@
 from diagnostics.core.lazy import lazy_exports
 
 _EXPORTS = {
-    "notebook_paths": "_locate", "PROBE_RESULTS": "_locate",
+    "notebook_paths": "_locate", "PROBE_RESULTS": "_locate", "probe_results_file": "_locate",
     **dict.fromkeys(["SCALES", "ScaleSpec"], "_scales"),
     **dict.fromkeys(["ScalePlan", "experiment_configs", "extra_size", "plan_datasets", "pretrained_models"],
                     "_scale_plan"),

@@ -17,6 +17,10 @@ def _under_root(path: str | Path) -> Path:
     return (path if path.is_absolute() else work_root() / path).resolve()
 
 
+#: Folder under ``reports/`` for the figures of notebooks run by hand (by scale), apart from the main job's report.
+INTERACTIVE = "interactive"
+
+
 def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: str | Path | None = None, *,
                    needs: tuple[str, ...] | None = None, train_missing: bool = False) -> tuple[Path, Path]:
     """The run store and the figures folder of a notebook, as absolute paths; prints which run store it reads.
@@ -30,7 +34,9 @@ def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: s
         ``diagnostics pipeline --scale <scale>`` write. A relative path is taken from the project root
         (:func:`diagnostics.core.resources.work_root`), not from the kernel's working directory.
     output_dir : str or Path, optional
-        Figures folder (created); default ``<project root>/reports/<scale>/figures``, next to the pipeline's report.
+        Figures folder (created); default ``<project root>/reports/interactive/<scale>/figures``: a notebook opened by
+        hand never rewrites the figures of the main job's report (``reports/<scale>/figures``, which the pipeline
+        passes explicitly).
     needs : tuple of str, optional
         Experiment families the notebook reads (``base``, ``extra``, ``presence``); ``None`` for a notebook that
         reads no runs.
@@ -45,7 +51,8 @@ def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: s
         ``(runs_dir, output_dir)``.
     """
     runs = _under_root(runs_dir) if runs_dir is not None else default_runs_dir(scale)
-    figures = _under_root(output_dir) if output_dir is not None else default_reports_dir(scale) / "figures"
+    figures = (_under_root(output_dir) if output_dir is not None
+               else default_reports_dir(scale).parent / INTERACTIVE / scale / "figures")
     if needs is not None:
         from ._runner import require_finished, unfinished_runs
         from ._scale_plan import ScalePlan
@@ -62,3 +69,25 @@ def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: s
     figures.mkdir(parents=True, exist_ok=True)
     print(f"figures go to {figures}")
     return runs, figures
+
+
+def probe_results_file(output_dir: str | Path, scale: str) -> Path | None:
+    """The probing results of notebook 05 (:data:`PROBE_RESULTS`) for notebook 11: this session's, else the main job's.
+
+    Parameters
+    ----------
+    output_dir : str or Path
+        The figures folder of the notebook (:func:`notebook_paths`).
+    scale : str
+        The scale, whose main job's report (``reports/<scale>/figures``) is the fallback.
+
+    Returns
+    -------
+    Path or None
+        The first of the two files that exists; None when neither does.
+    """
+    for folder in (Path(output_dir), default_reports_dir(scale) / "figures"):
+        if (folder / PROBE_RESULTS).is_file():
+            return folder / PROBE_RESULTS
+    return None
+

@@ -45,9 +45,12 @@ def test_notebook_paths_resolve_from_the_project_root(tmp_path, monkeypatch, cap
     root = tmp_path / "project"
     root.mkdir()
     monkeypatch.setenv("DIAGNOSTICS_ROOT", str(root))
-    assert notebook_paths("tiny") == (root.resolve() / "runs" / "tiny", root.resolve() / "reports" / "tiny" / "figures")
+    # opened by hand: figures apart from the main job's report (reports/tiny/figures), which the pipeline passes
+    interactive = root.resolve() / "reports" / "interactive" / "tiny" / "figures"
+    assert notebook_paths("tiny") == (root.resolve() / "runs" / "tiny", interactive)
     assert notebook_paths("tiny", "store", "figs") == (root.resolve() / "store", root.resolve() / "figs")
-    assert str(root.resolve() / "reports" / "tiny" / "figures") in capsys.readouterr().out
+    assert str(interactive) in capsys.readouterr().out
+    assert not (root / "reports" / "tiny").exists()
 
 
 def test_notebooks_side_by_side_yield_their_cores(tmp_path, monkeypatch, capsys):
@@ -91,3 +94,17 @@ def test_notebooks_one_at_a_time_say_which_runs_and_how_long_it_took(tmp_path, m
     assert capsys.readouterr().err.splitlines() == [
         "notebooks: executing 2, 1 at a time", "notebook 00_first: running", "notebook 00_first: done in 1.2 s (1/2)",
         "notebook 01_second: running", "notebook 01_second: done in 1.2 s (2/2)"]
+
+
+def test_notebook_11_reads_this_sessions_probes_else_the_main_jobs(tmp_path, monkeypatch):
+    from diagnostics.pipeline import PROBE_RESULTS, probe_results_file
+
+    monkeypatch.setenv("DIAGNOSTICS_ROOT", str(tmp_path))
+    session, main = tmp_path / "session", tmp_path / "reports" / "tiny" / "figures"
+    session.mkdir()
+    assert probe_results_file(session, "tiny") is None
+    main.mkdir(parents=True)
+    (main / PROBE_RESULTS).write_bytes(b"")
+    assert probe_results_file(session, "tiny") == main / PROBE_RESULTS
+    (session / PROBE_RESULTS).write_bytes(b"")
+    assert probe_results_file(session, "tiny") == session / PROBE_RESULTS
