@@ -45,7 +45,8 @@ def test_dependencies_are_ranges_and_the_lock_pins_a_version_in_each():
         name = canonicalize_name(requirement.name)
         assert not any(s.operator in ("==", "===") for s in requirement.specifier), f"{requirement}: declare a range"
         assert name in lock, f"{requirement} is not in {LOCK.name}"
-        assert requirement.specifier.contains(lock[name]), f"{LOCK.name} pins {name}=={lock[name]}: not in {requirement}"
+        assert requirement.specifier.contains(lock[name]), \
+            f"{LOCK.name} pins {name}=={lock[name]}: not in {requirement}"
         lower = [s.version for s in requirement.specifier if s.operator == ">="]
         assert lower == [lock[name]], f"{requirement}: the lower bound is the tested version {lock[name]}"
 
