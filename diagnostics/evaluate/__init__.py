@@ -21,7 +21,7 @@ _EXPORTS = {
     **dict.fromkeys(["EXPERIMENT", "EvalModel", "Evaluation", "dataset_refs", "evaluate_models", "resolve_models"],
                     "_evaluate"),
     **dict.fromkeys(["DEVICES", "PRECISIONS", "autocast_dtype", "class_logits", "load_classifier_head",
-                     "pick_device"], "_infer"),
+                     "pick_device", "require_classifier"], "_infer"),
     **dict.fromkeys(["describe_rule", "head_labels"], "_labels"),
     **dict.fromkeys(["evaluation_key", "stored_evaluation", "write_evaluation_run"], "_runs"),
     **dict.fromkeys(["SOURCES", "default_cache", "feature_categories", "one_split",

@@ -408,9 +408,9 @@ def _id2label(path: Path) -> dict:
     """The head's class names as transformers reads them (a head saved with the default names omits them)."""
     from transformers import AutoConfig
 
-    from diagnostics.models import check_model_folder
+    from ._infer import require_classifier
 
-    check_model_folder(path)
+    require_classifier(path)
     return dict(AutoConfig.from_pretrained(str(path)).id2label)
 
 

@@ -86,6 +86,28 @@ def autocast_dtype(precision: str, device: str):
     return torch.bfloat16 if precision == "bf16" else torch.float16
 
 
+def require_classifier(path: str | Path) -> None:
+    """Refuse a model folder whose model has no sequence-classification head (a bare encoder would get a random one).
+
+    Parameters
+    ----------
+    path : str or Path
+        A resolved model folder.
+
+    Raises
+    ------
+    UserInputError
+        ``config.json`` names architectures, none of them a ``*ForSequenceClassification``; or a damaged file.
+    """
+    from diagnostics.models import check_model_folder, read_model_config
+
+    check_model_folder(path)
+    architectures = read_model_config(Path(path)).get("architectures") or []
+    if architectures and not any("ForSequenceClassification" in a for a in architectures):
+        raise UserInputError(f"{path}: a {', '.join(architectures)} without a sequence-classification head; "
+                             "evaluate needs a fine-tuned NLI classifier (a *ForSequenceClassification model)")
+
+
 def load_classifier_head(path: str | Path):
     """Load a sequence classifier from a model folder, safetensors weights only, in eval mode on the CPU.
 
@@ -107,14 +129,7 @@ def load_classifier_head(path: str | Path):
     from transformers import AutoModelForSequenceClassification
     from transformers.utils import logging as hf_logging
 
-    from diagnostics.models import check_model_folder, read_model_config
-
-    check_model_folder(path)
-    config = read_model_config(Path(path))
-    architectures = config.get("architectures") or []
-    if architectures and not any("ForSequenceClassification" in a for a in architectures):
-        raise UserInputError(f"{path}: a {', '.join(architectures)} without a sequence-classification head; "
-                             "evaluate needs a fine-tuned NLI classifier (a *ForSequenceClassification model)")
+    require_classifier(path)
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     try:

@@ -168,3 +168,8 @@ def test_a_language_without_bundled_training_data_is_stored_as_a_sound_run(three
     result = evaluate_models([str(three_way)], [f"rte_sv={pairs_file}"], out=tmp_path / "runs", progress=False)
     assert result.runs["language"].tolist() == ["sv"]
     assert verify_run(result.runs["path"][0]) == []
+
+
+def test_a_bare_encoder_is_refused_before_its_labels_are_read(tiny_model_dir, pairs_file, tmp_path):
+    with pytest.raises(UserInputError, match="without a sequence-classification head"):
+        _evaluate([tiny_model_dir], pairs_file, tmp_path / "runs")
