@@ -128,7 +128,7 @@ def measure(name: str = typer.Argument(..., help="'embedded', a model folder (pr
 
 
 @models_app.command("convert")
-def convert(folder: Path = typer.Argument(..., help="Model folder with pytorch_model.bin (or a sharded checkpoint)."),
+def convert_command(folder: Path = typer.Argument(..., help="Model folder with pytorch_model.bin (or a sharded checkpoint)."),
             out: Path = typer.Option(None, "--out", "-o", help="Write the converted model here (config and "
                                                                "tokenizer copied); default: beside the pickle."),
             force: bool = typer.Option(False, "--force", help="Replace safetensors weights already there.")) -> None:

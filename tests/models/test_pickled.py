@@ -12,6 +12,7 @@ from safetensors.torch import load_file
 from typer.testing import CliRunner
 
 from diagnostics.cli import app
+from diagnostics.models import PICKLED_WEIGHTS, plan_conversion
 
 
 @pytest.fixture
@@ -91,3 +92,7 @@ def test_sharded_checkpoint_keeps_its_split(tmp_path):
     index = json.loads((folder / "model.safetensors.index.json").read_text())
     assert index["weight_map"] == {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}
     assert load_file(folder / "model-00002-of-00002.safetensors")["b"].shape == (3,)
+    assert [p.name for p in plan_conversion(folder, force=True).sources] == [
+        "pytorch_model-00001-of-00002.bin", "pytorch_model-00002-of-00002.bin"]
+    assert PICKLED_WEIGHTS[1] == "pytorch_model.bin.index.json"
+

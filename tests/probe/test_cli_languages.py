@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from diagnostics.cli import app
 from diagnostics.data import datasets_root
+from diagnostics.probe import DIAGNOSTIC_SETS, TRAIN_SETS
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +27,7 @@ def _rows(source, target, n):
 
 @pytest.mark.parametrize("lang, missing", [("fr", "--train"), ("de", "--train"), ("sv", "--train")])
 def test_a_language_without_bundled_data_names_the_option_that_supplies_it(tiny, tmp_path, lang, missing):
+    assert lang not in TRAIN_SETS and (lang in DIAGNOSTIC_SETS) == (lang == "sv")
     result = CliRunner().invoke(app, ["probe", "run", "--model", str(tiny), "--lang", lang, "--out",
                                       str(tmp_path / "out")])
     assert result.exit_code == 2
