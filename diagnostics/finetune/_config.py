@@ -27,6 +27,7 @@ from ._config_values import (LANGUAGE_DATA_KEYS, ExtraData, ModelSpec, Presence,
                              executor_options_problems, extra_eval_problems, listed_once, models_problems,
                              read_executor_options, read_extra_eval, read_fuse, read_language_data, read_seeds)
 from ._jiant import CUSTOM_SCHEDULE, VAL_SCHEDULES, schedule_name
+from ._recipes import RECIPE_NAMES
 
 __all__ = ["ConfigError", "ConfigSource", "DataRef", "ExtraData", "ModelSpec", "Presence", "SweepConfig",
            "load_config"]
@@ -42,7 +43,7 @@ LANGUAGE_DEFAULTS: dict[str, dict[str, Any]] = {
 
 
 OPTIMIZERS = ("adamw", "bert_adam")
-RECIPES = ("epoch", "jiant")
+RECIPES = RECIPE_NAMES
 SCHEDULERS = ("linear", "constant")
 SELECTION_METRICS = ("accuracy", "mcc")
 FEATURE_DTYPES = ("float16", "bfloat16", "float32")
@@ -208,7 +209,9 @@ class SweepConfig(Settings):
         "``warmup_ratio``, early stopping after ``patience`` epochs. ``jiant``: jiant v1's trainer as the study ran "
         "it (validation every ``val_interval`` steps, learning rate multiplied by ``lr_decay_factor`` on a plateau, "
         "stop at ``min_lr`` / ``patience`` / ``max_vals`` / ``max_epochs``; length-bucketed batches, biggest first; "
-        "needs ``optimizer: bert_adam``). See :mod:`diagnostics.finetune._jiant`."))
+        "needs ``optimizer: bert_adam``). See :mod:`diagnostics.finetune._jiant`. ``trainer``: Hugging Face "
+        "``Trainer``'s defaults (linear decay without warm-up, an evaluation per epoch, no early stopping, the last "
+        "epoch's model). Each recipe is a module of its own (:mod:`diagnostics.finetune._recipes`)."))
     val_interval: int | None = setting(None, check=(lambda v: v >= 1, "an integer >= 1 (or null for one epoch)"), help=(
         "``jiant`` recipe: optimizer steps between validation checks; ``None``: one epoch of the run's training "
         "mixture (``ceil(pairs / batch_size)`` steps)."))
@@ -262,17 +265,17 @@ class SweepConfig(Settings):
         if self.recipe == "jiant" and self.optimizer in OPTIMIZERS and self.optimizer != "bert_adam":
             problems.append(("optimizer", f"expected bert_adam with recipe: jiant (the optimizer jiant's recipe ran), "
                                           f"found {self.optimizer!r}"))
-        if self.recipe == "epoch":
-            problems += [(name, f"expected it unset with recipe: epoch (it sets the jiant recipe; add recipe: jiant), "
-                                f"found {show(getattr(self, name))}")
+        if self.recipe != "jiant":
+            problems += [(name, f"expected it unset with recipe: {self.recipe} (it sets the jiant recipe; add recipe: "
+                                f"jiant), found {show(getattr(self, name))}")
                          for name, default in HASHED_WHEN_SET.items()
                          if name != "recipe" and getattr(self, name) != default]
         if self.classifier_head == "jiant" and self.train_top_k_layers is not None:
             problems.append(("classifier_head", "expected transformers with train_top_k_layers (jiant's head belongs "
                                                 "to full fine-tuning, as jiant ran it), found 'jiant'"))
-        if self.recipe == "epoch" and self.optimizer == "bert_adam":
-            problems.append(("optimizer", "expected adamw with recipe: epoch (bert_adam's warm-up is tied to the "
-                                          "jiant recipe's step budget; set recipe: jiant), found 'bert_adam'"))
+        if self.recipe != "jiant" and self.optimizer == "bert_adam":
+            problems.append(("optimizer", f"expected adamw with recipe: {self.recipe} (bert_adam's warm-up is tied to "
+                                          "the jiant recipe's step budget; set recipe: jiant), found 'bert_adam'"))
         known_languages = [*LANGUAGE_DEFAULTS, *self.data]
         unknown = [(f"extra_eval.{language}", f"expected a language ({', '.join(known_languages)}), found "
                                               f"{language!r}{hint(language, known_languages)}")

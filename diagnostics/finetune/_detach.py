@@ -194,7 +194,8 @@ def find_detached(root: str | Path) -> DetachedSweep | None:
     jobs: dict[str, dict[str, Any]] = {}
     for record in records:
         for job in record.jobs:
-            runs = [run for run in job["runs"] if Path(run).resolve() == inside or inside in Path(run).resolve().parents]
+            runs = [run for run in job["runs"]
+                    if Path(run).resolve() == inside or inside in Path(run).resolve().parents]
             if runs:
                 jobs.setdefault(str(job["job_id"]), {**job, "runs": runs})
     if not jobs:

@@ -33,12 +33,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._batching import batch_order, bucket_batches, length_sorted_batches
+from ._batching import length_sorted_batches
 from ._config import SweepConfig
 from ._grouping import training_key
-from ._jiant import PlateauController, warmup_linear
-from ._loop import FitResult, _jiant_plan, schedule_factor, total_steps
-from ._modeling import parameter_groups
+from ._loop import FitResult, total_steps
+from ._recipes import get_recipe
 from ._stacked_optim import StackedAdamW, StackedBertAdam
 
 __all__ = ["EngineRun", "RunData", "StackedClassifiers", "StackedAdamW", "StackedBertAdam", "fit_runs", "fit_fused",
@@ -276,20 +275,10 @@ class _Run:
         self.lengths = data.train.lengths
         self.result, self.best_state, self.losses = FitResult(), None, []
         self.order: list[np.ndarray] = []
-        self.position = self.epoch = self.bad_epochs = 0
+        self.position = self.epoch = 0
+        self.recipe = get_recipe(config.recipe)
         self.steps = total_steps(config, len(data.gold))
-        self.jiant = config.recipe == "jiant"
-        if self.jiant:
-            batches, self.interval, self.t_total = _jiant_plan(config, len(data.gold))
-            self.batches_per_epoch, self.decay = batches, 1.0
-            base_lr = parameter_groups(data.model, config.lr, config.head_lr, config.weight_decay,
-                                       decay_all=True)[0]["lr"]
-            self.controller = PlateauController(
-                lr=base_lr, lr_patience=config.lr_patience, lr_decay_factor=config.lr_decay_factor,
-                scheduler_threshold=config.scheduler_threshold, patience=config.patience, min_lr=config.min_lr,
-                max_vals=config.max_vals, max_epochs=config.max_epochs, batches_per_epoch=batches)
-        else:
-            self.factor = schedule_factor(config, self.steps)
+        self.plan = self.recipe.plan(config, data.model, len(data.gold), self.steps)
         if data.resume is not None:
             self._restore(data.resume)
 
@@ -310,13 +299,8 @@ class _Run:
                              "train_seconds": counters.train_seconds, "padded_tokens": counters.padded_tokens,
                              "real_tokens": counters.real_tokens},
                 "history": self.result.history, "best": self.result.best, "position": self.position,
-                "epoch": self.epoch, "bad_epochs": self.bad_epochs, "order": [b.tolist() for b in self.order],
-                "has_best": self.best_state is not None}
-        if self.jiant:
-            controller = self.controller
-            meta |= {"decay": self.decay, "controller": {"lr": controller.lr, "history": controller.history,
-                                                         "plateau_best": controller.plateau_best,
-                                                         "bad_checks": controller.bad_checks}}
+                "epoch": self.epoch, "order": [b.tolist() for b in self.order],
+                "has_best": self.best_state is not None, "plan": self.plan.state()}
         return {"tensors": tensors, "meta": meta}
 
     def _restore(self, state: dict[str, Any]) -> None:
@@ -331,67 +315,38 @@ class _Run:
         for key, value in meta["counters"].items():
             setattr(counters, key, value)
         self.result.history, self.result.best = list(meta["history"]), meta["best"]
-        self.position, self.epoch, self.bad_epochs = meta["position"], meta["epoch"], meta["bad_epochs"]
+        self.position, self.epoch = meta["position"], meta["epoch"]
         self.order = [np.asarray(b, dtype=np.int64) for b in meta["order"]]
-        if self.jiant:
-            self.decay = meta["decay"]
-            controller = meta["controller"]
-            self.controller.lr, self.controller.history = controller["lr"], list(controller["history"])
-            self.controller.plateau_best, self.controller.bad_checks = controller["plateau_best"], \
-                controller["bad_checks"]
+        self.plan.restore(meta["plan"])
 
     @property
     def step(self) -> int:
         return self.result.counters.step
 
     def next_batch(self) -> np.ndarray:
-        """The run's next batch; a new epoch draws its order from the run's generator (as its solo loop does)."""
+        """The run's next batch; a new epoch draws its order from the run's generator (its recipe's order)."""
         if self.position >= len(self.order):
-            config = self.config
-            self.order = (bucket_batches(self.lengths, config.batch_size, self.generator) if self.jiant else
-                          batch_order(self.lengths, config.batch_size, self.generator,
-                                      bucketing=config.length_bucketing))
+            self.order = self.plan.order(self.lengths, self.generator)
             self.position, self.epoch = 0, self.epoch + 1
         self.position += 1
         return self.order[self.position - 1]
 
     def lr_factor(self) -> float:
         """The multiplier of the base learning rates for the run's next update (host float: no device read)."""
-        if not self.jiant:
-            return self.factor(self.step)
-        warm = warmup_linear(self.step / self.t_total, self.config.warmup_ratio) if self.t_total > 0 else 1.0
-        return self.decay * warm
+        return self.plan.lr_factor(self.step)
 
     def due(self) -> bool:
-        """Whether the run validates after its last step: an epoch's end, or every ``val_interval`` steps (jiant)."""
-        if self.jiant:
-            return self.step % self.interval == 0 or self.step >= self.steps
-        return self.position >= len(self.order) or self.step >= self.steps
+        """Whether the run validates after its last step (its recipe's timing)."""
+        return self.plan.due(self.step, self.position, len(self.order))
 
     def check(self, score: dict[str, float], snapshot: Callable[[], dict[str, torch.Tensor]]) -> bool:
         """Record a validation; keep the weights (``snapshot()``) of a new best; whether the run stops here."""
-        config, result = self.config, self.result
-        scores = {f"validation_{k}": v for k, v in score.items()}
-        if self.jiant:
-            decision = self.controller.check(score[config.selection_metric], self.step)
-            if decision.lr_decayed:
-                self.decay *= config.lr_decay_factor
-            stop = decision.stop or ("max_steps" if self.step >= self.steps else None)
-            entry = {"check": decision.check, "epoch": self.step / self.batches_per_epoch, "step": self.step,
-                     "train_loss": self._mean_loss(), "lr": decision.lr, "lr_decayed": decision.lr_decayed,
-                     "stop": stop, **scores}
-            result.history.append(entry)
-            if decision.new_best:
-                result.best, self.best_state = entry, snapshot()
-            return stop is not None
-        entry = {"epoch": self.epoch, "step": self.step, "train_loss": self._mean_loss(), **scores}
-        result.history.append(entry)
-        selection = f"validation_{config.selection_metric}"
-        if result.best is None or score[config.selection_metric] > result.best[selection]:
-            result.best, self.best_state, self.bad_epochs = entry, snapshot(), 0
-        else:
-            self.bad_epochs += 1
-        return self.bad_epochs >= config.patience or self.step >= self.steps or self.epoch >= config.max_epochs
+        entry, new_best, stop = self.plan.check(score, step=self.step, epoch=self.epoch, loss=self._mean_loss(),
+                                                best=self.result.best)
+        self.result.history.append(entry)
+        if new_best:
+            self.result.best, self.best_state = entry, snapshot()
+        return stop
 
     def _mean_loss(self) -> float | None:
         """The mean training loss since the run's last validation (and forget those losses)."""
@@ -505,7 +460,7 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
         return results
     lead = runs[0].config
     stack = StackedClassifiers([run.data.model for run in active], device)
-    optimizer = (StackedBertAdam if lead.recipe == "jiant" else StackedAdamW)(stack, active[0].data.model, lead)
+    optimizer = _OPTIMIZERS[get_recipe(lead.recipe).optimizer](stack, active[0].data.model, lead)
     for position, run in enumerate(active):
         _resume_slot(run, optimizer, position, slots)
     pad_to = lead.max_seq_length if lead.pad_to_max_length else None
@@ -555,6 +510,10 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     finally:
         bar.close()
     return results
+
+
+#: The engine's stacked optimizers by the name a recipe gives (:attr:`~._recipes.Recipe.optimizer`).
+_OPTIMIZERS = {"adamw": StackedAdamW, "bert_adam": StackedBertAdam}
 
 
 def _resume_slot(run: _Run, optimizer, position: int, slots: int) -> None:

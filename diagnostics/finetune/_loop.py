@@ -1,9 +1,7 @@
 """What a training loop plans and reports: its step budget, its learning-rate schedule, its counters and history.
 
-Two recipes (``SweepConfig.recipe``), both trained by the engine (:mod:`.fused`). ``epoch``: AdamW with linear
-warm-up and decay, gradient clipping, validation after every epoch, early stopping on the selection metric.
-``jiant``: jiant v1's trainer as the reference study ran it (:mod:`.jiant`): BertAdam, validation every
-``val_interval`` steps, learning-rate decay on a plateau, stopping rules counted in checks, AllenNLP's length buckets.
+Every recipe (``SweepConfig.recipe``, :mod:`._recipes`) is trained by the engine (:mod:`._fused`); each reports
+through the counters and history here, and plans its step budget through :func:`total_steps`.
 """
 
 from __future__ import annotations
@@ -84,10 +82,9 @@ def total_steps(config: SweepConfig, train_size: int, schedule: str | None = Non
         ``max_epochs`` or ``max_vals`` ends training (:func:`diagnostics.finetune._jiant.step_budget`, BertAdam's
         ``t_total``); earlier checks may stop it sooner.
     """
-    if config.recipe == "jiant":
-        steps = _jiant_plan(config, train_size, schedule)[2]
-        return min(steps, config.max_steps) if config.max_steps else steps
-    steps = math.ceil(train_size / config.batch_size) * config.max_epochs
+    from ._recipes import get_recipe
+
+    steps = get_recipe(config.recipe).budget(config, train_size, schedule)
     return min(steps, config.max_steps) if config.max_steps else steps
 
 

@@ -44,6 +44,7 @@ from ._quality import category_summary
 from ._resources import PeakMemory, fitness_mib, protocol_figures
 from ._run_lock import RunLock, RunLockedError, RunLockLost
 from ._run_spec import RunSpec
+from ._recipes import get_recipe
 from ._resume import RESUME_FOLDER, keeps_resume, load_resume, resume_enabled, save_resume
 from ._run_writer import RunWriter
 from ._store_checks import DAMAGED, NEWER, UNREADABLE, finished_state, reopen_corrupt
@@ -318,8 +319,9 @@ class _JobData:
                                   device=self.device, amp=self.amp, show=self.show)
             gold_train = torch.from_numpy(np.array(label_ids(data.train_frame["label"])))
             gold_val, inputs_val = label_ids(data.eval_frames["validation"]["label"]), data.inputs["validation"]
-            if config.recipe == "jiant" and config.val_data_limit is not None:
-                gold_val, inputs_val = gold_val[:config.val_data_limit], inputs_val.head(config.val_data_limit)
+            limit = get_recipe(config.recipe).validation_limit(config)
+            if limit is not None:
+                gold_val, inputs_val = gold_val[:limit], inputs_val.head(limit)
             validate = batched_validator(inputs_val, gold_val, config.eval_batch_size, self.device, self.amp, _scores)
             self.prepared[key] = (data, gold_train, validate)
         return self.prepared[key]

@@ -90,7 +90,7 @@ def test_every_setting_is_described_once_with_its_default_allowed_values_and_hel
         assert all(row["help"] for row in rows), [row["key"] for row in rows if not row["help"]]
     rows = {row["key"]: row for row in describe_settings(SweepConfig)}
     assert rows["batch_size"]["default"] == "4" and rows["batch_size"]["allowed"] == "an integer >= 1"
-    assert rows["recipe"]["allowed"] == "epoch | jiant"
+    assert rows["recipe"]["allowed"] == "epoch | jiant | trainer"
     assert rows["lr"]["help"].startswith("Peak learning rate")
 
 

@@ -45,7 +45,7 @@ def write_config(folder: Path, model: Path, name: str = "sweep.yaml", **changes:
     ("max_grad_norm", "-1", "a number >= 0", "-1"),
     ("head_lr", "0", "a number > 0 (or null to use lr)", "0"),
     ("seeds", "[0, -1]", "an integer >= 0", "-1"),
-    ("recipe", "allennlp", "one of epoch, jiant", "'allennlp'"),
+    ("recipe", "allennlp", "one of epoch, jiant, trainer", "'allennlp'"),
     ("val_interval", "0", "an integer >= 1 (or null for one epoch)", "0"),
     ("max_vals", "0", "an integer >= 1", "0"),
     ("lr_patience", "1.5", "an integer", "1.5"),

@@ -267,7 +267,7 @@ def test_schedule_readings_resolve_and_refuse_contradictions():
 
 
 @pytest.mark.parametrize("changes, key, needle", [
-    ({"recipe": "jiantt"}, "recipe", "one of epoch, jiant, found 'jiantt' (did you mean 'jiant'?)"),
+    ({"recipe": "jiantt"}, "recipe", "one of epoch, jiant, trainer, found 'jiantt' (did you mean 'jiant'?)"),
     ({"recipe": "jiant"}, "optimizer", "expected bert_adam with recipe: jiant"),
     ({"optimizer": "bert_adam"}, "optimizer", "with recipe: epoch"),
     ({"recipe": "jiant", "optimizer": "bert_adam", "lr_decay_factor": 1.5}, "lr_decay_factor", "a number in (0, 1)"),
