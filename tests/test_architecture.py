@@ -55,11 +55,7 @@ ALLOWED_CYCLES: dict[frozenset, str] = {}
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 #: Imports of another stage's private module that cannot go through its public names now: (importer, imported) ->
 #: reason. Each must still exist.
-ALLOWED_PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
-    ("diagnostics.evaluate._runs", "diagnostics.finetune._store"):
-        "the run store's writers (mark_done, write_predictions, library_versions) are moving onto the fenced run "
-        "writer; evaluate's one writing function moves with them",
-}
+ALLOWED_PRIVATE_IMPORTS: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:

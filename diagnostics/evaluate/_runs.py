@@ -17,7 +17,6 @@ from typing import Any
 
 import pandas as pd
 
-from diagnostics.core.io_utils import write_json_atomic
 
 #: The entries of ``config.json``'s ``evaluation`` record that decide its predictions: a finished run with the same
 #: values is not evaluated again.
@@ -53,7 +52,7 @@ def stored_evaluation(path: Path) -> dict[str, Any] | None:
     dict or None
         The record, or ``None``.
     """
-    from diagnostics.finetune._store import RUN_CONFIG, is_done
+    from diagnostics.finetune import RUN_CONFIG, is_done
 
     if not is_done(path):
         return None
@@ -67,9 +66,11 @@ def stored_evaluation(path: Path) -> dict[str, Any] | None:
 
 def write_evaluation_run(path: Path, *, run: dict[str, Any], sweep: dict[str, Any], evaluation: dict[str, Any],
                          metrics: dict[str, Any], predictions: pd.DataFrame, device: str, autocast: str) -> None:
-    """Write one evaluation into its run folder, ``DONE`` last (with the checksums of the other files).
+    """Write one evaluation into its run folder under the run's lease, ``DONE`` last (with the checksums of the
+    other files).
 
-    Every file is written atomically, so a killed earlier attempt (no ``DONE``) is simply overwritten.
+    Every file goes through the lease's writer (:func:`diagnostics.finetune.owned_run`); a killed earlier attempt
+    (no ``DONE``) is cleared first, and a run another process holds raises ``RunLockedError``.
 
     Parameters
     ----------
@@ -90,12 +91,11 @@ def write_evaluation_run(path: Path, *, run: dict[str, Any], sweep: dict[str, An
     autocast : str
         The autocast dtype used (``versions.json``).
     """
-    from diagnostics.finetune._store import RUN_CONFIG, library_versions, mark_done, write_predictions
+    from diagnostics.finetune import RUN_CONFIG, library_versions, owned_run
 
-    path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path / RUN_CONFIG, {"run": run, "sweep": sweep, "evaluation": evaluation})
-    write_json_atomic(path / "versions.json", library_versions() | {"device": device, "autocast": autocast})
-    write_json_atomic(path / "metrics.json", metrics)
-    write_predictions(path, predictions)
-    mark_done(path, {"kind": "evaluation", "rows": int(len(predictions))})
+    with owned_run(path) as writer:
+        writer.write_json(RUN_CONFIG, {"run": run, "sweep": sweep, "evaluation": evaluation})
+        writer.write_json("versions.json", library_versions() | {"device": device, "autocast": autocast})
+        writer.write_json("metrics.json", metrics)
+        writer.write_predictions(predictions)
+        writer.mark_done({"kind": "evaluation", "rows": int(len(predictions))})

@@ -12,6 +12,8 @@ from diagnostics.core.lazy import lazy_exports
 _EXPORTS = {
     **dict.fromkeys(["DataRef", "ExtraData", "ModelSpec", "Presence", "SweepConfig", "load_config"], "_config"),
     **dict.fromkeys(["RunLockLost", "RunLockedError", "RunStoreError"], "_run_lock"), "run_dir": "_store",
+    # runs made without training (evaluations) are written under a lease too
+    "owned_run": "_train", "RunWriter": "_run_writer", **dict.fromkeys(["RUN_CONFIG", "library_versions"], "_store"),
     **dict.fromkeys(["collect_predictions", "finished_state", "sweep_status", "verify_run"], "_store_checks"),
     # the training entry points import torch
     "run_sweep": "_sweep", "run_sweeps": "_sweep", "train_run": "_train",

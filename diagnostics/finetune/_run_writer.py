@@ -73,25 +73,55 @@ class RunWriter:
             raise
 
     def write_json(self, name: str, value: Any) -> None:
-        """Write and commit a JSON file of the run (the store's format)."""
+        """Write and commit a JSON file of the run (the store's format).
+
+        Parameters
+        ----------
+        name : str
+            The file's name in the run folder.
+        value : object
+            Anything ``json.dumps`` accepts.
+        """
         with self._writing(name) as staged:
             write_json_atomic(staged, value)
         self._commit(name)
 
     def write_text(self, name: str, text: str) -> None:
-        """Write and commit a text file of the run."""
+        """Write and commit a text file of the run.
+
+        Parameters
+        ----------
+        name : str
+            The file's name in the run folder.
+        text : str
+            Its content (UTF-8).
+        """
         with self._writing(name) as staged:
             write_text_atomic(staged, text)
         self._commit(name)
 
     def write_predictions(self, predictions: pd.DataFrame) -> None:
-        """Write and commit the run's ``predictions.parquet``."""
+        """Write and commit the run's ``predictions.parquet``.
+
+        Parameters
+        ----------
+        predictions : pandas.DataFrame
+            The run's predictions table.
+        """
         with self._writing(store.PREDICTIONS_FILE) as staged:
             write_table(predictions, staged)
         self._commit(store.PREDICTIONS_FILE)
 
     def write_folder(self, name: str, fill: Callable[[Path], None]) -> None:
-        """Commit a folder of the run (e.g. ``checkpoint/``) that ``fill(folder)`` writes whole first."""
+        """Commit a folder of the run (e.g. ``checkpoint/``) that ``fill(folder)`` writes whole first.
+
+        Parameters
+        ----------
+        name : str
+            The folder's name in the run folder (a folder already there is replaced).
+        fill : callable
+            ``fill(folder)`` writes the folder's files into ``folder`` (a staging path).
+        """
         with self._writing(name) as staged:
             if staged.exists():
                 shutil.rmtree(staged)
@@ -99,18 +129,35 @@ class RunWriter:
         self._commit(name)
 
     def remove(self, name: str) -> None:
-        """Remove a file of the run (e.g. the ``DONE`` of a damaged run), while the lease is ours."""
+        """Remove a file of the run (e.g. the ``DONE`` of a damaged run), while the lease is ours.
+
+        Parameters
+        ----------
+        name : str
+            The file's name in the run folder.
+        """
         self.lock.ensure()
         (self.path / name).unlink(missing_ok=True)
 
     def remove_folder(self, name: str) -> None:
-        """Remove a folder of the run (e.g. its resume state once it finished), while the lease is ours."""
+        """Remove a folder of the run (e.g. its resume state once it finished), while the lease is ours.
+
+        Parameters
+        ----------
+        name : str
+            The folder's name in the run folder.
+        """
         self.lock.ensure()
         shutil.rmtree(self.path / name, ignore_errors=True)
 
     def clear_partial(self, keep: tuple[str, ...] = ()) -> None:
-        """Remove what an earlier attempt left (its files, markers and staging), keeping ``LOCK``, the leases and
-        the names in ``keep`` (a resume state this attempt takes up)."""
+        """Remove what an earlier attempt left (its files, markers and staging), keeping ``LOCK`` and the leases.
+
+        Parameters
+        ----------
+        keep : tuple of str
+            Names to keep as well (a resume state this attempt takes up).
+        """
         self.lock.ensure()
         for child in self.path.iterdir():
             if child.name in ("LOCK", LEASE_FOLDER) or child.name in keep:
@@ -121,21 +168,47 @@ class RunWriter:
                 child.unlink()
 
     def mark_done(self, summary: dict[str, Any]) -> None:
-        """Commit ``DONE`` last: ``summary`` with the checksums of every file of the run
-        (:func:`~._store.done_record`)."""
+        """Commit ``DONE`` last: ``summary`` with the checksums of every file of the run.
+
+        Parameters
+        ----------
+        summary : dict
+            What ``DONE`` records besides the checksums (:func:`~._store.done_record`).
+        """
         self.write_json("DONE", store.done_record(self.path, summary))
         self.discard()
 
     def mark_failed(self, report: str) -> bool:
-        """Commit ``FAILED`` (a failed attempt's traceback) if the lease is still ours; whether it was written.
+        """Commit ``FAILED`` (a failed attempt's traceback) if the lease is still ours.
 
         A disk error here is ignored: it is called while the training error propagates, the error to report.
+
+        Parameters
+        ----------
+        report : str
+            The traceback.
+
+        Returns
+        -------
+        bool
+            Whether it was written.
         """
         return self._marker("FAILED", report)
 
     def mark_interrupted(self, reason: str) -> bool:
         """Commit ``INTERRUPTED`` (why the attempt was stopped from outside) in an unfinished run whose lease is still
-        ours; whether it was written. Disk errors are ignored."""
+        ours. Disk errors are ignored.
+
+        Parameters
+        ----------
+        reason : str
+            The signal or the job's fate.
+
+        Returns
+        -------
+        bool
+            Whether it was written.
+        """
         if store.is_done(self.path):
             return False
         return self._marker("INTERRUPTED", reason.rstrip() + "\n")

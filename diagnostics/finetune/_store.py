@@ -175,9 +175,12 @@ def _sha256(path: Path) -> str:
 def library_versions() -> dict[str, Any]:
     """Record the versions of the libraries a run's numbers depend on (+ python, platform, torch threads, device).
 
-    Keys: ``python``, ``platform``, ``code`` (this package's version and git commit,
-    :func:`diagnostics.core.version.code_version`), one per library (``None`` when not installed) and, with torch,
-    ``torch_threads``, ``cuda`` and ``device_name``.
+    Returns
+    -------
+    dict
+        ``python``, ``platform``, ``code`` (this package's version and git commit,
+        :func:`diagnostics.core.version.code_version`), one key per library (``None`` when not installed) and, with
+        torch, ``torch_threads``, ``cuda`` and ``device_name``.
     """
     import importlib.metadata as md
 

@@ -263,6 +263,41 @@ class _Ownership:
         self.writers.clear()
 
 
+@contextmanager
+def owned_run(path: str | Path) -> Iterator[RunWriter]:
+    """Hold a run folder's lease while a block writes the run through its writer (for runs made without training).
+
+    Claims the run (:class:`~._run_lock.RunLock`), clears what an earlier attempt left, yields the lease's
+    :class:`~._run_writer.RunWriter` and gives the lease back after the block. A block that raises leaves ``FAILED``
+    with the traceback.
+
+    Parameters
+    ----------
+    path : str or Path
+        The run folder (created when missing).
+
+    Yields
+    ------
+    RunWriter
+        The writer of the held lease; call its ``mark_done`` last.
+
+    Raises
+    ------
+    RunLockedError
+        Another live process holds the run.
+    """
+    writer = RunWriter(RunLock(Path(path)).acquire())
+    try:
+        writer.clear_partial()
+        yield writer
+    except BaseException:
+        writer.mark_failed(traceback.format_exc())
+        raise
+    finally:
+        writer.discard()
+        writer.lock.release()
+
+
 def _skipped(spec: RunSpec) -> dict[str, Any]:
     try:
         metrics = store._read_json(spec.path / "metrics.json")
