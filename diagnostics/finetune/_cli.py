@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import typer
+from typer.core import TyperCommand
 
 sweep_app = typer.Typer(help="Seed sweeps: fine-tune one model many times, changing only the seed.",
                         no_args_is_help=True)
@@ -81,9 +83,28 @@ def _detach(cfg) -> None:
         typer.echo(line)
 
 
-@sweep_app.command("status")
+class _PlotPathOptional(TyperCommand):
+    """``--plot`` with or without its PATH: a bare ``--plot`` (last, or before another option) gets the empty path."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Give a bare ``--plot`` the empty value (its default place) before the usual parsing."""
+        args = list(args)
+        for i, arg in enumerate(args):
+            if arg == "--":
+                break
+            if arg == "--plot" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+                args.insert(i + 1, "")
+                break
+        return super().parse_args(ctx, args)
+
+
+@sweep_app.command("status", cls=_PlotPathOptional)
 def status_command(
     directory: Path = typer.Argument(..., help="A run store, one experiment folder, or one run folder."),
+    plot: str = typer.Option(None, "--plot", metavar="[PATH]",
+                             help="Also draw each run's validation curve (the selection metric per check, one line "
+                             "per seed, a panel per experiment and language) as a PNG: PATH, or "
+                             "validation_curves.png in DIR (beside a run folder when DIR is one)."),
 ) -> None:
     """Per run: done / running / failed / interrupted / pending, best validation score, minutes and the code commit.
 
@@ -101,6 +122,28 @@ def status_command(
         typer.echo(f"no runs under {directory}")
         return
     _show(table, record)
+    if plot is not None:
+        _plot_curves(directory, Path(plot) if plot else None)
+
+
+def _plot_curves(directory: Path, path: Path | None) -> None:
+    """Write the runs' validation curves as a PNG (never inside a run folder); exit 1 when no run has any yet."""
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.plots import save, validation_curves
+
+    from ._store import run_folder
+
+    if path is None:
+        folder = run_folder(directory)
+        path = (folder.parent if folder is not None else directory) / "validation_curves.png"
+    elif run_folder(path.resolve()) is not None:
+        raise UserInputError(f"--plot {path}: inside a run folder; write the figure elsewhere")
+    try:
+        figure = validation_curves(directory)
+    except ValueError as err:
+        typer.echo(f"no figure written: {err}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"wrote {save(figure, path.parent, path.stem if path.suffix == '.png' else path.name)}")
 
 
 def _show(table, record) -> None:

@@ -16,10 +16,12 @@ _EXPORTS = {
     "category_counts_by_language": "_data",
     **dict.fromkeys(["flipping_figure", "focus"], "_flips"),
     "paper_comparison": "_paper",
+    "seed_plan_figure": "_plan",
     **dict.fromkeys(["accuracy_by_layer", "compare_by_layer", "mdl_by_layer", "seed_spread_by_layer"], "_probe"),
     **dict.fromkeys(["category_language_heatmap", "category_seed_heatmap", "category_trajectories", "ci_forest_plot",
                      "delta_heatmap"], "_stats"),
     "feature_slices_figure": "_slices",
+    "validation_curves": "_sweep",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -41,7 +41,9 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
                                        "(default: each set's own)."),
           split: list[str] = typer.Option([], "--split", help="--by feature: NAME=SPLIT, the split of a set whose "
                                           "ids repeat across splits (rte, terra; default validation when it holds "
-                                          "every id); repeatable.")) -> None:
+                                          "every id); repeatable."),
+          progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars (on stderr): "
+                                        "the Multi-Bootstrap's settings, the annotation of --by feature.")) -> None:
     """Per-category MCC, seed stability, RS corr, agreement and Multi-Bootstrap CIs of a predictions table.
 
     The table is checked against the dataset each row names: unknown example ids and gold labels that differ from
@@ -87,7 +89,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
                 raise UserInputError(f"--split {item!r}: expected NAME=SPLIT (rte=validation)")
             splits[key] = value.strip()
         slices = slice_by_feature(table, datasets, cache_dir=cache if cache is not None else True,
-                                  language=language, splits=splits, progress=True)
+                                  language=language, splits=splits, progress=progress)
         paths = write_feature_report(slices, out, source=predictions)
         from ..plots import feature_slices_figure, save
 
@@ -104,7 +106,7 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
                                  f"model={row['model']} has {row['n_examples']} of {row['n_union']} "
                                  f"({len(differences)} run(s) short in all)")
     paths = write_report(table, out, by=by, n_boot=bootstrap, seed=seed, level=level, source=predictions,
-                         resample=resample, stratify=stratify, datasets=datasets)
+                         resample=resample, stratify=stratify, datasets=datasets, progress=progress)
     typer.echo(paths["summary"].read_text(encoding="utf-8"))
     typer.echo("wrote " + ", ".join(str(p) for p in paths.values()))
 
@@ -141,9 +143,12 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
                                                    "0 is conservative)."),
          seed: int = typer.Option(0, "--seed", help="Seed of the resampling and the simulation."),
          out: Path = typer.Option(None, "--out", help="Folder for plan_curve.csv, plan_needed.csv, "
-                                  "plan_components.csv, plan_summary.csv and plan.json (default: print only)."),
+                                  "plan_components.csv, plan_summary.csv, plan.json and the figure plan_curve.png "
+                                  "(default: print only)."),
          dataset: list[str] = typer.Option([], "--dataset", help="NAME=PATH: the file of a user-supplied diagnostic "
-                                           "the table names; repeatable.")) -> None:
+                                           "the table names; repeatable."),
+         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar of the "
+                                       "simulations (on stderr).")) -> None:
     """Plan how many seeds a study needs, by simulation from pilot runs (see diagnostics.stats._planner).
 
     Fits per setting and category the pilot's seed variance and, by a bootstrap of the examples, the example and
@@ -196,7 +201,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
                                 examples=examples, example_scales=example_scale, max_seeds=max_seeds, level=level,
                                 alpha=alpha, n_sims=sims, n_boot=boot, pilot_level=pilot_level,
                                 seed_shape=seed_shape, example_correlation=example_correlation, dataset=datasets,
-                                validate=False, seed=seed)
+                                validate=False, seed=seed, progress=progress)
     except ValueError as err:
         if isinstance(err, UserInputError):
             raise
@@ -222,7 +227,10 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
                     write_table_to(frame, tmp, "csv")
             with files.file("plan.json") as tmp:
                 tmp.write_text(json.dumps(target | {"source": str(table)}, indent=2) + "\n", encoding="utf-8")
-        typer.echo("wrote " + ", ".join(str(files.path(name)) for name in PLAN_OUTPUTS))
+        from ..plots import save, seed_plan_figure
+
+        figure = save(seed_plan_figure(result.curve, target["target"]), out, "plan_curve")
+        typer.echo("wrote " + ", ".join([*(str(files.path(name)) for name in PLAN_OUTPUTS), str(figure)]))
 
 
 class _DefaultCommand(TyperCommand):

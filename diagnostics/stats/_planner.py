@@ -346,7 +346,8 @@ def simulate_plan(components: pd.DataFrame, *, half_width: float | None = None, 
                   delta: float | None = None, power: float = 0.8, examples: str = "fixed",
                   example_scales: Sequence[float] = (1.0,), max_seeds: int = 30, min_seeds: int = 2,
                   level: float = 0.95, alpha: float = 0.05, n_sims: int = 2000, pilot_level: float = 0.8,
-                  seed_shape: str = "normal", example_correlation: float = 0.0, seed: int = 0) -> SeedPlan:
+                  seed_shape: str = "normal", example_correlation: float = 0.0, seed: int = 0,
+                  progress: bool = False) -> SeedPlan:
     """Simulate studies from fitted variance components: CI half-width or power as a function of seeds.
 
     Give either ``half_width`` (plan for a CI half-width) or ``delta`` (plan for the power to detect a difference).
@@ -387,6 +388,8 @@ def simulate_plan(components: pd.DataFrame, *, half_width: float | None = None, 
         Correlation of the two settings' example effects (power with ``examples="resampled"`` only).
     seed : int
         Seed of the simulation.
+    progress : bool
+        Show a progress bar (on stderr) over the numbers of seeds simulated.
 
     Returns
     -------
@@ -443,7 +446,10 @@ def simulate_plan(components: pd.DataFrame, *, half_width: float | None = None, 
     resampled = examples == "resampled"
     ex_factor = 2 * (1 - example_correlation) if metric == "power" else 1.0
     frames = []
-    for n in range(min_seeds, max_seeds + 1):
+    from tqdm.auto import tqdm
+
+    for n in tqdm(range(min_seeds, max_seeds + 1), desc=f"simulate studies ({n_sims} per number of seeds)",
+                  unit="n_seeds", leave=False, disable=not progress):
         mean_a, var_a = _seed_draws(rng, n, n_sims, seed_shape, residuals)
         if metric == "power":
             mean_b, var_b = _seed_draws(rng, n, n_sims, seed_shape, residuals)
@@ -538,7 +544,7 @@ def plan_seeds(predictions: pd.DataFrame, *, half_width: float | None = None, qu
                example_scales: Sequence[float] = (1.0,), max_seeds: int = 30, level: float = 0.95,
                alpha: float = 0.05, n_sims: int = 2000, n_boot: int = 200, pilot_level: float = 0.8,
                seed_shape: str = "normal", example_correlation: float = 0.0, dataset=None, validate: bool = True,
-               seed: int = 0) -> SeedPlan:
+               seed: int = 0, progress: bool = False) -> SeedPlan:
     """Plan the number of seeds (and examples) from pilot runs: fit the components, then simulate studies.
 
     Parameters
@@ -581,6 +587,8 @@ def plan_seeds(predictions: pd.DataFrame, *, half_width: float | None = None, qu
         Validate the table first.
     seed : int
         Seed of the resampling and the simulation.
+    progress : bool
+        Show a progress bar (on stderr) over the numbers of seeds simulated.
 
     Returns
     -------
@@ -604,4 +612,4 @@ def plan_seeds(predictions: pd.DataFrame, *, half_width: float | None = None, qu
     return simulate_plan(components, half_width=half_width, quantity=quantity, delta=delta, power=power,
                          examples=examples, example_scales=example_scales, max_seeds=max_seeds, level=level,
                          alpha=alpha, n_sims=n_sims, pilot_level=pilot_level, seed_shape=seed_shape,
-                         example_correlation=example_correlation, seed=seed + 1)
+                         example_correlation=example_correlation, seed=seed + 1, progress=progress)

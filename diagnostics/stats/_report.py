@@ -51,7 +51,8 @@ def markdown_table(frame: pd.DataFrame, digits: int = 3) -> str:
 
 def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category", n_boot: int = 0,
                  seed: int = 0, level: float = 0.95, *, source: str | Path | None = None, resample: str = "both",
-                 stratify: bool = True, datasets: Mapping[str, Any] | None = None) -> dict[str, Path]:
+                 stratify: bool = True, datasets: Mapping[str, Any] | None = None,
+                 progress: bool = False) -> dict[str, Path]:
     """Compute scores, stability, RS corr, agreement (and Multi-Bootstrap CIs) and write them to ``out``.
 
     Everything is computed before the first file is written; the files are written as one set
@@ -66,7 +67,8 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
     :func:`~diagnostics.stats.setting_ci`), and ``stratify`` resamples each category within itself (fixed size) rather
     than the whole set. ``source`` is the table's file, named in the summary. ``datasets`` maps dataset name -> its
     source (a ``DataRef`` carrying a user file, or a table) for the names that are not bundled sets (see
-    :func:`~diagnostics.stats.dataset_for`).
+    :func:`~diagnostics.stats.dataset_for`). ``progress`` shows a progress bar (on stderr) over the settings
+    resampled by the Multi-Bootstrap.
 
     Returns name -> written path: ``scores, stability, rs_corr, agreement[, bootstrap_ci], summary`` (markdown).
     """
@@ -79,11 +81,15 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
     tables = {"scores": scores, "stability": stab, "rs_corr": rs_corr(scores, level_name),
               "agreement": agreement(predictions, datasets, by=by)}
     if n_boot > 0:
+        from tqdm.auto import tqdm
+
         settings = predictions[list(SETTING_KEYS)].drop_duplicates().to_dict("records")
+        shown = tqdm(settings, desc=f"Multi-Bootstrap ({n_boot} samples)", unit="setting", leave=False,
+                     disable=not progress)
         tables["bootstrap_ci"] = pd.concat([setting_ci(predictions, s, "mcc", by, n_boot, seed, level,
                                                        dataset=dataset_for(datasets, s["dataset"]),
                                                        resample=resample, stratify=stratify)
-                                            for s in settings], ignore_index=True)
+                                            for s in shown], ignore_index=True)
     summary = ["# Stability statistics", ""]
     if source is not None:
         summary += [f"Predictions: `{source}`", ""]
