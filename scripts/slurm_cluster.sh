@@ -5,6 +5,8 @@
 #   bash scripts/slurm_cluster.sh status                 the daemons it started and the node's state
 #   bash scripts/slurm_cluster.sh stop                   stop exactly the daemons it started (their pid files)
 #
+# SLURM_CLUSTER_LOG_LEVEL sets how much the daemons log into $SLURM_CLUSTER_DIR/log (default info; debug for a
+# requeue's every step).
 # Everything lives in one state folder, $SLURM_CLUSTER_DIR (default: ${TMPDIR:-/tmp}/nli-diagnostics-slurm): the
 # munge key, slurm.conf (one node with this machine's cores and memory, one partition), spool, logs and pid files;
 # with --accounting also a MariaDB data folder reached over a unix socket only (no TCP) and slurmdbd.conf.
@@ -21,6 +23,8 @@ CTLD_PORT=${SLURM_CLUSTER_PORT:-6817}
 SLURMD_PORT=$((CTLD_PORT + 1))
 DBD_PORT=$((CTLD_PORT + 2))
 CLUSTER=diagnostics
+# how much slurmctld and slurmd log (SlurmctldDebug / SlurmdDebug: info, verbose, debug ...)
+LOG_LEVEL=${SLURM_CLUSTER_LOG_LEVEL:-info}
 HOST=$(hostname -s)
 # the daemons of the cluster, in start order: name -> pid file (relative to $DIR)
 DAEMONS=(munged mariadbd slurmdbd slurmctld slurmd)
@@ -83,6 +87,8 @@ SlurmctldPidFile=$(pidfile slurmctld)
 SlurmdPidFile=$(pidfile slurmd)
 SlurmctldLogFile=$DIR/log/slurmctld.log
 SlurmdLogFile=$DIR/log/slurmd.log
+SlurmctldDebug=$LOG_LEVEL
+SlurmdDebug=$LOG_LEVEL
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none

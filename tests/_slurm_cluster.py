@@ -6,17 +6,26 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+from diagnostics.models import tiny_random_model
+
 from _paths import ROOT
+from _sweeps import write_config
 
 SCRIPT = ROOT / "scripts" / "slurm_cluster.sh"
 #: First of the three ports of the test cluster (slurmctld, slurmd, slurmdbd): not SLURM's default 6817, so that a
 #: cluster someone started by hand on this machine goes on undisturbed.
 PORT = int(os.environ.get("DIAGNOSTICS_TEST_SLURM_PORT", "6917"))
+#: The sweeps' ``lost_job_grace_s`` and ``poll_s`` on the test cluster: short, so that a lost job is given up soon.
+GRACE_S = 10
+POLL_S = 1
 TOOLS = {False: ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "srun"),
          True: ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "srun", "slurmdbd", "mariadbd")}
 
@@ -40,15 +49,23 @@ class Cluster:
     folder: Path
     conf: str
     accounting: bool
+    log_level: str = "debug"
 
     @property
     def env(self) -> dict[str, str]:
-        return {**os.environ, "SLURM_CLUSTER_DIR": str(self.folder), "SLURM_CLUSTER_PORT": str(PORT)}
+        return {**os.environ, "SLURM_CLUSTER_DIR": str(self.folder), "SLURM_CLUSTER_PORT": str(PORT),
+                "SLURM_CLUSTER_LOG_LEVEL": self.log_level}
+
+    @property
+    def logs(self) -> dict[str, Path]:
+        """The daemons' log files by daemon name."""
+        return {name: self.folder / "log" / f"{name}.log" for name in ("slurmctld", "slurmd")}
 
 
-def start(folder: Path, accounting: bool) -> Cluster:
-    """Start the cluster (``slurm_cluster.sh start``); skip-worthy failures raise ``RuntimeError`` with its output."""
-    cluster = Cluster(folder, str(folder / "slurm.conf"), accounting)
+def start(folder: Path, accounting: bool, log_level: str = "debug") -> Cluster:
+    """Start the cluster (``slurm_cluster.sh start``; the daemons log at ``log_level``); skip-worthy failures raise
+    ``RuntimeError`` with its output."""
+    cluster = Cluster(folder, str(folder / "slurm.conf"), accounting, log_level)
     done = subprocess.run(["bash", str(SCRIPT), "start", *(["--accounting"] if accounting else [])],
                           env=cluster.env, capture_output=True, text=True, timeout=900, check=False)
     if done.returncode != 0:
@@ -61,6 +78,33 @@ def stop(cluster: Cluster) -> str:
     done = subprocess.run(["bash", str(SCRIPT), "stop"], env=cluster.env, capture_output=True, text=True,
                           timeout=300, check=False)
     return done.stdout + done.stderr
+
+
+class DaemonLogs:
+    """What the cluster's daemons log during one test: their log files' sizes at the start, and :meth:`keep`, which
+    copies what they wrote since into a folder of the test."""
+
+    def __init__(self, cluster: Cluster):
+        self.cluster = cluster
+        self.start = {name: path.stat().st_size if path.exists() else 0 for name, path in cluster.logs.items()}
+
+    def keep(self, folder: Path, tail: int = 0) -> str:
+        """Write each daemon's lines since the start into ``folder/<daemon>.log``; the last ``tail`` lines of each,
+        one text (empty for ``tail=0``)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        shown = []
+        for name, path in self.cluster.logs.items():
+            try:
+                with open(path, "rb") as stream:
+                    stream.seek(self.start[name])
+                    text = stream.read().decode("utf-8", errors="replace")
+            except OSError as err:
+                text = f"(could not read {path}: {err})\n"
+            (folder / f"{name}.log").write_text(text, encoding="utf-8")
+            if tail:
+                shown.append(f"--- {name}.log, last {tail} lines (all in {folder / f'{name}.log'}) ---\n"
+                             + "\n".join(text.splitlines()[-tail:]))
+        return "\n".join(shown)
 
 
 def queue() -> list[tuple[str, str, str]]:
@@ -141,3 +185,67 @@ class Lines:
     @property
     def text(self) -> str:
         return "\n".join(line for _, line in self.lines)
+
+
+# --- fixtures and sweeps of the slow tests (import them into a test module) -----------------------------------------
+
+@pytest.fixture(scope="module")
+def cluster(request, tmp_path_factory):
+    """The module's running cluster, ``request.param`` ``"accounting"`` or ``"no-accounting"``; ``SLURM_CONF`` set
+    while it runs. Skips where none can start (no root, no apt-get)."""
+    accounting = request.param == "accounting"
+    reason = unavailable(accounting)
+    if reason:
+        pytest.skip(reason)
+    try:
+        running = start(tmp_path_factory.mktemp("slurm"), accounting)
+    except RuntimeError as err:
+        if "installing" in str(err) and "apt-get" in str(err):
+            pytest.skip(f"could not install SLURM with apt-get: {err}")
+        raise
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SLURM_CONF", running.conf)
+        yield running
+    stop(running)
+
+
+@pytest.fixture(autouse=True)
+def daemon_logs(request, tmp_path):
+    """slurmctld's and slurmd's lines of each test on the real cluster, kept in its ``slurm-logs/`` folder; their
+    tails printed when the test failed."""
+    if "cluster" not in request.fixturenames:
+        yield None
+        return
+    logs = DaemonLogs(request.getfixturevalue("cluster"))
+    failed = request.session.testsfailed
+    yield logs
+    tails = logs.keep(tmp_path / "slurm-logs", tail=60 if request.session.testsfailed > failed else 0)
+    if tails:
+        print(tails)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A tiny random BERT folder."""
+    return tiny_random_model(tmp_path_factory.mktemp("tiny") / "model", seed=1)
+
+
+def sweep_config(folder: Path, tiny: Path, **overrides) -> Path:
+    """``folder/sweep.yaml`` of a tiny sweep (:func:`_sweeps.write_config`) through submitit on the test cluster:
+    polls every :data:`POLL_S`, gives lost jobs up after :data:`GRACE_S`, one CPU per task; ``executor_options`` in
+    ``overrides`` add to these."""
+    options = {"cluster": "slurm", "poll_s": POLL_S, "lost_job_grace_s": GRACE_S, "timeout_min": 30,
+               "cpus_per_task": 1, **overrides.pop("executor_options", {})}
+    return write_config(folder, tiny, executor="submitit", executor_options=options, **overrides)
+
+
+def diagnostics(*args: str, cwd: Path) -> subprocess.Popen:
+    """``diagnostics ARGS`` started in ``cwd``, its stdout and stderr merged into one unbuffered pipe."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-m", "diagnostics", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def sweep_cli(config: Path, folder: Path, *args: str) -> subprocess.Popen:
+    """``diagnostics sweep run CONFIG ARGS`` started in ``folder`` (:func:`diagnostics`)."""
+    return diagnostics("sweep", "run", str(config), *args, cwd=folder)

@@ -120,8 +120,10 @@ class SweepJob:
     ``KillWait`` seconds later) it exits at once without a result, so the sweep reads the job's end from SLURM (and
     waits for it again if SLURM requeues it); with ``requeue`` it goes on instead, so that a ``SIGUSR2`` that follows
     can still requeue it. On ``SIGUSR2`` (submitit's warning before the time limit, or a preemption signal) submitit
-    calls :meth:`checkpoint`, which requeues the job when ``requeue`` is set. With ``requeue`` every run saves its
-    state at each check (:mod:`._resume`), and a requeued or retried run goes on from its last check.
+    calls :meth:`checkpoint`, which requeues the job when ``requeue`` is set; the SIGTERM with which SLURM then ends
+    this incarnation exits at once (submitit's own exit, an exception raised in a signal handler, can be lost).
+    With ``requeue`` every run saves its state at each check (:mod:`._resume`), and a requeued or retried run goes
+    on from its last check.
 
     Parameters
     ----------
@@ -134,6 +136,13 @@ class SweepJob:
 
     def __init__(self, requeue: bool = False):
         self.requeue = requeue
+        self._requeued = False  # this process's checkpoint has requeued the job (not pickled: the next one has not)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"requeue": self.requeue}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)
 
     def __call__(self, job: list[RunSpec], threads: int | None) -> list[dict[str, Any]]:
         threads = threads or int(os.environ.get("SLURM_CPUS_PER_TASK") or 0) or None
@@ -152,6 +161,13 @@ class SweepJob:
 
         # only the runs this process holds; a SIGUSR2's reason (requeued) stays
         mark_owned_interrupted("SIGTERM: the job was cancelled, preempted or reached its time limit", keep=True)
+        if self._requeued:
+            # SLURM ends the incarnation that requeued itself: submitit's SystemExit may not have ended it (a signal
+            # handler's exception raised inside a __del__ is dropped), and it must not train on until the kill
+            sys.stderr.write("SIGTERM after this job requeued itself: exiting; the requeued job goes on from the "
+                             "last check\n")
+            sys.stderr.flush()
+            os._exit(self.EXIT_TERMINATED)
         if self.requeue:  # a SIGUSR2 may follow (preemption): its checkpoint requeues the job
             sys.stderr.write("SIGTERM: runs marked interrupted; going on until SIGUSR2 (requeue) or the kill\n")
             return
@@ -172,7 +188,10 @@ class SweepJob:
         what = "requeued, the run goes on from its last check" if self.requeue else \
             "not requeued (executor_options.requeue is off)"
         mark_owned_interrupted(f"SIGUSR2: time limit near or preempted; {what}")
-        return DelayedSubmission(self, job, threads) if self.requeue else None
+        if not self.requeue:
+            return None
+        self._requeued = True  # submitit requeues the job now; SLURM's SIGTERM that follows ends this process
+        return DelayedSubmission(self, job, threads)
 
 
 def run_submitit(jobs: list[list[RunSpec]], options: dict[str, Any], workers: int) -> Iterator[dict[str, Any]]:

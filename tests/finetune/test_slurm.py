@@ -2,7 +2,8 @@
 cluster (``scripts/slurm_cluster.sh``, with and without accounting) running a tiny 4-run sweep: a cancelled job
 ends the sweep within the grace period while the others are reported as they finish, a rerun redoes only that run
 and leaves the finished ones byte for byte, a job array keeps its parallelism limit, a SIGUSR2 requeues a run that
-restarts from scratch, and the time against the same sweep in-process."""
+restarts from scratch, and the time against the same sweep in-process. Each slow test keeps slurmctld's and slurmd's
+lines (logged at ``debug``) in its ``slurm-logs/`` folder, their tails printed when it fails."""
 
 import hashlib
 import os
@@ -16,11 +17,11 @@ import pytest
 from diagnostics.finetune import _slurm as slurm
 from diagnostics.finetune import load_config, run_sweep, sweep_status, verify_run
 from diagnostics.finetune._slurm import GONE, JobState, job_states, owner_job_ended
-from diagnostics.models import tiny_random_model
 
-import _slurm_cluster
-from _slurm_cluster import Lines, QueueSampler, queue, wait_for_running
-from _sweeps import write_config
+from _slurm_cluster import GRACE_S, POLL_S, Lines, QueueSampler, queue, wait_for_running
+from _slurm_cluster import cluster, daemon_logs, tiny  # noqa: F401 - the fixtures of the real cluster
+from _slurm_cluster import sweep_cli as _cli
+from _slurm_cluster import sweep_config as _config
 
 
 def _fake_commands(tmp_path, monkeypatch, squeue="", sacct=None, squeue_rc=0, squeue_err=""):
@@ -68,45 +69,6 @@ def test_a_lock_of_a_job_of_another_cluster_is_not_judged_by_this_one(monkeypatc
 
 
 # --- a real cluster ------------------------------------------------------------------------------------------------
-
-GRACE_S = 10
-POLL_S = 1
-
-
-@pytest.fixture(scope="module")
-def cluster(request, tmp_path_factory):
-    accounting = request.param == "accounting"
-    reason = _slurm_cluster.unavailable(accounting)
-    if reason:
-        pytest.skip(reason)
-    try:
-        running = _slurm_cluster.start(tmp_path_factory.mktemp("slurm"), accounting)
-    except RuntimeError as err:
-        if "installing" in str(err) and "apt-get" in str(err):
-            pytest.skip(f"could not install SLURM with apt-get: {err}")
-        raise
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SLURM_CONF", running.conf)
-        yield running
-    _slurm_cluster.stop(running)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return tiny_random_model(tmp_path_factory.mktemp("tiny") / "model", seed=1)
-
-
-def _config(folder, tiny, **overrides):
-    options = {"cluster": "slurm", "poll_s": POLL_S, "lost_job_grace_s": GRACE_S, "timeout_min": 30,
-               "cpus_per_task": 1, **overrides.pop("executor_options", {})}
-    return write_config(folder, tiny, executor="submitit", executor_options=options, **overrides)
-
-
-def _cli(config, folder, *args):
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, "-m", "diagnostics", "sweep", "run", str(config), *args], cwd=folder,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
 
 def _checksums(run_folder):
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(run_folder.iterdir()) if p.is_file()}

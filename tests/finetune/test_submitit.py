@@ -207,6 +207,41 @@ def test_a_signalled_job_marks_its_runs_interrupted_and_requeues_only_when_asked
         held.release()
 
 
+class _Exited(BaseException):
+    """What the stand-in ``os._exit`` raises."""
+
+
+def test_the_sigterm_that_ends_a_job_which_requeued_itself_exits_at_once(jobs, monkeypatch):
+    """SLURM ends a requeued incarnation with SIGTERM: it exits then, even where submitit's own exit was lost; a job
+    that has not requeued itself goes on after a SIGTERM (a SIGUSR2 may follow), and the requeued job starts fresh."""
+    import pickle
+
+    from diagnostics.finetune._run_lock import RunLock
+
+    exits = []
+
+    def fake_exit(code):
+        exits.append(code)
+        raise _Exited
+
+    monkeypatch.setattr("diagnostics.finetune._executors.os._exit", fake_exit)
+    (_, s0), _, _ = jobs
+    held = RunLock(s0[0].path).acquire()
+    try:
+        job = SweepJob(requeue=True)
+        job._terminated(s0)  # preempted, not yet requeued: goes on
+        assert exits == []
+        again = job.checkpoint(s0, 2)
+        with pytest.raises(_Exited):
+            job._terminated(s0)
+        assert exits == [SweepJob.EXIT_TERMINATED]
+        assert "SIGUSR2" in (s0[0].path / "INTERRUPTED").read_text()  # the requeue's reason stays
+    finally:
+        held.release()
+    restarted = pickle.loads(pickle.dumps(again)).function  # what the requeued job runs
+    assert restarted.requeue and not restarted._requeued
+
+
 def test_one_word_for_a_run_stopped_from_outside(jobs):
     (_, s0), (_, s1), (_, s2) = jobs
     err = RuntimeError("worker died")
