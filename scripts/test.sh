@@ -13,6 +13,8 @@ export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 bash scripts/setup_browser.sh
 if [ "${1:-}" = "--slow" ]; then
   shift
+  # the run store's fault tests (tests/finetune/test_faults.py, root only): bindfs views and faketime, via apt once
+  bash scripts/setup_fault_tools.sh
   exec .venv/bin/python -m pytest -m slow "$@"
 fi
 # two workers: most tests are single-threaded Python. Whole modules go to a worker (--dist loadfile), so a module's

@@ -87,6 +87,9 @@ LEASE_FOLDER = ".lease"
 #: Environment variables that set :func:`heartbeat_s` and :func:`stale_after_s` (seconds).
 HEARTBEAT_VARIABLE = "DIAGNOSTICS_LOCK_HEARTBEAT_S"
 STALE_VARIABLE = "DIAGNOSTICS_LOCK_STALE_S"
+#: Environment variable naming a file to which every claim and release of a lease is appended (a debugging aid,
+#: :func:`log_lease`).
+LEASE_LOG_VARIABLE = "DIAGNOSTICS_LEASE_LOG"
 #: Defaults of :func:`heartbeat_s` and :func:`stale_after_s`.
 HEARTBEAT_S = 30.0
 STALE_AFTER_S = 300.0
@@ -119,6 +122,34 @@ def stale_after_s(owner: dict[str, Any] | None = None) -> float:
         return max(bound, 4 * float((owner or {}).get("heartbeat_s") or 0))
     except (TypeError, ValueError):
         return bound
+
+
+def log_lease(path: str | Path, token: int, event: str) -> None:
+    """Append ``<unix time> <pid> <run folder> <token> <event>`` to the file ``DIAGNOSTICS_LEASE_LOG`` names, if set.
+
+    A debugging aid for checking from outside that no run is ever held by two processes at once:
+    :meth:`RunLock.acquire` logs ``claim`` once the lease is taken, :meth:`RunLock.release` logs ``release`` before
+    the lease is given back (``lost`` when another process had taken it over). One ``write`` of one line to a file
+    opened for appending, so the lines of concurrent processes do not mix; errors are ignored.
+
+    Parameters
+    ----------
+    path : str or Path
+        The run folder.
+    token : int
+        The lease's token.
+    event : str
+        ``claim``, ``release`` or ``lost``.
+    """
+    target = os.environ.get(LEASE_LOG_VARIABLE)
+    if not target:
+        return
+    with suppress(OSError):
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, f"{time.time():.6f} {os.getpid()} {path} {token} {event}\n".encode())
+        finally:
+            os.close(fd)
 
 
 def _read_record(file: Path) -> dict[str, Any] | None:
@@ -328,9 +359,17 @@ class RunLock:
             else:
                 raise RunLockedError(f"could not take the lease of {self.path} (contended)")
             self.token, self._record = token + 1, record
-            self._write_beat(0)
+            log_lease(self.path, self.token, "claim")
+            try:
+                self._write_beat(0)
+            except OSError as err:
+                raise _disk_error(err, self.leases / f"{self.token}.beat", "write") from None
             self._write_pointer(record)
         except BaseException:
+            if self.token:  # taken, but its heartbeat or LOCK could not be written: given back, not left "held"
+                log_lease(self.path, self.token, "release")
+                with suppress(OSError):
+                    (self.leases / f"{self.token}.end").touch()
             self._drop_flock()
             self.token, self._record = 0, None
             raise
@@ -481,7 +520,10 @@ class RunLock:
         with _held_guard:
             _held.pop(id(self), None)
         try:
-            if self.token and self.holds():
+            held = bool(self.token) and self.holds()
+            if self.token:
+                log_lease(self.path, self.token, "release" if held else "lost")
+            if held:
                 with suppress(OSError):
                     (self.leases / f"{self.token}.end").touch()
                 if _token(_read_record(self.file)) == self.token:
