@@ -101,7 +101,7 @@ def _workspace(root: Path, tiny: Path) -> dict[str, Case]:
                                           ("--out", str(root / "a_file"))),
         "stats: --dataset without =": Case([*stats, good, "--dataset", "diagnostic_fr"], ("--dataset",), [out],
                                            slow=True),
-        "stats: --by": Case([*stats, good, "--by", "feature"], ("--by", "'feature'"), [out], slow=True),
+        "stats: --by": Case([*stats, good, "--by", "phenomenon"], ("--by", "'phenomenon'"), [out], slow=True),
         "stats: --bootstrap on runs of different examples": Case(
             [*stats, table_file("partial.parquet", table[~((table["seed"] == 1) & (table.index % 5 == 0))]),
              "--bootstrap", "10"], ("partial.parquet", "--bootstrap", "883 of 1104"), [out]),

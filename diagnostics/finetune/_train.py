@@ -160,7 +160,7 @@ def train_group(specs: list[RunSpec], *, progress: bool | None = None,
         newer ``DONE``). Each run is claimed (done? -> lease -> done again? -> clear a partial attempt) when it takes
         a slot and released once stored, so the runs still queued stay free for other processes; every write goes
         through the lease's :class:`~._run_writer.RunWriter`. What training raises is re-raised once every run the
-        job still holds has a marker: ``INTERRUPTED`` for Ctrl+C, ``FAILED`` with the traceback otherwise.
+        job still holds has a marker: ``INTERRUPTED`` for Ctrl+C or an exit, ``FAILED`` with the traceback otherwise.
     """
     job = _Ownership()
     try:
@@ -249,10 +249,14 @@ class _Ownership:
             writer.lock.release()
 
     def abort(self, err: BaseException) -> None:
-        """Mark every run still held: ``INTERRUPTED`` for Ctrl+C, else ``FAILED`` with the traceback."""
+        """Mark every run still held: ``INTERRUPTED`` for Ctrl+C or an exit (a requeued SLURM job's), else
+        ``FAILED`` with the traceback."""
         for writer in self.writers.values():
             if isinstance(err, KeyboardInterrupt):
                 writer.mark_interrupted("SIGINT: the training was interrupted (Ctrl+C)")
+            elif isinstance(err, SystemExit):
+                writer.mark_interrupted(f"the process exited while training (SystemExit {err.code}), e.g. its SLURM "
+                                        "job requeued itself")
             else:
                 writer.mark_failed(traceback.format_exc())
 

@@ -138,3 +138,20 @@ def test_ctrl_c_leaves_interrupted_not_failed_and_a_rerun_finishes(tmp_path, tin
     config.write_text(config.read_text().replace("max_epochs: 20", "max_epochs: 1"))
     assert run_sweep(load_config(config))["state"].tolist() == ["done"]
     assert verify_run(run) == [] and not (run / "INTERRUPTED").exists()
+
+
+def test_an_exit_while_training_leaves_interrupted_not_failed(tmp_path, tiny_model_dir, monkeypatch):
+    """submitit ends a job that requeued itself with ``SystemExit``: its runs read ``interrupted``, no ``FAILED``."""
+    from diagnostics.finetune import _train
+
+    def exit_at_the_first_check(*args, **kwargs):
+        raise SystemExit(-1)
+
+    monkeypatch.setattr(_train, "save_resume", exit_at_the_first_check)
+    config = load_config(write_config(tmp_path, tiny_model_dir, languages=["en"], seeds=[0], train_size=32,
+                                      max_epochs=2, executor_options={"requeue": True}))
+    with pytest.raises(SystemExit):
+        run_sweep(config)
+    run = tmp_path / "runs" / "s" / "en" / "tiny" / "seed=0"
+    assert "SystemExit -1" in (run / "INTERRUPTED").read_text() and not (run / "FAILED").exists()
+    assert run_state(run) == "interrupted"
