@@ -104,6 +104,8 @@ def _create_exclusively(target: Path) -> Path:
             fd = os.open(tmp, flags, 0o666)
         except FileExistsError:
             continue
+        except OSError as err:  # a read-only or full file system: the error names the target, not a temporary name
+            raise OSError(err.errno, err.strerror, str(target)) from err
         os.close(fd)
         return tmp
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(target))

@@ -168,3 +168,23 @@ def test_run_store_failure_marker_and_predictions_go_through_the_atomic_writer(t
     assert outside.read_text() == "keep"
     store.mark_failed(tmp_path / "gone", "Traceback: boom")  # a disk error never hides the training error
     assert not (tmp_path / "gone").exists()
+
+
+def test_a_read_only_folder_is_reported_at_the_target_not_at_a_temporary_name(tmp_path, monkeypatch):
+    """Creating the temporary file fails first on a read-only mount: the error names the file the user asked for."""
+    import errno as errno_codes
+    import os as os_module
+
+    from diagnostics.core.io_utils import write_json_atomic
+
+    real_open = os_module.open
+
+    def read_only(path, *args, **kwargs):
+        if ".tmp" in str(path):
+            raise OSError(errno_codes.EROFS, "Read-only file system", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os_module, "open", read_only)
+    with pytest.raises(OSError) as caught:
+        write_json_atomic(tmp_path / "sweep.json", {})
+    assert caught.value.errno == errno_codes.EROFS and caught.value.filename == str(tmp_path / "sweep.json")
