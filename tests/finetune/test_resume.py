@@ -80,6 +80,7 @@ def test_a_run_stopped_after_a_check_goes_on_from_it_and_equals_the_run_never_st
     assert metrics["best"] == reference_metrics["best"] and metrics["steps"] == reference_metrics["steps"]
 
 
+@pytest.mark.slow  # two sweeps of two fused runs; the solo runs' exact resumption stays in the default suite
 def test_fused_runs_resume_in_their_group_within_float_rounding(tmp_path, tiny_model_dir, monkeypatch):
     settings = dict(languages=["en"], seeds=[0, 1], train_size=48, max_epochs=3, dropout=0.0, fuse=2,
                     executor_options={"requeue": True})

@@ -349,7 +349,8 @@ CLAIMER = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("dead_owner", [False, True], ids=["fresh-run", "dead-owner"])
+@pytest.mark.parametrize("dead_owner", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["fresh-run", "dead-owner"])
 def test_hosts_claiming_at_the_same_instant_without_shared_flock_get_one_owner(tmp_path, dead_owner):
     """Three "hosts" start their claims within microseconds of each other on a fresh run, or on a run whose owner
     (on this host) died: exactly one gets the lease, every time."""

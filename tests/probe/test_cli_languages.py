@@ -47,6 +47,7 @@ def test_unknown_language_and_bad_jobs_are_refused(tiny, tmp_path):
     assert result.exit_code == 2 and "--jobs" in result.output
 
 
+@pytest.mark.slow  # a whole probing run in two processes: half a minute on two cores
 def test_french_from_the_users_files_with_two_jobs(tiny, tmp_path):
     root = datasets_root()
     train = _rows(root / "rte" / "train.jsonl", tmp_path / "fr_train.jsonl", 40)
