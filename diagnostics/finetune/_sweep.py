@@ -252,7 +252,7 @@ def run_sweeps(configs: list[SweepConfig], *, executor: str | None = None,
 
 def _prepare(configs: list[SweepConfig], executor: str | None, workers: int | None) -> tuple:
     """Check the sweeps, record them, find the runs to train (damaged finished ones too) and prepare features:
-    everything before the executor. Returns the executor's name, the lead config, the rows of skipped runs, the pending
+    everything before the executor. Returns the executor's name, the first config, the rows of skipped runs, the pending
     ``(config, spec)`` pairs and each run's place in plan order."""
     if not configs:
         raise ValueError("no sweep to run")

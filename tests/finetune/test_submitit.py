@@ -12,50 +12,7 @@ from diagnostics.finetune._slurm import GONE, JobState
 from diagnostics.finetune._store import mark_done, mark_failed, run_state
 from diagnostics.finetune._submitit import _Waiting, submit_and_watch, watch
 
-
-class _Paths:
-    def __init__(self, folder, job_id):
-        self.result_pickle = folder / f"{job_id}_result.pkl"
-        self.stderr = folder / f"{job_id}_log.err"
-        self.stdout = folder / f"{job_id}_log.out"
-
-
-class FakeJob:
-    """A submitted job as the watcher sees it: an id, a result file that may appear, logs."""
-
-    def __init__(self, folder, job_id):
-        self.job_id = job_id
-        self.paths = _Paths(folder, job_id)
-        self.cancelled = False
-
-    def finish(self, records):
-        cloudpickle_dump(("success", records), self.paths.result_pickle)
-
-    def cancel(self, check=True):
-        self.cancelled = True
-
-
-class FakeSpec:
-    def __init__(self, path):
-        self.path = path
-
-
-class Timeline:
-    """A clock that ``sleep`` advances, running the scheduled events (time -> callable) it passes."""
-
-    def __init__(self, events):
-        self.now = 0.0
-        self.events = sorted(events.items())
-
-    def clock(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.now += seconds
-        while self.events and self.events[0][0] <= self.now:
-            self.events.pop(0)[1]()
-        if self.now > 1000:
-            raise AssertionError("the watcher hangs")
+from _fake_slurm import FakeJob, FakeSpec, Timeline
 
 
 @pytest.fixture()
