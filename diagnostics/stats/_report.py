@@ -84,8 +84,10 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
         from tqdm.auto import tqdm
 
         settings = predictions[list(SETTING_KEYS)].drop_duplicates().to_dict("records")
+        # a few settings, each seconds long: every step is drawn (tqdm's default skips steps within 0.1 s, so a fast
+        # host showed only 0/N before the bar was cleared)
         shown = tqdm(settings, desc=f"Multi-Bootstrap ({n_boot} samples)", unit="setting", leave=False,
-                     disable=not progress)
+                     disable=not progress, mininterval=0)
         tables["bootstrap_ci"] = pd.concat([setting_ci(predictions, s, "mcc", by, n_boot, seed, level,
                                                        dataset=dataset_for(datasets, s["dataset"]),
                                                        resample=resample, stratify=stratify)
