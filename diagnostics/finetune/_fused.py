@@ -460,7 +460,7 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
         return results
     lead = runs[0].config
     stack = StackedClassifiers([run.data.model for run in active], device)
-    optimizer = _OPTIMIZERS[get_recipe(lead.recipe).optimizer](stack, active[0].data.model, lead)
+    optimizer = _OPTIMIZERS[lead.optimizer](stack, active[0].data.model, lead)
     for position, run in enumerate(active):
         _resume_slot(run, optimizer, position, slots)
     pad_to = lead.max_seq_length if lead.pad_to_max_length else None
