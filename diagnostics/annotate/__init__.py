@@ -21,6 +21,9 @@ _EXPORTS = {
     "write_template": "_template", "available_backends": "_template", "TEMPLATE_FEATURES": "_template",
     "agreement": "_agreement", "AGREEMENT_COLUMNS": "_agreement",
     "annotate_sets": "_sets",
+    # what the commands use
+    **dict.fromkeys(["check_output", "read_input", "write_output"], "_io"), "DIAGNOSTIC_SETS": "_evaluation",
+    "tracking": "_agreement",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -106,8 +106,19 @@ def agreement(target: pd.DataFrame, reference: pd.DataFrame, lang: str, referenc
 
 
 def tracking(table: pd.DataFrame) -> tuple[float, int]:
-    """How far agreement tracks real precision: Spearman's rho between ``agreement_precision`` and
-    ``gold_precision`` over the features with both (and their number); NaN when fewer than three."""
+    """Measure how far agreement tracks real precision, over the features whose gold precision is known.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The per-feature table of :func:`agreement` (its ``macro`` row is left out).
+
+    Returns
+    -------
+    tuple of (float, int)
+        Spearman's rho between ``agreement_precision`` and ``gold_precision`` over the features with both, and
+        their number; rho is NaN when they are fewer than three.
+    """
     rows = table[table["feature"] != "macro"].dropna(subset=["agreement_precision", "gold_precision"])
     if len(rows) < 3:
         return float("nan"), len(rows)

@@ -26,6 +26,20 @@ def read_input(source: str | Path, lang: str, kind: str = "auto") -> pd.DataFram
     A file that matches none of the candidate formats raises ``diagnostics.data.DataFormatError`` with the problem of
     the reader that read furthest into the file (a problem every reader meets, such as invalid JSON on line 2, rather
     than the last reader's complaint about line 1).
+
+    Parameters
+    ----------
+    source : str or Path
+        A registered dataset name or a file.
+    lang : str
+        Language code recorded for rows read from files.
+    kind : str
+        ``auto`` or one of :data:`KINDS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The pairs, with at least ``premise`` and ``hypothesis`` columns.
     """
     from .. import data
 
@@ -80,6 +94,13 @@ def check_output(path: str | Path, writers: tuple[str, ...] = WRITERS) -> None:
 
     Raises ``UserInputError`` when the extension is not one of ``writers`` (default :data:`WRITERS`) or the path is a
     folder.
+
+    Parameters
+    ----------
+    path : str or Path
+        The output file.
+    writers : tuple of str
+        The extensions accepted.
     """
     path = Path(path)
     if path.suffix.lower() not in writers:
@@ -96,6 +117,18 @@ def write_output(frame: pd.DataFrame, path: str | Path) -> Path:
     and the written file returned. Lists and dicts are JSON-encoded in CSV, dicts (``feature_sides``) in parquet. The
     table goes to a temporary file beside ``path`` that then replaces it, so a run killed while writing leaves the
     previous file (or none), never a truncated one.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table to write.
+    path : str or Path
+        The output file.
+
+    Returns
+    -------
+    Path
+        The written file.
     """
     path = Path(path)
     check_output(path)

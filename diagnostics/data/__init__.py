@@ -22,6 +22,7 @@ _EXPORTS = {
     **dict.fromkeys(["THREE_WAY", "collapse"], "_readers"),
     "user_file_refs": "_refs",
     "category_counts": "_summary",
+    "summarise": "_summary",
     "compare_diagnostics": "_consistency",
 }
 

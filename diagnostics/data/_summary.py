@@ -38,6 +38,18 @@ def summarise(name: str, path=None) -> str:
 
     ``name`` is a registered dataset; a ``path`` is read in the dataset's format instead of the bundled copy. The
     report is a header line, then tables separated by blank lines.
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset name.
+    path : str or Path, optional
+        A file to read in the dataset's format instead of the bundled copy.
+
+    Returns
+    -------
+    str
+        The report.
     """
     frame = load(name, path=path)
     parts = [f"{name}: {len(frame)} rows, language {frame['language'].iloc[0]}"]

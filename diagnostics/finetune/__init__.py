@@ -20,6 +20,9 @@ _EXPORTS = {
     # detached sweeps: submit, then follow from any shell
     "submit_sweeps": "_sweep",
     **dict.fromkeys(["DetachedSweep", "detached_status", "find_detached", "wait_detached"], "_detach"),
+    # what `diagnostics sweep` prints and refuses
+    **dict.fromkeys(["describe_record", "detached_lines"], "_detach"),
+    **dict.fromkeys(["PROBLEM_STATES", "SettingsConflictError"], "_sweep"),
     # used by the other stages, the notebooks and the docs
     **dict.fromkeys(["ConfigError", "LANGUAGE_DEFAULTS"], "_config"),
     **dict.fromkeys(["DIAGNOSTIC_CATEGORY", "LANGUAGE_DATA_KEYS", "PRESENCE_WITHIN"], "_config_values"),

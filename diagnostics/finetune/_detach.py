@@ -280,7 +280,18 @@ def detached_status(root: str | Path, states: dict[str, JobState] | None = None)
 
 
 def describe_record(record: DetachedSweep) -> str:
-    """One line: how many jobs, on which cluster, when and from where, and the log folder."""
+    """Describe a detached sweep in one line: how many jobs, on which cluster, when and from where, and the log folder.
+
+    Parameters
+    ----------
+    record : DetachedSweep
+        The record of the detached sweep.
+
+    Returns
+    -------
+    str
+        The line.
+    """
     return (f"detached sweep: {len(record.jobs)} {record.cluster} job(s) submitted {record.submitted_at} from "
             f"{record.host or 'an unknown host'}; logs in {Path(record.folder).parent}")
 
@@ -396,7 +407,18 @@ def _describe_run(run: str) -> str:
 
 
 def detached_lines(record: DetachedSweep) -> list[str]:
-    """What ``sweep run --detach`` prints: the job ids, the record's files and how to follow or cancel the jobs."""
+    """List what ``sweep run --detach`` prints: the job ids, the record's files and how to follow or cancel the jobs.
+
+    Parameters
+    ----------
+    record : DetachedSweep
+        The record of the sweep just submitted.
+
+    Returns
+    -------
+    list of str
+        The lines, in the order printed.
+    """
     ids = record.job_ids()
     files = [Path(root) / DETACHED_FILE for root in record.experiments]
     where = " ".join(record.experiments)

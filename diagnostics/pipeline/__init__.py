@@ -11,6 +11,8 @@ _EXPORTS = {
     "ensure_runs": "_runner", "run_pipeline": "_runner",
     # used by the other stages, the notebooks and the docs
     "probe_frames": "_scales",
+    # what `diagnostics pipeline` reads and plans
+    **dict.fromkeys(["PipelineInputs", "parse_data"], "_inputs"), "PlanError": "_runner", "make_plan": "_plan",
 }
 
 __all__ = sorted(_EXPORTS)

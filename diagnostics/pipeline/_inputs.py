@@ -71,6 +71,16 @@ def parse_data(items: list[str]) -> dict[str, str]:
 
     Keys and paths are stripped; a later item with the same key wins. Raises ``UserInputError`` for an item not
     of the form ``KEY=PATH`` or an unknown key.
+
+    Parameters
+    ----------
+    items : list of str
+        The ``--data`` values, as given.
+
+    Returns
+    -------
+    dict of str to str
+        Data key -> path.
     """
     data = {}
     for item in items:
@@ -114,6 +124,20 @@ class PipelineInputs:
         ``key=<value as JSON>`` overrides. ``source`` says where the section comes from, for error messages;
         ``origins`` maps an override key to where it is written (``file:line``), see :attr:`origins`. Raises
         ``UserInputError`` for keys other than ``data`` and ``set``, or an unknown data key.
+
+        Parameters
+        ----------
+        section : dict
+            The ``pipeline:`` section as read.
+        source : str
+            Where the section comes from.
+        origins : dict, optional
+            Override key -> where it is written.
+
+        Returns
+        -------
+        PipelineInputs
+            The inputs of the section.
         """
         unknown = set(section) - {"data", "set"}
         if unknown:
@@ -127,7 +151,15 @@ class PipelineInputs:
     def merged(self, other: PipelineInputs) -> PipelineInputs:
         """Update these inputs by ``other`` (its data keys replace ours; its overrides apply after ours).
 
-        Returns new inputs; neither operand changes.
+        Parameters
+        ----------
+        other : PipelineInputs
+            The inputs that win.
+
+        Returns
+        -------
+        PipelineInputs
+            New inputs; neither operand changes.
         """
         later = {override_key(o) for o in other.overrides}
         origins = {k: v for k, v in self.origins.items() if k not in later} | other.origins
@@ -136,27 +168,53 @@ class PipelineInputs:
     def resolved(self) -> PipelineInputs:
         """Make the data paths absolute (recorded so notebooks find them from any folder).
 
-        Returns new inputs with ``~`` expanded and paths resolved against the current directory.
+        Returns
+        -------
+        PipelineInputs
+            New inputs with ``~`` expanded and paths resolved against the current directory.
         """
         return PipelineInputs({k: str(Path(v).expanduser().resolve()) for k, v in self.data.items()},
                               list(self.overrides), dict(self.origins))
 
     def languages(self) -> list[str]:
-        """List the languages some data key names, in key order, without repeats."""
+        """List the languages some data key names, in key order, without repeats.
+
+        Returns
+        -------
+        list of str
+            The language codes.
+        """
         return list(dict.fromkeys(k.split(".")[0] for k in self.data if "." in k))
 
     def language_files(self, language: str) -> dict[str, str]:
         """Collect the data files given for a language.
 
-        The entries of ``{"train": path, "validation": path, "diagnostics": path}`` that were given.
+        Parameters
+        ----------
+        language : str
+            A language code.
+
+        Returns
+        -------
+        dict of str to str
+            The entries of ``{"train": path, "validation": path, "diagnostics": path}`` that were given.
         """
         return {part: self.data[f"{language}.{part}"] for part in LANGUAGE_KEYS if f"{language}.{part}" in self.data}
 
     def spec_overrides(self, spec) -> dict[str, Any]:
         """Select the overrides of scale settings (fields of ``spec``), parsed.
 
-        ``spec`` is the ``ScaleSpec`` (a dataclass; only its field names are used). Values are parsed as YAML; a
-        later override of a key wins.
+        Values are parsed as YAML; a later override of a key wins.
+
+        Parameters
+        ----------
+        spec : ScaleSpec
+            The scale's settings (a dataclass; only its field names are used).
+
+        Returns
+        -------
+        dict
+            Setting -> parsed value.
         """
         fields = {f.name for f in dataclasses.fields(spec)}
         return {key: value for key, value in map(split_override, self.overrides) if key in fields}
@@ -164,8 +222,15 @@ class PipelineInputs:
     def sweep_overrides(self, spec) -> list[str]:
         """Select the overrides of sweep-config keys (every override that is not a field of ``spec``).
 
-        ``spec`` is the ``ScaleSpec`` (a dataclass; only its field names are used). Returns the ``key=value``
-        overrides, unparsed, in order.
+        Parameters
+        ----------
+        spec : ScaleSpec
+            The scale's settings (a dataclass; only its field names are used).
+
+        Returns
+        -------
+        list of str
+            The ``key=value`` overrides, unparsed, in order.
         """
         fields = {f.name for f in dataclasses.fields(spec)}
         return [o for o in self.overrides if split_override(o)[0] not in fields]
@@ -173,22 +238,43 @@ class PipelineInputs:
     def where(self, override: str) -> str:
         """Name where an override (``key=value``) was given, for error messages.
 
-        ``file:line`` when it came from a config file, else ``--set key=value``.
+        Parameters
+        ----------
+        override : str
+            A ``key=value`` override of these inputs.
+
+        Returns
+        -------
+        str
+            ``file:line`` when it came from a config file, else ``--set key=value``.
         """
         return self.origins.get(override_key(override)) or f"--set {override}"
 
     def to_dict(self) -> dict[str, Any]:
         """Convert to a plain JSON mapping (round-trips through the constructor).
 
-        ``{"data": {...}, "overrides": [...]}``.
+        Returns
+        -------
+        dict
+            ``{"data": {...}, "overrides": [...]}``.
         """
         return {"data": dict(self.data), "overrides": list(self.overrides)}
 
     def save(self, runs_dir: str | Path, substitutions: dict[str, list[dict]] | None = None) -> Path:
         """Record the inputs as ``<runs_dir>/pipeline.json`` (atomically) and return the file written.
 
-        ``runs_dir`` is created when missing. ``substitutions`` (language -> datasets that stand in for the study's,
-        see :func:`load_substitutions`) are recorded next to the inputs.
+        Parameters
+        ----------
+        runs_dir : str or Path
+            The run store (created when missing).
+        substitutions : dict, optional
+            Language -> datasets that stand in for the study's (see :func:`load_substitutions`), recorded next to
+            the inputs.
+
+        Returns
+        -------
+        Path
+            The file written.
         """
         from diagnostics.core.io_utils import write_json_atomic
 

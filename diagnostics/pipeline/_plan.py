@@ -259,11 +259,23 @@ def model_problem(model: ModelSpec) -> tuple[str | None, str | None]:
 
 
 def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Plan:
-    """Every run of a resolved scale, with its state, the sources and sizes of its mixture, notices and problems.
+    """List every run of a resolved scale, with its state, the sources and sizes of its mixture, notices and problems.
 
     ``scale_plan`` is the scale resolved against its inputs (:meth:`ScalePlan.resolve`); states are read from its
     run store. ``only`` names the experiment families to plan (``base``, ``extra``, ``presence``). Problems are
     collected, never raised: a plan is always returned for the dry run to print.
+
+    Parameters
+    ----------
+    scale_plan : ScalePlan
+        The scale resolved against its inputs.
+    only : tuple of str, optional
+        The experiment families to plan (default: all).
+
+    Returns
+    -------
+    Plan
+        The runs, their counts and cost, the notices and the problems.
     """
     from diagnostics.finetune import total_steps
     from diagnostics.finetune import run_states, settings_conflict

@@ -31,6 +31,7 @@ _EXPORTS = {
     # used by the other stages, the notebooks and the docs
     **dict.fromkeys(["LABEL_NAMES", "label_key", "scores_to_predictions"], "_labels"),
     "normalise_text": "_text",
+    "TABLE_SUFFIXES": "_exporters",
 }
 
 __all__ = sorted(_EXPORTS)

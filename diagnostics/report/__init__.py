@@ -12,6 +12,8 @@ from diagnostics.core.lazy import lazy_exports
 _EXPORTS = {
     "render_explorer": "_explorer",
     "render_report": "_html",
+    # what `diagnostics report --compare-a/--compare-b` checks before anything is written
+    "resolve_pair": "_explorer_compare",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -341,6 +341,22 @@ def resolve_pair(payload: dict, select_a: Mapping, select_b: Mapping, names: tup
     ``select_a`` and ``select_b`` map setting keys (``experiment``, ``language``, ``model``, ``dataset``) to values,
     compared as text; each must name exactly one setting, both on one dataset. Returns ``{"a", "b", "names"}``;
     raises :class:`~diagnostics.core.errors.UserInputError` (one line) otherwise.
+
+    Parameters
+    ----------
+    payload : dict
+        The explorer's data (:func:`diagnostics.explorer.read_payload`).
+    select_a : Mapping
+        Setting key -> value naming setting A.
+    select_b : Mapping
+        Setting key -> value naming setting B.
+    names : tuple of (str, str), optional
+        The two settings' names on the page (default: from what tells them apart).
+
+    Returns
+    -------
+    dict
+        The page's ``pair``: ``a`` and ``b``, the indices of the two settings, and their ``names``.
     """
     from ..explorer import side_names
 

@@ -78,6 +78,9 @@ _EXPORTS = {
     "SETTING_KEYS": "_table",
     "overall_n": "_scores",
     **dict.fromkeys(["FeatureSlices", "feature_matrix", "feature_slices"], "_slices"),
+    # what `diagnostics stats` writes and the choices it checks
+    **dict.fromkeys(["write_feature_report", "write_report"], "_report"), "RESAMPLE": "_bootstrap",
+    **dict.fromkeys(["BY", "EXAMPLES", "SEED_SHAPES"], "_planner"),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -70,7 +70,35 @@ def write_report(predictions: pd.DataFrame, out: str | Path, by: str = "category
     :func:`~diagnostics.stats.dataset_for`). ``progress`` shows a progress bar (on stderr) over the settings
     resampled by the Multi-Bootstrap.
 
-    Returns name -> written path: ``scores, stability, rs_corr, agreement[, bootstrap_ci], summary`` (markdown).
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        A validated predictions table.
+    out : str or Path
+        The folder of the report (created).
+    by : str
+        ``category`` or ``coarse``.
+    n_boot : int
+        Multi-Bootstrap samples per setting (0 skips the CIs).
+    seed : int
+        Seed of the resampling.
+    level : float
+        Confidence level of the CIs.
+    source : str or Path, optional
+        The table's file, named in the summary.
+    resample : str
+        ``both``, ``seeds`` or ``examples``.
+    stratify : bool
+        Resample each category within itself.
+    datasets : Mapping, optional
+        Dataset name -> its source, for the names that are not bundled sets.
+    progress : bool
+        Show a progress bar over the settings resampled.
+
+    Returns
+    -------
+    dict of str to Path
+        Name -> written path: ``scores, stability, rs_corr, agreement[, bootstrap_ci], summary`` (markdown).
     """
     if by not in ("category", "coarse"):
         raise ValueError(f"by must be 'category' or 'coarse', found {by!r}")
