@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from diagnostics.data import DataRef
-from diagnostics.settings import (ConfigError, ConfigSource, Expected, Settings, as_list, hint, read_settings,
-                                  setting, show)
+from diagnostics.settings import (ConfigError, ConfigSource, Expected, Settings, as_list, fields_declaring, hint,
+                                  read_settings, setting, show, unset_values)
 
 from ._config_values import (LANGUAGE_DATA_KEYS, ExtraData, ModelSpec, Presence, data_problems,
                              executor_options_problems, extra_eval_problems, listed_once, models_problems,
                              read_executor_options, read_extra_eval, read_fuse, read_language_data, read_seeds)
 from ._jiant import CUSTOM_SCHEDULE, VAL_SCHEDULES, schedule_name
-from ._recipes import RECIPE_NAMES
+from ._recipes import RECIPE_NAMES, get_recipe
 
 __all__ = ["ConfigError", "ConfigSource", "DataRef", "ExtraData", "ModelSpec", "Presence", "SweepConfig",
            "load_config"]
@@ -54,23 +54,6 @@ EXECUTOR_NAMES = ("inprocess", "pool", "submitit")
 CLASSIFIER_HEADS = ("transformers", "jiant")
 TRUNCATIONS = ("pair", "per_sentence")
 
-#: Settings that do not change a run's result: where and how it runs, and the grid it belongs to.
-NOT_IN_RUN_HASH = frozenset({"experiment", "output_dir", "models", "languages", "seeds", "executor", "workers",
-                             "executor_options", "progress", "num_threads", "fuse"})
-
-#: Settings added after runs were stored, with their defaults: at the default they stay out of the run hash, so
-#: the hash of every run made before they existed is unchanged.
-HASHED_WHEN_SET = {"recipe": "epoch", "val_interval": None, "max_vals": 10, "lr_patience": 4, "lr_decay_factor": 0.5,
-                   "min_lr": 1e-7, "scheduler_threshold": 1e-4, "val_data_limit": 5000,
-                   "bert_adam_max_grad_norm": 1.0, "val_schedule": None, "classifier_head": "transformers",
-                   "truncation": "pair"}
-
-
-#: Settings whose unset value is derived from others (:meth:`SweepConfig._derive`): an override of one of those
-#: others derives them again, unless it sets them too.
-DERIVED_SETTINGS = {"val_schedule": frozenset({"val_interval", "max_vals", "recipe"}),
-                    "classifier_head": frozenset({"recipe"}), "truncation": frozenset({"recipe"})}
-
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?|mps)$")
 _FOLDER_NAME = Expected(lambda v: bool(v.strip()) and v not in (".", "..") and not re.search(r"[/\\]", v),
                         "a folder name without '/'")
@@ -79,37 +62,41 @@ _FOLDER_NAME = Expected(lambda v: bool(v.strip()) and v not in (".", "..") and n
 class SweepConfig(Settings):
     """Everything that defines a seed sweep. Defaults: the study's batch, lr, dropout and seeds, ``epoch`` recipe.
 
-    Every field is also a config-file key and a ``--set key=value`` override.
+    Every field is also a config-file key and a ``--set key=value`` override. A field that is not a plain setting
+    says so (:func:`~diagnostics.settings.setting`): out of the run hash, hashed only when set, derived from
+    others, kept per run of a fused group, an option of one recipe.
     """
 
     _what = "config key"
-    _derived = DERIVED_SETTINGS
 
-    experiment: str = setting("default", check=_FOLDER_NAME, help=(
+    experiment: str = setting("default", check=_FOLDER_NAME, in_run_hash=False, per_run=True, help=(
         "Name of the experiment: runs go to ``<output_dir>/<experiment>/<language>/<model>/seed=<k>/``."))
-    output_dir: str = setting("runs", help="Root of the run store.")
+    output_dir: str = setting("runs", in_run_hash=False, help="Root of the run store.")
     models: list[ModelSpec] = setting(factory=lambda: [ModelSpec("bert-base-multilingual-cased")],
-                                      check=models_problems, help=(
+                                      check=models_problems, in_run_hash=False, per_run=True, help=(
         "The pretrained models of the grid: names, or mappings ``{name, path, pretrain_seed}`` "
         "(:class:`ModelSpec`)."))
     languages: list[str] = setting(factory=lambda: ["en", "ru"], check=listed_once("language"),
-                                   help="The languages of the grid.")
+                                   in_run_hash=False, per_run=True, help="The languages of the grid.")
     seeds: list[int] = setting(factory=lambda: [0, 1, 2, 3, 4, 5], reader=read_seeds, check=listed_once("seed"),
+                               in_run_hash=False, per_run=True,
                                help="The fine-tuning seeds of the grid (distinct): a list, or a range ``0-5``.")
-    data: dict[str, dict[str, Any]] = setting(factory=dict, reader=read_language_data, check=data_problems, help=(
+    data: dict[str, dict[str, Any]] = setting(factory=dict, reader=read_language_data, check=data_problems,
+                                              per_run=True, help=(
         "Language -> overrides of its ``train`` / ``validation`` / ``diagnostics`` references (see "
         ":data:`LANGUAGE_DEFAULTS`; required for sv/fr/de training data)."))
     extra_eval: dict[str, list[Any]] = setting(factory=dict, reader=read_extra_eval, check=extra_eval_problems,
+                                               per_run=True,
                                                help="Language -> further evaluation sets (dataset references).")
     train_size: int | None = setting(None, check=(lambda v: v >= 1, "an integer >= 1 (or null for the whole train "
-                                                                    "set)"), help=(
+                                                                    "set)"), per_run=True, help=(
         "Train on a subset of this many examples of the language's train set (``None``: all of it)."))
-    data_seed: int = setting(0, check=(lambda v: v >= 0, "an integer >= 0"), help=(
+    data_seed: int = setting(0, check=(lambda v: v >= 0, "an integer >= 0"), per_run=True, help=(
         "Seed of every data draw (subsets, extra data, presence), the same for every run seed."))
-    extra_data: ExtraData | None = setting(None, help=(
+    extra_data: ExtraData | None = setting(None, per_run=True, help=(
         "Extra English NLI examples added to the training mixture: a mapping ``{name, size, split, path}`` "
         "(:class:`ExtraData`)."))
-    presence: Presence | None = setting(None, help=(
+    presence: Presence | None = setting(None, per_run=True, help=(
         "A controlled share of training examples carrying a diagnostic feature: a mapping ``{feature, share, "
         "within}`` (:class:`Presence`)."))
     max_seq_length: int = setting(256, check=(lambda v: v >= 8, "an integer >= 8"), help=(
@@ -139,14 +126,16 @@ class SweepConfig(Settings):
     warmup_ratio: float = setting(0.1, check=(lambda v: 0 <= v < 1, "a number in [0, 1)"), help=(
         "Share of the training steps spent warming the learning rate up linearly (``jiant`` recipe: BertAdam's "
         "``warmup``, a share of its ``t_total``)."))
-    max_epochs: int = setting(10, check=(lambda v: v >= 1, "an integer >= 1"), help="Most epochs trained.")
+    max_epochs: int = setting(10, check=(lambda v: v >= 1, "an integer >= 1"), per_run=True,
+                              help="Most epochs trained.")
     max_steps: int | None = setting(None, check=(lambda v: v >= 1, "an integer >= 1 (or null for no limit)"),
+                                    per_run=True,
                                     help="Most optimisation steps (``None``: no limit besides ``max_epochs``).")
-    patience: int = setting(3, check=(lambda v: v >= 1, "an integer >= 1"), help=(
+    patience: int = setting(3, check=(lambda v: v >= 1, "an integer >= 1"), per_run=True, help=(
         "Early stopping. ``epoch`` recipe: stop after this many epochs without a better validation "
         "``selection_metric``. ``jiant`` recipe: counted in validation checks, stop when the best check is "
         "``patience + 1`` checks old. The best epoch / check is kept."))
-    selection_metric: str = setting("accuracy", choices=SELECTION_METRICS,
+    selection_metric: str = setting("accuracy", choices=SELECTION_METRICS, per_run=True,
                                     help="The validation score that selects the epoch.")
     train_top_k_layers: int | None = setting(
         None, check=(lambda v: v >= 1, "an integer >= 1 (or null for full fine-tuning)"), help=(
@@ -182,20 +171,21 @@ class SweepConfig(Settings):
         "products and convolutions of CUDA in TF32 (``torch.backends.cuda.matmul.allow_tf32``; fp32 on CPU; "
         "``versions.json`` records ``tf32``); ``\"fp16\"`` is fp16 autocast on CUDA (fp32 on CPU)."))
     num_threads: int | None = setting(None, check=(lambda v: v >= 1, "an integer >= 1 (or null for torch's default)"),
-                                      help="Torch's intra-op threads (``None``: torch's default).")
-    save_checkpoint: bool = setting(False, help=(
+                                      in_run_hash=False, help="Torch's intra-op threads (``None``: torch's default).")
+    save_checkpoint: bool = setting(False, per_run=True, help=(
         "Also write the best model (safetensors, a full Hugging Face folder) under ``seed=<k>/checkpoint/``."))
-    executor: str = setting("inprocess", choices=EXECUTOR_NAMES, help=(
+    executor: str = setting("inprocess", choices=EXECUTOR_NAMES, in_run_hash=False, help=(
         "Where runs execute: here one after another, local processes, or SLURM (set ``executor_options.cluster`` "
         "to ``local`` or ``debug`` for submitit's local executors)."))
-    workers: int = setting(1, check=(lambda v: v >= 1, "an integer >= 1"), help="Processes of the ``pool`` executor.")
+    workers: int = setting(1, check=(lambda v: v >= 1, "an integer >= 1"), in_run_hash=False,
+                           help="Processes of the ``pool`` executor.")
     executor_options: dict[str, Any] = setting(factory=dict, reader=read_executor_options,
-                                               check=executor_options_problems, help=(
+                                               check=executor_options_problems, in_run_hash=False, help=(
         "Options of the executor: ``threads_per_worker``; for ``submitit`` also ``cluster``, ``poll_s``, "
         "``lost_job_grace_s``, ``requeue`` and submitit parameters such as ``timeout_min``, ``slurm_partition``, "
         "``slurm_array_parallelism`` (``docs/slurm.md``)."))
-    progress: bool = setting(True, help="Show progress bars.")
-    fuse: int | str = setting(1, reader=read_fuse, help=(
+    progress: bool = setting(True, in_run_hash=False, per_run=True, help="Show progress bars.")
+    fuse: int | str = setting(1, reader=read_fuse, in_run_hash=False, help=(
         "Slots: runs trained together as one computation (:mod:`diagnostics.finetune._fused`). ``1`` trains each "
         "run alone; ``K`` queues the runs that share a model and step shapes (any experiment, language, size or "
         "seed: :func:`diagnostics.finetune.training_key`) into jobs of K slots whose runs share every forward, "
@@ -204,7 +194,7 @@ class SweepConfig(Settings):
         "queue. ``auto``: as many slots as fit the device's memory with a margin "
         "(:func:`diagnostics.finetune._grouping.auto_group_size`). Where and how runs execute, not what they are: "
         "not in the run hash; each run records its job in ``metrics.json``. Fused jobs never skip padding."))
-    recipe: str = setting("epoch", choices=RECIPES, help=(
+    recipe: str = setting("epoch", choices=RECIPES, hashed_when_set=True, help=(
         "The training loop. ``epoch``: validation after every epoch, the schedule of ``scheduler`` / "
         "``warmup_ratio``, early stopping after ``patience`` epochs. ``jiant``: jiant v1's trainer as the study ran "
         "it (validation every ``val_interval`` steps, learning rate multiplied by ``lr_decay_factor`` on a plateau, "
@@ -212,28 +202,38 @@ class SweepConfig(Settings):
         "needs ``optimizer: bert_adam``). See :mod:`diagnostics.finetune._jiant`. ``trainer``: Hugging Face "
         "``Trainer``'s defaults (linear decay without warm-up, an evaluation per epoch, no early stopping, the last "
         "epoch's model). Each recipe is a module of its own (:mod:`diagnostics.finetune._recipes`)."))
-    val_interval: int | None = setting(None, check=(lambda v: v >= 1, "an integer >= 1 (or null for one epoch)"), help=(
+    val_interval: int | None = setting(None, check=(lambda v: v >= 1, "an integer >= 1 (or null for one epoch)"),
+                                       hashed_when_set=True, per_run=True, recipe="jiant", help=(
         "``jiant`` recipe: optimizer steps between validation checks; ``None``: one epoch of the run's training "
         "mixture (``ceil(pairs / batch_size)`` steps)."))
-    max_vals: int = setting(10, check=(lambda v: v >= 1, "an integer >= 1"), help=(
+    max_vals: int = setting(10, check=(lambda v: v >= 1, "an integer >= 1"), hashed_when_set=True, per_run=True,
+                            recipe="jiant", help=(
         "``jiant`` recipe: most validation checks; training stops at the last."))
-    lr_patience: int = setting(4, check=(lambda v: v >= 0, "an integer >= 0"), help=(
+    lr_patience: int = setting(4, check=(lambda v: v >= 0, "an integer >= 0"), hashed_when_set=True, per_run=True,
+                               recipe="jiant", help=(
         "``jiant`` recipe: the learning rate is decayed after ``lr_patience + 1`` checks without an improvement "
         "larger than ``scheduler_threshold``."))
     lr_decay_factor: float = setting(0.5, check=(lambda v: 0 < v < 1, "a number in (0, 1)"),
+                                     hashed_when_set=True, per_run=True, recipe="jiant",
                                      help="``jiant`` recipe: factor of that decay.")
-    min_lr: float = setting(1e-7, check=(lambda v: 0 <= v < math.inf, "a number >= 0"), help=(
+    min_lr: float = setting(1e-7, check=(lambda v: 0 <= v < math.inf, "a number >= 0"), hashed_when_set=True,
+                            per_run=True, recipe="jiant", help=(
         "``jiant`` recipe: training stops when a decay takes the learning rate below this."))
-    scheduler_threshold: float = setting(1e-4, check=(lambda v: 0 <= v < math.inf, "a number >= 0"), help=(
+    scheduler_threshold: float = setting(1e-4, check=(lambda v: 0 <= v < math.inf, "a number >= 0"),
+                                         hashed_when_set=True, per_run=True, recipe="jiant", help=(
         "``jiant`` recipe: smallest absolute improvement of the selection metric that resets the plateau count."))
     val_data_limit: int | None = setting(
-        5000, check=(lambda v: v >= 1, "an integer >= 1 (or null for the whole validation set)"), help=(
+        5000, check=(lambda v: v >= 1, "an integer >= 1 (or null for the whole validation set)"),
+        hashed_when_set=True, per_run=True, recipe="jiant", help=(
             "``jiant`` recipe: validation checks score the first this many validation pairs (``None``: all)."))
     bert_adam_max_grad_norm: float = setting(
-        1.0, check=(lambda v: 0 <= v < math.inf, "a number >= 0 (0: no per-tensor clipping)"), help=(
+        1.0, check=(lambda v: 0 <= v < math.inf, "a number >= 0 (0: no per-tensor clipping)"),
+        hashed_when_set=True, recipe="jiant", help=(
             "``optimizer: bert_adam``: each parameter tensor's gradient is clipped to this norm inside the optimizer, "
             "after the global ``max_grad_norm`` clip (0: none)."))
-    val_schedule: str | None = setting(None, choices=(*VAL_SCHEDULES, CUSTOM_SCHEDULE), help=(
+    val_schedule: str | None = setting(None, choices=(*VAL_SCHEDULES, CUSTOM_SCHEDULE), hashed_when_set=True,
+                                       derived_from=("val_interval", "max_vals", "recipe"), per_run=True,
+                                       recipe="jiant", help=(
         "``jiant`` recipe: the reading of the study's validation schedule, which sets ``val_interval`` and "
         "``max_vals``: ``russiansuperglue`` (625 steps, 10 checks: the authors' group's jiant fork and TERRa script; "
         "every run ends by 6,250 steps), ``jiant_superglue`` (625 steps, 10,000 checks: nyu-mll's conf and RTE "
@@ -241,13 +241,16 @@ class SweepConfig(Settings):
         "run's own mixture, 10 checks), ``custom`` (``val_interval`` and ``max_vals`` as set). Unset: the name of "
         "whichever reading ``val_interval`` and ``max_vals`` are. Sources: "
         ":data:`diagnostics.finetune.VAL_SCHEDULES`."))
-    classifier_head: str | None = setting(None, choices=CLASSIFIER_HEADS, help=(
+    classifier_head: str | None = setting(None, choices=CLASSIFIER_HEADS, hashed_when_set=True,
+                                          unset_value="transformers", derived_from=("recipe",), recipe="jiant",
+                                          help=(
         "``transformers``: ``AutoModelForSequenceClassification``'s head (BERT: the pretrained NSP pooler, dense + "
         "tanh, then dropout and a linear layer). ``jiant``: jiant v1's ``log_reg`` pair classifier for a BERT input "
         "module under fine-tuning: dropout on the top layer's states, the first token's state (no projection, no "
         "pooler), one linear layer initialised as torch's ``nn.Linear``. Unset: ``jiant`` with ``recipe: jiant``, "
         "``transformers`` with ``recipe: epoch``."))
-    truncation: str | None = setting(None, choices=TRUNCATIONS, help=(
+    truncation: str | None = setting(None, choices=TRUNCATIONS, hashed_when_set=True, unset_value="pair",
+                                     derived_from=("recipe",), recipe="jiant", help=(
         "``pair``: the joined pair is cut to ``max_seq_length`` tokens, longest side first (transformers' "
         "``longest_first``). ``per_sentence``: as jiant v1's ``tokenize_and_truncate``, premise and hypothesis are "
         "each cut to ``max_seq_length - 2`` tokens before they are joined, so a pair may be longer than "
@@ -261,21 +264,15 @@ class SweepConfig(Settings):
         list of (str, str)
             ``(key, message)`` per problem.
         """
-        problems = []
-        if self.recipe == "jiant" and self.optimizer in OPTIMIZERS and self.optimizer != "bert_adam":
-            problems.append(("optimizer", f"expected bert_adam with recipe: jiant (the optimizer jiant's recipe ran), "
-                                          f"found {self.optimizer!r}"))
-        if self.recipe != "jiant":
-            problems += [(name, f"expected it unset with recipe: {self.recipe} (it sets the jiant recipe; add recipe: "
-                                f"jiant), found {show(getattr(self, name))}")
-                         for name, default in HASHED_WHEN_SET.items()
-                         if name != "recipe" and getattr(self, name) != default]
+        unset = unset_values(SweepConfig, RECIPE_OPTIONS)
+        problems = [(name, f"expected it unset with recipe: {self.recipe} (it sets the {recipe} recipe; add recipe: "
+                           f"{recipe}), found {show(getattr(self, name))}")
+                    for name, recipe in RECIPE_OPTIONS.items()
+                    if recipe != self.recipe and getattr(self, name) != unset[name]]
+        problems += optimizer_problems(self.recipe, self.optimizer)
         if self.classifier_head == "jiant" and self.train_top_k_layers is not None:
             problems.append(("classifier_head", "expected transformers with train_top_k_layers (jiant's head belongs "
                                                 "to full fine-tuning, as jiant ran it), found 'jiant'"))
-        if self.recipe != "jiant" and self.optimizer == "bert_adam":
-            problems.append(("optimizer", f"expected adamw with recipe: {self.recipe} (bert_adam's warm-up is tied to "
-                                          "the jiant recipe's step budget; set recipe: jiant), found 'bert_adam'"))
         known_languages = [*LANGUAGE_DEFAULTS, *self.data]
         unknown = [(f"extra_eval.{language}", f"expected a language ({', '.join(known_languages)}), found "
                                               f"{language!r}{hint(language, known_languages)}")
@@ -399,6 +396,45 @@ class SweepConfig(Settings):
                    and not (k in HASHED_WHEN_SET and v == HASHED_WHEN_SET[k])}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
+
+#: Settings that do not change a run's result: where and how it runs, and the grid it belongs to.
+NOT_IN_RUN_HASH = frozenset(fields_declaring(SweepConfig, "in_run_hash"))
+#: Settings added after runs were stored, with their unset values: at those they stay out of the run hash, so the
+#: hash of every run made before they existed is unchanged.
+HASHED_WHEN_SET = unset_values(SweepConfig, fields_declaring(SweepConfig, "hashed_when_set"))
+#: Settings whose unset value is derived from others (:meth:`SweepConfig._derive`): an override of one of those
+#: others derives them again, unless it sets them too.
+DERIVED_SETTINGS = fields_declaring(SweepConfig, "derived_from")
+#: The options of one recipe, with its name: under another recipe each must keep its unset value.
+RECIPE_OPTIONS = fields_declaring(SweepConfig, "recipe")
+
+
+def optimizer_problems(recipe: str, optimizer: str) -> list[tuple[str, str]]:
+    """Check that the optimizer is the one the recipe runs (:attr:`~._recipes.Recipe.optimizer`).
+
+    Parameters
+    ----------
+    recipe : str
+        The ``recipe`` setting (one that names no recipe has no problem here: its own is named).
+    optimizer : str
+        The ``optimizer`` setting.
+
+    Returns
+    -------
+    list of (str, str)
+        ``("optimizer", message)`` when it is not the recipe's, else nothing.
+    """
+    if recipe not in RECIPES or optimizer not in OPTIMIZERS:
+        return []
+    wanted = get_recipe(recipe).optimizer
+    if optimizer == wanted:
+        return []
+    owners = [name for name in RECIPES if get_recipe(name).optimizer == optimizer]
+    if len(owners) == 1:  # the optimizer of one recipe only (bert_adam): its warm-up runs over that recipe's budget
+        return [("optimizer", f"expected {wanted} with recipe: {recipe} ({optimizer}'s warm-up is tied to the "
+                              f"{owners[0]} recipe's step budget; set recipe: {owners[0]}), found {optimizer!r}")]
+    return [("optimizer", f"expected {wanted} with recipe: {recipe} (the optimizer {recipe}'s recipe ran), "
+                          f"found {optimizer!r}")]
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> SweepConfig:

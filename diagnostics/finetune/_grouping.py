@@ -14,15 +14,13 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from diagnostics.settings import fields_declaring
+
 from ._config import SweepConfig
 
 #: Settings each run of a group keeps for itself (its data, its schedule of checks, its stopping rules, its place
-#: in the store); every other setting must be equal for runs to share a group.
-PER_RUN_SETTINGS = frozenset({
-    "experiment", "models", "languages", "seeds", "data", "extra_eval", "train_size", "data_seed", "extra_data",
-    "presence", "max_epochs", "max_steps", "patience", "selection_metric", "val_interval", "max_vals", "lr_patience",
-    "lr_decay_factor", "min_lr", "scheduler_threshold", "val_data_limit", "val_schedule", "save_checkpoint",
-    "progress"})
+#: in the store), declared ``setting(per_run=True)``; every other setting must be equal for runs to share a group.
+PER_RUN_SETTINGS = frozenset(fields_declaring(SweepConfig, "per_run"))
 #: Rounds of its slots a job of a pool or cluster executor holds (the in-process executor keeps one job per
 #: group): enough runs queue behind the slots to refill them as runs stop, and several jobs let several devices
 #: share a plan.

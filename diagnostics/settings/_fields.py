@@ -9,6 +9,11 @@ converts every field, derives what was left unset (``_derive``), then checks eve
 :meth:`Settings.problems`; all problems, each a ``(key, message)``, are raised together as one
 :class:`~diagnostics.settings.ConfigError`. The help of the fields is the class's documentation: it becomes the
 ``Parameters`` section of its docstring, the ``diagnostics settings`` listing and ``docs/settings.md``.
+
+A field also declares its nature (:data:`NATURES`): whether it enters the run hash (always, or only when set),
+which settings its unset value derives from, whether each run of a fused group keeps its own, which training recipe
+it is an option of. :func:`fields_declaring` lists the fields of each nature, so that the code that hashes, groups
+or checks settings reads the fields instead of lists of names kept by hand.
 """
 
 from __future__ import annotations
@@ -56,9 +61,17 @@ class Expected:
         return [(key, f"expected {self.words}, found {show(value)}{self.suggest(value) if self.suggest else ''}")]
 
 
+#: What a setting may declare about its nature (:func:`setting`'s keywords), each with the value of a setting that
+#: declares nothing; :func:`fields_declaring` lists the fields that declare another.
+NATURES: dict[str, Any] = {"in_run_hash": True, "hashed_when_set": False, "derived_from": frozenset(),
+                           "per_run": False, "recipe": None}
+
+
 def setting(default: Any = dataclasses.MISSING, *, factory: Any = dataclasses.MISSING, choices: tuple = (),
-            check: Check | tuple | None = None, reader: Any = None, help: str = "") -> Any:
-    """Declare a setting: a dataclass field whose metadata carries its choices, check, reader and help.
+            check: Check | tuple | None = None, reader: Any = None, help: str = "", in_run_hash: bool = True,
+            hashed_when_set: bool = False, unset_value: Any = dataclasses.MISSING, derived_from: Any = (),
+            per_run: bool = False, recipe: str | None = None) -> Any:
+    """Declare a setting: a dataclass field whose metadata carries its choices, check, reader, help and nature.
 
     Parameters
     ----------
@@ -76,6 +89,23 @@ def setting(default: Any = dataclasses.MISSING, *, factory: Any = dataclasses.MI
         :class:`~diagnostics.settings.Bad`); default: the converter of the field's type hint.
     help : str
         What the setting does (docstring markup); every field of a settings class has one.
+    in_run_hash : bool
+        False for a setting that says where or how runs execute, or which grid they belong to, not what a run
+        computes: it stays out of the run hash.
+    hashed_when_set : bool
+        A setting added after runs were stored: at its ``unset_value`` it stays out of the run hash, so the hash
+        of every run stored before it existed is unchanged.
+    unset_value : object, optional
+        The value the setting holds once built when nobody set it, which is the value every run had before the
+        setting existed (default: ``default``; a derived setting names the value it derives to).
+    derived_from : iterable of str
+        The settings its unset value is derived from (by the class's ``_derive``): an override of one of them
+        derives it again, unless the override sets it too.
+    per_run : bool
+        Each run of a fused group keeps its own value (its data, its checks and stops, its place in the store);
+        runs that differ in any other setting train apart.
+    recipe : str, optional
+        The training recipe the setting is an option of: under another recipe it must keep its ``unset_value``.
 
     Returns
     -------
@@ -83,8 +113,70 @@ def setting(default: Any = dataclasses.MISSING, *, factory: Any = dataclasses.MI
     """
     if isinstance(check, tuple):
         check = Expected(*check)
-    metadata = {"choices": tuple(choices), "check": check, "reader": reader, "help": help}
+    if hashed_when_set and not in_run_hash:
+        raise ValueError("setting(): hashed_when_set=True needs in_run_hash=True")
+    if unset_value is dataclasses.MISSING:
+        unset_value = default
+    metadata = {"choices": tuple(choices), "check": check, "reader": reader, "help": help,
+                "in_run_hash": in_run_hash, "hashed_when_set": hashed_when_set, "unset_value": unset_value,
+                "derived_from": frozenset(derived_from), "per_run": per_run, "recipe": recipe}
     return dataclasses.field(default=default, default_factory=factory, metadata=metadata)
+
+
+def fields_declaring(settings_class: type, nature: str) -> dict[str, Any]:
+    """List the fields of a settings class that declare a nature other than a plain setting's.
+
+    Parameters
+    ----------
+    settings_class : type
+        A subclass of :class:`Settings`.
+    nature : str
+        A key of :data:`NATURES`: ``in_run_hash``, ``hashed_when_set``, ``derived_from``, ``per_run`` or
+        ``recipe``.
+
+    Returns
+    -------
+    dict
+        Field name -> its declared value, in declaration order, for the fields whose value differs from
+        ``NATURES[nature]`` (``fields_declaring(cls, "in_run_hash")``: the fields out of the run hash, each
+        ``False``).
+
+    Raises
+    ------
+    KeyError
+        For a ``nature`` that is not one of :data:`NATURES`.
+    """
+    plain = NATURES[nature]
+    return {f.name: f.metadata.get(nature, plain) for f in dataclasses.fields(settings_class)
+            if f.init and f.metadata.get(nature, plain) != plain}
+
+
+def unset_values(settings_class: type, names: Any = None) -> dict[str, Any]:
+    """Map fields of a settings class to their unset values: what each holds once built when nobody set it.
+
+    Parameters
+    ----------
+    settings_class : type
+        A subclass of :class:`Settings`.
+    names : iterable of str, optional
+        The fields, in the order wanted (default: every field, in declaration order).
+
+    Returns
+    -------
+    dict
+        Field name -> its ``unset_value`` (see :func:`setting`).
+    """
+    fields = _fields(settings_class)
+    names = [f.name for f in dataclasses.fields(settings_class) if f.init] if names is None else list(names)
+    return {name: _unset_value(fields[name]) for name in names}
+
+
+def _unset_value(item: dataclasses.Field) -> Any:
+    """A field's declared ``unset_value``, else its default (made by its factory); MISSING for a required one."""
+    value = item.metadata.get("unset_value", item.default)
+    if value is dataclasses.MISSING and item.default_factory is not dataclasses.MISSING:
+        return item.default_factory()
+    return value
 
 
 @typing.dataclass_transform(field_specifiers=(setting,))
@@ -99,8 +191,8 @@ class Settings:
 
     #: What a key of the class is called in the problem of an unknown one.
     _what = "setting"
-    #: Settings whose unset value ``_derive`` fills from others: field -> the fields it derives from. An override of
-    #: one of those derives it again, unless it sets the field too.
+    #: Settings whose unset value ``_derive`` fills from others: field -> the fields it derives from (their
+    #: ``setting(derived_from=...)``). An override of one of those derives it again, unless it sets the field too.
     _derived = {}
     #: How a value of the class may be written besides a mapping (``a model name``), named in the problem of a bad one.
     _written_as = ""
@@ -113,6 +205,11 @@ class Settings:
         undocumented = [f.name for f in dataclasses.fields(cls) if f.init and not f.metadata.get("help")]
         if undocumented:
             raise TypeError(f"{cls.__qualname__}: every setting needs setting(help=...); missing: {undocumented}")
+        cls._derived = fields_declaring(cls, "derived_from")
+        names = set(_fields(cls))
+        unknown = {name: sorted(sources - names) for name, sources in cls._derived.items() if sources - names}
+        if unknown:
+            raise TypeError(f"{cls.__qualname__}: derived_from names no field of the class: {unknown}")
         cls.__doc__ = _with_parameters(cls)
 
     def __post_init__(self) -> None:
