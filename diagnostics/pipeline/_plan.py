@@ -51,7 +51,14 @@ class Plan:
     schedules : dict
         ``jiant`` recipe only: each reading of the validation schedule (:data:`diagnostics.finetune.VAL_SCHEDULES`)
         -> ``{"runs", "max_pairs", "hours": {rate: hours}, "chosen", "source"}`` for the runs still to train, the
-        pairs they train at most under that reading and the hours at each of :data:`PLAN_RATES` pairs/s.
+        pairs they train at most under that reading and the hours at each of :data:`PLAN_RATES` pairs/s, and the
+        same expected under early stopping (``expected_pairs``, ``expected_hours``; see ``best_check``).
+    best_check : dict
+        ``jiant`` recipe only: the check at which runs are assumed to stop improving, and why
+        (:func:`assumed_best_check`).
+    exposure : list of dict
+        ``jiant`` recipe only: per training mixture and reading, the pairs a run sees at most and, per mixture order,
+        how many of them are the language's own (:func:`exposure_table`).
     """
 
     scale: str
@@ -61,6 +68,8 @@ class Plan:
     train_pairs_per_s: float | None = None
     substitutions: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     schedules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    best_check: dict[str, Any] = field(default_factory=dict)
+    exposure: list[dict[str, Any]] = field(default_factory=list)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Count, per experiment, the runs, those done, the pair-epochs still to train (upper bound) and the jobs.
@@ -107,12 +116,26 @@ class Plan:
         """Build the JSON document of ``--dry-run --json``.
 
         Keys ``scale``, ``runs``, ``counts`` (:meth:`counts`), ``cost`` (:meth:`cost`), ``groups`` (fused job ->
-        its runs still to train), ``notices``, ``problems``, ``substitutions``, ``schedules``.
+        its runs still to train), ``notices``, ``problems``, ``substitutions``, ``schedules``, ``best_check``,
+        ``exposure``.
         """
         return {"scale": self.scale, "runs": self.runs, "counts": self.counts(), "cost": self.cost(),
                 "groups": {name: len(members) for name, members in self.groups().items()},
                 "notices": self.notices, "problems": self.problems, "substitutions": self.substitutions,
-                "schedules": self.schedules}
+                "schedules": self.schedules, "best_check": self.best_check, "exposure": self.exposure}
+
+    def _exposure_lines(self) -> list[str]:
+        """The table of what runs train on: pairs seen, and the language's own among them, per mixture order."""
+        orders = list(self.exposure[0]["own_pairs"])
+        out = ["what a run trains on at most (jiant recipe): pairs seen, of them the language's own train pairs "
+               "(expected), per mixture_order:",
+               f"  {'mixture':24s} {'reading':17s} {'pairs':>9s}  " + "  ".join(f"{o:>18s}" for o in orders)]
+        for row in self.exposure:
+            mixture = f"{row['language']} {row['own']:,} + {row['total'] - row['own']:,}"
+            own = "  ".join(f"{row['own_pairs'][o]:>9,} ({row['own_share'][o]:6.1%})" for o in orders)
+            chosen = "  <- this plan" if row["chosen"] else ""
+            out.append(f"  {mixture:24s} {row['reading']:17s} {row['pairs']:>9,}  {own}{chosen}")
+        return out
 
     def lines(self) -> list[str]:
         """Render the human-readable plan: one line per run, counts per experiment, cost, notices, problems.
@@ -150,6 +173,15 @@ class Plan:
                 hours = ", ".join(f"{h:,.1f} h at {rate:g} pairs/s" for rate, h in entry["hours"].items())
                 chosen = "  <- this plan" if entry["chosen"] else ""
                 out.append(f"  {name:17s} {entry['runs']:4d} runs, {entry['max_pairs']:>13,} pairs, {hours}{chosen}")
+                if entry.get("expected_pairs") is not None:
+                    hours = ", ".join(f"{h:,.1f} h" for h in entry["expected_hours"].values())
+                    out.append(f"  {'':17s} {'expected':>9s} {entry['expected_pairs']:>13,} pairs, {hours} with "
+                               "early stopping")
+            if self.best_check:
+                out.append(f"  expected: runs stop improving at check {self.best_check['check']} "
+                           f"({self.best_check['source']})")
+        if self.exposure:
+            out += self._exposure_lines()
         out += [f"notice: {n}" for n in self.notices]
         out += [f"problem: {p}" for p in self.problems]
         return out
@@ -310,6 +342,8 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
                             "study's; supply --data mnli=PATH and --set extra_source=mnli to train on it")
     sizes = SourceSizes()
     pending_jiant: list[tuple[SweepConfig, int]] = []
+    jiant_mixtures: dict[tuple[str, int, int], SweepConfig] = {}
+    best_checks: list[int] = []
     pending: list[tuple[SweepConfig, Any]] = []
     shortfalls: dict[tuple, list[str]] = {}
     seen_models = set()
@@ -335,8 +369,12 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
         for spec_run, state in states:
             mixture, total = mixtures[spec_run.language]
             steps = None if total is None else total_steps(config, total)
-            if config.recipe == "jiant" and total is not None and state != "done":
-                pending_jiant.append((config, total))
+            if config.recipe == "jiant" and total is not None:
+                if state != "done":
+                    pending_jiant.append((config, total))
+                jiant_mixtures.setdefault((spec_run.language, mixture[0]["size"], total), config)
+                if state == "done":
+                    best_checks += _best_check(spec_run.path)
             plan.runs.append({"experiment": name, "language": spec_run.language, "seed": spec_run.seed,
                               "model": spec_run.model_spec.name, "mixture": mixture, "train_pairs": total,
                               "max_steps": steps,
@@ -357,7 +395,9 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
         for config in configs.values():
             plan.problems += ConfigError(input_problems(config, sizes.counts), config._source).lines()
     plan.problems = list(dict.fromkeys(plan.problems))
-    plan.schedules = schedule_costs(pending_jiant)
+    plan.best_check = assumed_best_check(best_checks)
+    plan.schedules = schedule_costs(pending_jiant, plan.best_check["check"])
+    plan.exposure = exposure_table(jiant_mixtures)
     slots_of, group_of = _fused_groups(pending)
     for run in plan.runs:
         run["fuse"] = slots_of.get(run["path"], configs[run["experiment"]].fuse)
@@ -372,22 +412,24 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
 PLAN_RATES = (80.8, 483.4)
 
 
-def schedule_costs(runs: list[tuple[SweepConfig, int]]) -> dict[str, dict[str, Any]]:
+def schedule_costs(runs: list[tuple[SweepConfig, int]], best_check: int = 0) -> dict[str, dict[str, Any]]:
     """Price the ``jiant`` runs still to train under each reading of the validation schedule.
 
     Parameters
     ----------
     runs : list of (SweepConfig, int)
         Each run's config (``recipe: jiant``) and the pairs of its training mixture.
+    best_check : int
+        The check at which a run's validation score is assumed to stop improving (:func:`assumed_best_check`);
+        ``0``: no expected figure, the upper bound only.
 
     Returns
     -------
     dict
-        Reading name -> ``{"runs", "max_pairs", "hours": {rate: hours}, "chosen", "source"}`` (see
-        :attr:`Plan.schedules`); empty without such runs.
+        Reading name -> ``{"runs", "max_pairs", "hours": {rate: hours}, "expected_pairs", "expected_hours",
+        "chosen", "source"}`` (see :attr:`Plan.schedules`); empty without such runs.
     """
-    from diagnostics.finetune import VAL_SCHEDULES
-    from diagnostics.finetune import total_steps
+    from diagnostics.finetune import VAL_SCHEDULES, expected_stop, total_steps
 
     if not runs:
         return {}
@@ -395,10 +437,86 @@ def schedule_costs(runs: list[tuple[SweepConfig, int]]) -> dict[str, dict[str, A
     out = {}
     for name, reading in VAL_SCHEDULES.items():
         pairs = sum(total_steps(config, size, name) * config.batch_size for config, size in runs)
+        expected = (sum(expected_stop(config, size, name, best_check) * config.batch_size for config, size in runs)
+                    if best_check else None)
         out[name] = {"runs": len(runs), "max_pairs": pairs,
                      "hours": {rate: round(pairs / rate / 3600, 1) for rate in PLAN_RATES},
+                     "expected_pairs": expected,
+                     "expected_hours": None if expected is None else
+                     {rate: round(expected / rate / 3600, 1) for rate in PLAN_RATES},
                      "chosen": name in chosen, "source": reading.source}
     return out
+
+
+#: Without finished runs to learn from, the check at which a ``jiant`` run's validation score is assumed to stop
+#: improving: the fifth (3,125 steps, 12,500 pairs at batch 4), where the paper sees overall MCC stop rising
+#: ("at the size of RTE + 10k", §5.3). Runs then stop by patience 21 checks later under ``jiant_superglue``.
+ASSUMED_BEST_CHECK = 5
+#: Finished runs needed before their own best checks replace :data:`ASSUMED_BEST_CHECK`.
+MIN_RUNS_FOR_BEST_CHECK = 3
+
+
+def _best_check(path) -> list[int]:
+    """The best check of a finished run (from its ``metrics.json``), or nothing where it has none."""
+    import json
+
+    try:
+        best = json.loads((Path(path) / "metrics.json").read_text(encoding="utf-8")).get("best") or {}
+    except (OSError, ValueError):
+        return []
+    return [int(best["check"])] if isinstance(best.get("check"), int) else []
+
+
+def assumed_best_check(checks: list[int]) -> dict[str, Any]:
+    """The check behind the plan's expected cost: the median best check of finished runs, or the assumption.
+
+    Parameters
+    ----------
+    checks : list of int
+        The best check of each finished ``jiant`` run in the store.
+
+    Returns
+    -------
+    dict
+        ``{"check": int, "source": str}``: the median of ``checks`` when there are at least
+        :data:`MIN_RUNS_FOR_BEST_CHECK`, else :data:`ASSUMED_BEST_CHECK` with the reason.
+    """
+    if len(checks) >= MIN_RUNS_FOR_BEST_CHECK:
+        ordered = sorted(checks)
+        return {"check": ordered[(len(ordered) - 1) // 2],
+                "source": f"the median best check of the {len(checks)} finished jiant runs in the store"}
+    return {"check": ASSUMED_BEST_CHECK,
+            "source": "assumed: the paper's overall MCC stops rising at RTE + 10k, about the fifth check"}
+
+
+def exposure_table(mixtures: dict[tuple[str, int, int], SweepConfig]) -> list[dict[str, Any]]:
+    """What a ``jiant`` run trains on per mixture, reading of the schedule and mixture order (upper bound).
+
+    Parameters
+    ----------
+    mixtures : dict
+        ``(language, own train pairs, mixture pairs)`` -> a config that trains it.
+
+    Returns
+    -------
+    list of dict
+        One row per mixture x reading: ``language, own, total, reading, steps, pairs`` and, per order of
+        :data:`diagnostics.finetune.MIXTURE_ORDERS`, ``own_pairs[order]`` (expected pairs of the language's own
+        train set among those seen) and ``own_share[order]``; ``chosen`` marks the config's own reading.
+    """
+    from diagnostics.finetune import MIXTURE_ORDERS, VAL_SCHEDULES, exposure, total_steps
+
+    rows = []
+    for (language, own, total), config in sorted(mixtures.items(), key=lambda item: (item[0][0], item[0][2])):
+        for name in VAL_SCHEDULES:
+            steps = total_steps(config, total, name)
+            seen = {order: exposure(steps, config.batch_size, own, total, order) for order in MIXTURE_ORDERS}
+            first = next(iter(seen.values()))
+            rows.append({"language": language, "own": own, "total": total, "reading": name, "steps": steps,
+                         "pairs": first.pairs, "chosen": name == config.val_schedule,
+                         "own_pairs": {order: round(e.own_pairs) for order, e in seen.items()},
+                         "own_share": {order: round(e.own_share, 4) for order, e in seen.items()}})
+    return rows
 
 
 def _fused_groups(pending: list) -> tuple[dict[str, int | str], dict[str, str]]:

@@ -12,7 +12,8 @@ from _paper_inputs import data_options, write_language_files, write_mnli_tsv
 from diagnostics.cli import app
 from diagnostics.pipeline._inputs import PipelineInputs
 from diagnostics.pipeline import ScalePlan
-from diagnostics.pipeline._plan import PLAN_RATES, make_plan
+from diagnostics.finetune import expected_stop
+from diagnostics.pipeline._plan import ASSUMED_BEST_CHECK, PLAN_RATES, make_plan
 
 STUDY_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
 
@@ -105,6 +106,22 @@ def test_paper_plan_with_full_size_mnli_holds_the_study_counts(tmp_path, tiny_mo
     # 625-step checks capped at ten end every run by 25,000 pairs; the other readings train the MNLI mixtures whole
     assert schedules["russiansuperglue"]["max_pairs"] <= 288 * 25_000
     assert schedules["jiant_superglue"]["max_pairs"] > 20 * schedules["russiansuperglue"]["max_pairs"]
+    # with early stopping: the stopping rules run from the assumed best check (no finished runs in this store)
+    assert plan["best_check"]["check"] == ASSUMED_BEST_CHECK and "assumed" in plan["best_check"]["source"]
+    for name, entry in schedules.items():
+        expected = sum(expected_stop(configs[r["experiment"]], r["train_pairs"], name, ASSUMED_BEST_CHECK) * 4
+                       for r in runs)
+        assert entry["expected_pairs"] == expected <= entry["max_pairs"]
+    assert schedules["russiansuperglue"]["expected_pairs"] == schedules["russiansuperglue"]["max_pairs"]
+    # patience ends the long MNLI runs: the gap between the readings shrinks from over 20x to a few times
+    gap = schedules["jiant_superglue"]["expected_pairs"] / schedules["russiansuperglue"]["expected_pairs"]
+    assert 1 < gap < 5
+    # what runs train on: 625-step checks capped at ten read the first 25,000 pairs of every large mixture, all of
+    # RTE / TERRa when it comes first, its share of the mixture when the mixture is shuffled
+    rows = [row for row in plan["exposure"] if row["reading"] == "russiansuperglue" and row["total"] > 50_000]
+    assert len(rows) == 5 * 2 + 3 and all(row["pairs"] == 25_000 and row["chosen"] for row in rows)
+    assert all(row["own_pairs"]["train_first"] == row["own"] for row in rows)
+    assert all(abs(row["own_share"]["shuffled"] - row["own"] / row["total"]) < 1e-4 for row in rows)
     text = dry_run([*tiny_model_option, "--data", f"mnli={mnli}", *data_options(language_files), "--set", "fuse=8"],
                    tmp_path / "runs")
     lines = text.output.splitlines()
