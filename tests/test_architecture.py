@@ -10,7 +10,7 @@ anywhere in a module counts, at module level or inside a function, under ``if TY
 Stages, lowest first (a module may import its own stage and the ones below it, never one above):
 
 0. foundation: the ``core`` package (``schema``, ``taxonomy``, ``hashing``, ``io_utils``, ``yaml_lines`` ...) and
-   the ``settings`` package (its ``_cli`` module is a command)
+   the ``settings`` package
 1. ``data``
 2. ``annotate``
 3. ``models``
@@ -22,13 +22,18 @@ Stages, lowest first (a module may import its own stage and the ones below it, n
    ``stats`` (only ``plots`` and the commands may import it); ``evaluate`` beside it: finished classifiers scored
    into a run store (the sweep's tokenisation, batches, predictions table and store writers; the label names of
    ``predictions``)
-9. ``plots``, and ``explorer`` (the instability explorer; needs ``annotate`` and ``stats``, the report uses it)
-10. commands: ``pipeline``, ``report``, ``notebooks`` (``diagnostics notebooks`` and the JupyterLab hook),
-   ``diagnostics.cli`` / ``__main__`` and every stage's ``_cli`` module (the ``diagnostics <stage>`` commands,
-   registered by ``diagnostics/cli.py``)
+9. ``plots``, and ``explorer`` (the instability explorer; needs ``annotate`` and ``stats``, the report uses it):
+   no stage below draws its own figures
+10. commands: ``pipeline``, ``report``, ``notebooks`` (``diagnostics notebooks`` and the JupyterLab hook), and the
+   command line: the ``diagnostics.cli`` package (one module per command group, ``diagnostics/cli/<group>.py``,
+   each using the stages through their public names) and ``__main__``. Nothing but the command line itself and
+   ``__main__`` imports ``diagnostics.cli``.
 
-Besides ``diagnostics.cli`` and ``__main__``, the package has no top-level modules: every other module belongs to
-a package of a stage.
+Every module sits in the stage of its package, so every import is checked in its real direction: a stage holds no
+commands (only ``diagnostics.cli`` and the help format of ``diagnostics.core.cli_help`` import Typer or Click).
+
+Besides ``__main__``, the package has no top-level modules: every other module belongs to a package of a stage or
+to ``diagnostics.cli``.
 """
 
 from __future__ import annotations
@@ -46,8 +51,10 @@ STAGES = ("foundation", "data", "annotate", "models", "stats", "finetune", "prob
           "commands")
 _STAGE_OF_PACKAGE = {"core": 0, "settings": 0, "data": 1, "annotate": 2, "models": 3, "stats": 4, "finetune": 5,
                      "probe": 6, "behave": 7, "predictions": 8, "evaluate": 8, "plots": 9, "explorer": 9,
-                     "pipeline": 10, "report": 10, "notebooks": 10}
-_COMMAND_MODULES = {"diagnostics.cli", "diagnostics.__main__"}
+                     "pipeline": 10, "report": 10, "notebooks": 10, "cli": 10}
+_COMMAND_MODULES = {"diagnostics.__main__"}
+#: The command line: the package that builds the ``diagnostics`` command.
+COMMAND_LINE = "diagnostics.cli"
 
 #: Cycles that cannot be broken now: frozenset of modules -> reason. Each must still exist (else remove it here).
 ALLOWED_CYCLES: dict[frozenset, str] = {}
@@ -55,7 +62,11 @@ ALLOWED_CYCLES: dict[frozenset, str] = {}
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 #: Imports of another stage's private module that cannot go through its public names now: (importer, imported) ->
 #: reason. Each must still exist.
-ALLOWED_PRIVATE_IMPORTS: dict[tuple[str, str], str] = {}
+ALLOWED_PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
+    ("diagnostics.cli.settings", "diagnostics.settings._fields"):
+        "settings_markdown finds the nested settings classes with field_types, whose docstring lacks its Parameters "
+        "section (exporting it would fail tests/test_docstrings.py): document it, then export it",
+}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -124,7 +135,7 @@ GRAPH = import_graph()
 def stage_of(module: str) -> int:
     """Stage index (see :data:`STAGES`) of a ``diagnostics`` module."""
     parts = module.split(".")
-    if module in _COMMAND_MODULES or (len(parts) == 3 and parts[2] == "_cli"):
+    if module in _COMMAND_MODULES:
         return STAGES.index("commands")
     if len(parts) == 1:
         return STAGES.index("foundation")  # the package root
@@ -237,15 +248,59 @@ def test_the_private_import_check_sees_a_private_import():
                                              "diagnostics.models", "diagnostics.core.schema"},
              "diagnostics.finetune": {"diagnostics.finetune._store"},
              "diagnostics.pipeline._plan": {"diagnostics.settings._fields"},
-             "diagnostics.settings._cli": {"diagnostics.settings._fields"}}
+             "diagnostics.settings._docs": {"diagnostics.settings._fields"},
+             "diagnostics.cli.stats": {"diagnostics.stats", "diagnostics.stats._report"}}
     assert private_imports(graph) == {("diagnostics.finetune._train", "diagnostics.models._precision"),
-                                      ("diagnostics.pipeline._plan", "diagnostics.settings._fields")}
+                                      ("diagnostics.pipeline._plan", "diagnostics.settings._fields"),
+                                      ("diagnostics.cli.stats", "diagnostics.stats._report")}
 
 
 def test_the_checks_catch_a_cycle_and_an_upward_import():
     graph = {"diagnostics.stats.x": {"diagnostics.finetune.y"}, "diagnostics.finetune.y": {"diagnostics.stats.x"}}
     assert strongly_connected(graph) == [frozenset(graph)]
     assert upward_imports(graph) == {("diagnostics.stats.x", "diagnostics.finetune.y")}
+
+
+def test_a_stage_module_that_imports_a_command_or_a_figure_points_up():
+    """No module is a command for its name: a stage's module importing the command line or plots is upward."""
+    graph = {"diagnostics.stats._cli": {"diagnostics.plots", "diagnostics.cli"}, "diagnostics.cli.stats": set(),
+             "diagnostics.settings._cli": {"diagnostics.finetune", "diagnostics.pipeline"}}
+    assert stage_of("diagnostics.cli.stats") == STAGES.index("commands") > stage_of("diagnostics.plots")
+    assert upward_imports(graph) == {("diagnostics.stats._cli", "diagnostics.plots"),
+                                     ("diagnostics.stats._cli", "diagnostics.cli"),
+                                     ("diagnostics.settings._cli", "diagnostics.finetune"),
+                                     ("diagnostics.settings._cli", "diagnostics.pipeline")}
+
+
+def _in_command_line(module: str) -> bool:
+    return module == COMMAND_LINE or module.startswith(COMMAND_LINE + ".")
+
+
+def test_only_the_command_line_and_main_import_the_command_line():
+    found = sorted(f"{module} imports {dep}" for module, deps in GRAPH.items() for dep in deps
+                   if _in_command_line(dep) and not _in_command_line(module) and module not in _COMMAND_MODULES)
+    assert not found, "the command line is the top: nothing of the package imports it:\n" + "\n".join(found)
+
+
+def test_no_stage_below_plots_imports_plots():
+    below = [m for m in GRAPH if stage_of(m) < STAGES.index("plots")]
+    found = sorted(f"{m} imports {dep}" for m in below for dep in GRAPH[m] if _top(dep) == "plots")
+    assert not found, "a figure is drawn by plots, above the stage it shows:\n" + "\n".join(found)
+
+
+def test_commands_live_in_the_command_line():
+    """A stage holds no commands: outside ``diagnostics.cli`` only the help format (``core.cli_help``) imports
+    Typer or Click, and no module is called ``_cli``."""
+    def imports_typer(module: str) -> bool:
+        return any(name.split(".")[0] in ("typer", "click") for node in ast.walk(TREES[module])
+                   for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []))
+
+    outside = sorted(m for m in MODULES if not _in_command_line(m) and m != "diagnostics.core.cli_help"
+                     and imports_typer(m))
+    assert not outside, f"commands outside diagnostics/cli/ (move them to diagnostics/cli/<group>.py): {outside}"
+    assert imports_typer("diagnostics.cli") and imports_typer("diagnostics.cli.stats")
+    assert not [m for m in MODULES if m.rsplit(".", 1)[-1] == "_cli"]
 
 
 # --- one home per shared definition -----------------------------------------------------------------------------
@@ -301,7 +356,7 @@ def _assigned(name: str) -> list[str]:
 
 def test_file_kinds_are_defined_once():
     from diagnostics.annotate import _io as annotate_io
-    from diagnostics.data import _cli as data_cli
+    from diagnostics.cli import data as data_cli
     from diagnostics.data import _registry as registry
 
     assert _assigned("KINDS") == ["diagnostics.data._kinds"]
@@ -496,14 +551,16 @@ def _tests_its_stage(path: Path, stage: str) -> bool:
 
 def test_the_tests_of_a_stage_package_live_in_its_folder():
     """``tests/<stage>/test_*.py`` test ``diagnostics.<stage>`` (``tests/core/`` the foundation's modules); the top
-    level holds the whole package's tests, none named for a stage."""
+    level holds the whole package's tests, none named for a stage (``test_cli_*.py`` test the command line of every
+    stage)."""
     folders = sorted(p.name for p in TESTS.iterdir()
                      if p.is_dir() and p.name not in {"artifacts", "__pycache__"} and not p.name.startswith("."))
     assert set(folders) <= set(STAGE_PACKAGES), f"test folders that are no stage package: {folders}"
     strays = [f"{folder}/{path.name}" for folder in folders for path in sorted((TESTS / folder).glob("*.py"))
               if not path.name.startswith("test_") or not _tests_its_stage(path, folder)]
     assert not strays, f"test modules that do not import the stage of their folder: {strays}"
-    stage_named = [path.name for path in TESTS.glob("test_*.py") if path.stem.split("_")[1] in STAGE_PACKAGES]
+    stages = set(STAGE_PACKAGES) - {COMMAND_LINE.split(".")[1]}
+    stage_named = [path.name for path in TESTS.glob("test_*.py") if path.stem.split("_")[1] in stages]
     assert not stage_named, f"move them to tests/<stage>/: {stage_named}"
 
 

@@ -36,7 +36,7 @@ The codes, and why these
 
 Typer command callbacks
     The functions registered as ``diagnostics ...`` commands (found by walking the Typer app of
-    ``diagnostics.cli``, so whatever the stages' command modules register) are checked too, under the name of the
+    ``diagnostics.cli``, so whatever its command modules register) are checked too, under the name of the
     module that defines them (private or not), with two differences. Their
     docstring is the command's ``--help`` text, printed whole by Click, so a numpy ``Parameters`` section would
     appear in every ``--help`` and repeat, in a second place that drifts, the help each option already has.
@@ -154,7 +154,7 @@ def public_objects() -> dict[str, object]:
         package = importlib.import_module(package_name)
         for name in package.__all__:
             _add(out, f"{package_name}.{name}", getattr(package, name))  # resolves lazily exported names
-    for callback in _command_callbacks():  # defined in the stages' private ``_cli`` modules
+    for callback in _command_callbacks():  # defined in the command modules of ``diagnostics.cli``
         _add(out, f"{callback.__module__}.{callback.__qualname__}", callback)
     return dict(sorted(out.items()))
 

@@ -40,6 +40,7 @@ _EXPORTS = {
     "encode_sentences": "_extract", "load_encoder": "_extract", "find_model_folder": "_extract", "pool": "_extract",
     "pair_vectors": "_extract",
     "cached_sentence_vectors": "_cache", "VectorCache": "_cache", "fingerprint": "_cache", "text_hash": "_cache",
+    "CACHE_DTYPES": "_cache",
     "resolve_models": "_discover", "discover_runs": "_discover",
     "probe_mdl": "_mdl", "mdl_layers": "_mdl", "online_codelength": "_mdl", "block_ends": "_mdl",
     "label_entropy_bits": "_mdl", "OnlineCode": "_mdl", "MDL_PORTIONS": "_mdl", "MDL_COLUMNS": "_mdl",

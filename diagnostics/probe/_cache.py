@@ -19,7 +19,8 @@ from diagnostics.core.io_utils import atomic_path, write_json_atomic
 from diagnostics.models import model_fingerprint
 
 CACHE_VERSION = 1
-_DTYPES = {"float16": np.float16, "float32": np.float32}
+#: Storage dtypes of the vector cache, by name.
+CACHE_DTYPES = {"float16": np.float16, "float32": np.float32}
 _FINGERPRINTS: dict[tuple, str] = {}
 
 
@@ -209,8 +210,8 @@ def cached_model_vectors(model_paths: dict, texts: list[str], cache_dir: str | P
 
     from ._extract import encode_models, find_model_folder, load_encoder
 
-    if dtype not in _DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}, found {dtype!r}")
+    if dtype not in CACHE_DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(CACHE_DTYPES)}, found {dtype!r}")
     precision = effective_precision(precision)
     folders = {label: find_model_folder(path) for label, path in model_paths.items()}
     store = VectorCache(cache_dir) if cache_dir is not None else None
@@ -232,7 +233,7 @@ def cached_model_vectors(model_paths: dict, texts: list[str], cache_dir: str | P
         computed = encode_models(encoders, texts, batch_size=batch_size, max_length=max_length, pooling=pooling,
                                  progress=progress, precision=precision)
         for label in misses:
-            found[label] = computed[label].astype(_DTYPES[dtype])
+            found[label] = computed[label].astype(CACHE_DTYPES[dtype])
             if store is not None:
                 store.put(keys[label], found[label],
                           {"model": str(folders[label]), "model_fingerprint": fingerprint(folders[label]),

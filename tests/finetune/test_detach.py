@@ -120,12 +120,12 @@ def test_wait_exits_1_when_a_run_is_not_done_and_ctrl_c_cancels_nothing(tmp_path
     assert result.returncode == 1, result.stderr
     assert "interrupted" in result.stdout and "1 ended" in result.stdout
 
-    from diagnostics.finetune import _detach
+    import diagnostics.finetune
 
     def ctrl_c(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_detach, "wait_detached", ctrl_c)
+    monkeypatch.setattr(diagnostics.finetune, "wait_detached", ctrl_c)  # the name `diagnostics sweep wait` calls
     result = invoke_cli("sweep", "wait", tmp_path / "runs")
     assert result.returncode == 130
     assert "nothing was cancelled, the jobs go on" in result.stderr

@@ -52,18 +52,14 @@ def evaluate(models: list[str] = typer.Argument(..., help="Sequence classifiers:
     the entailment classes; the prediction is entailment when it is at least 0.5. A run finished before with the
     same model, sets, label rule, length and precision is not evaluated again.
     """
-    from ..core.errors import UserInputError
-    from ..core.file_checks import check_output_path
-    from ..core.tables import write_table
-    from ..finetune import collect_predictions
-    from ._evaluate import evaluate_models
+    from diagnostics.core.file_checks import check_output_path
+    from diagnostics.core.tables import write_table
+    from diagnostics.evaluate import evaluate_models
+    from diagnostics.finetune import collect_predictions
 
-    seed_list = None
-    if seeds is not None:
-        try:
-            seed_list = [int(part) for part in seeds.split(",") if part.strip()]
-        except ValueError:
-            raise UserInputError(f"--seeds {seeds!r}: expected integers separated by commas (0,1,2)") from None
+    from ._options import int_list
+
+    seed_list = int_list(seeds, "--seeds")
     table = table if table is not None else out / experiment / "predictions.parquet"
     check_output_path(table, option="--table")
     result = evaluate_models(models, dataset, out=out, experiment=experiment, name=name, seeds=seed_list,
@@ -73,7 +69,7 @@ def evaluate(models: list[str] = typer.Argument(..., help="Sequence classifiers:
         typer.echo(f"{run.language}/{run.model}/seed={run.seed}: {run.state} ({run.rows} rows) {run.path}")
     rules = {}
     for path in result.runs["path"]:
-        from ._runs import stored_evaluation
+        from diagnostics.evaluate import stored_evaluation
 
         record = stored_evaluation(Path(path)) or {}
         rules.setdefault(record.get("model_given"), record.get("label_rule"))

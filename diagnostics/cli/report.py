@@ -21,7 +21,7 @@ def report(run_dir: Path = typer.Argument(..., help="Finished pipeline directory
     side by side: per category both settings' per-seed MCC, per example which seeds of A and of B are right
     (fixed by B, broken by B, unstable in either).
     """
-    from ._html import render_report
+    from diagnostics.report import render_report
 
     _check_inputs(run_dir)
     compare = _compare_options(run_dir, compare_a, compare_b)
@@ -37,16 +37,9 @@ def _text(selection: dict) -> str:
 
 def _selection(items: list[str], option: str) -> dict[str, str]:
     """``KEY=VALUE`` options as a dict (the value may hold ``=``)."""
-    from diagnostics.core.errors import UserInputError
-    from diagnostics.settings import split_pair
+    from ._options import key_values
 
-    out = {}
-    for item in items:
-        key, sep, value = split_pair(item)
-        if not sep or not key or not value.strip():
-            raise UserInputError(f"{option} {item!r}: expected KEY=VALUE, e.g. {option} experiment=base")
-        out[key] = value.strip()
-    return out
+    return key_values(items, option, f"KEY=VALUE, e.g. {option} experiment=base")
 
 
 def _compare_options(run_dir: Path, compare_a: list[str], compare_b: list[str]) -> tuple[dict, dict] | None:
@@ -54,8 +47,7 @@ def _compare_options(run_dir: Path, compare_a: list[str], compare_b: list[str]) 
     written; None without them."""
     from diagnostics.core.errors import UserInputError
     from diagnostics.explorer import PAYLOAD_NAME, read_payload
-
-    from ._explorer_compare import resolve_pair
+    from diagnostics.report import resolve_pair
 
     if not compare_a and not compare_b:
         return None
@@ -103,5 +95,11 @@ def _check_inputs(run_dir: Path) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``report`` command."""
+    """Attach the ``report`` command.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.command("report")(report)

@@ -1,4 +1,4 @@
-"""``diagnostics notebooks copy DEST``: editable copies of the analysis notebooks for an installed package.
+"""Editable copies of the analysis notebooks for an installed package (``diagnostics notebooks copy DEST``).
 
 An installed toolkit keeps its notebooks in its package data (``diagnostics/_resources/notebooks`` in
 site-packages), a folder that is not for editing. The copies (each a jupytext pair, ``.py`` and ``.ipynb``) find
@@ -11,12 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import typer
-
 from diagnostics.core.errors import UserInputError
 from diagnostics.core.resources import notebooks_dir, work_root
-
-app = typer.Typer(help="The analysis notebooks: editable copies.", no_args_is_help=True)
 
 _RUNS_LINE = re.compile(r"^runs_dir = None$", re.MULTILINE)
 _SCALE_LINE = re.compile(r"^scale = \"[a-z]+\"$", re.MULTILINE)
@@ -73,42 +69,3 @@ def copy_notebooks(dest: str | Path, runs_root: str | Path | None = None, *, sca
         jupytext.write(notebook, dest / f"{source.stem}.py", fmt="py:percent")
         jupytext.write(notebook, dest / f"{source.stem}.ipynb")
     return sorted(targets)
-
-
-@app.command("copy")
-def copy_command(dest: Path = typer.Argument(..., help="Folder for the copies (created)."),
-                 runs: Path = typer.Option(None, "--runs", help="Folder holding the run stores (<runs>/<scale>); "
-                                           "default: runs/ of the project root, or of the working directory "
-                                           "for an installed package."),
-                 scale: str = typer.Option(None, "--scale", help="The scale the copies read (tiny, demo, paper); "
-                                           "default: the notebooks' own, demo."),
-                 force: bool = typer.Option(False, "--force", help="Overwrite copies already in DEST.")) -> None:
-    """Write editable copies of the analysis notebooks (paired .py and .ipynb) into DEST.
-
-    Parameters
-    ----------
-    dest : Path
-        Folder for the copies.
-    runs : Path, optional
-        Folder holding the run stores.
-    scale : str, optional
-        The scale the copies read.
-    force : bool
-        Overwrite existing copies.
-    """
-    if scale is not None and scale not in ("tiny", "demo", "paper"):
-        raise UserInputError(f"--scale: expected tiny, demo or paper, found {scale!r}")
-    written = copy_notebooks(dest, runs, scale=scale, force=force)
-    typer.echo(f"{len(written) // 2} notebooks (paired .py and .ipynb) copied to {Path(dest).resolve()}; open them "
-               f"with `jupyter lab {Path(dest)}`")
-
-
-def register(root: typer.Typer) -> None:
-    """Add the ``notebooks`` command group to the main app.
-
-    Parameters
-    ----------
-    root : typer.Typer
-        The ``diagnostics`` app.
-    """
-    root.add_typer(app, name="notebooks")

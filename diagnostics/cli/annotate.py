@@ -26,21 +26,22 @@ def _user_error(err: Exception) -> Exception:
 def run(input: str = typer.Argument(..., help="Registered dataset name or a file (.jsonl/.tsv/.txt/.csv/.parquet)."),
         output: Path = typer.Argument(..., help="Output file: .jsonl, .parquet or .csv (by extension)."),
         lang: str = typer.Option(..., "--lang", help="Language code (en, ru, fr, de, sv) or a rules .yaml file."),
-        kind: str = typer.Option("auto", help="Input format: auto or rte, diagnostic, swediagnostics, glue-tsv, sick, mnli."),
+        kind: str = typer.Option("auto", help="Input format: auto or rte, diagnostic, swediagnostics, glue-tsv, "
+                                              "sick, mnli."),
         batch_size: int = typer.Option(64, help="Texts per nlp.pipe batch."),
-        presence: bool = typer.Option(False, help="Count a feature when either side shows it (ignore pair: differ/swap)."),
+        presence: bool = typer.Option(False, help="Count a feature when either side shows it (ignore pair: "
+                                                  "differ/swap)."),
         progress: bool = typer.Option(True, help="Show a progress bar.")) -> None:
     """Add auto_features, auto_coarse and feature_sides (premise/hypothesis/both) to every pair."""
+    from diagnostics.annotate import check_output, read_input, write_output
     from diagnostics.core.errors import UserInputError
-
-    from ._io import check_output, read_input, write_output
 
     check_output(output)  # before any work: a bad output name must not cost an annotation pass
     if batch_size < 1:
         raise UserInputError(f"--batch-size: expected an integer >= 1, found {batch_size}")
     try:
         frame = read_input(input, Path(lang).stem if lang.endswith((".yaml", ".yml")) else lang, kind)
-        from ._engine import annotate  # spaCy: only once the input is known to be readable
+        from diagnostics.annotate import annotate  # spaCy: only once the input is known to be readable
 
         annotated = annotate(frame, lang, batch_size=batch_size, progress=progress, presence=presence)
     except UserInputError:
@@ -53,7 +54,8 @@ def run(input: str = typer.Argument(..., help="Registered dataset name or a file
 
 
 @annotate_app.command("evaluate")
-def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRus), sv (SweDiagnostics); fr/de need --path."),
+def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRus), sv (SweDiagnostics); fr/de "
+                                                         "need --path."),
              path: Path = typer.Option(None, help="Diagnostic file in AX-b/LiDiRus JSONL format."),
              rules: Path = typer.Option(None, help="Rules file to use instead of annotators/<lang>.yaml."),
              presence: bool = typer.Option(False, help="Score the one-sentence reading (either side shows the "
@@ -61,16 +63,14 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
              output: Path = typer.Option(None, "--output", "-o", help="Write the table (.csv or .md) and its "
                                                                       "figure beside it (.png).")) -> None:
     """Per-feature precision, recall, F1 and support of the rules against gold diagnostic tags, with macro average."""
+    from diagnostics.annotate import check_output, evaluate as run_evaluation
     from diagnostics.core.errors import UserInputError
     from diagnostics.core.io_utils import atomic_path
     from diagnostics.core.tables import write_table_to
 
-    from ._evaluation import evaluate as run_evaluation
-    from ._io import check_output
-
     if output is not None:
         check_output(output, (".csv", ".md"))
-    from ._evaluation import DIAGNOSTIC_SETS
+    from diagnostics.annotate import DIAGNOSTIC_SETS
 
     if path is None and lang not in DIAGNOSTIC_SETS and not lang.endswith((".yaml", ".yml")):
         bundled = ", ".join(f"{k} ({v})" for k, v in DIAGNOSTIC_SETS.items())
@@ -100,9 +100,8 @@ def evaluate(lang: str = typer.Option(..., "--lang", help="en (AX-b), ru (LiDiRu
 @annotate_app.command("features")
 def features(lang: str = typer.Option(..., "--lang", help="Language code or rules .yaml file.")) -> None:
     """List the features the rules of a language detect."""
+    from diagnostics.annotate import supported_features
     from diagnostics.core.errors import UserInputError
-
-    from ._engine import supported_features
 
     try:
         typer.echo("\n".join(supported_features(lang)))
@@ -125,13 +124,11 @@ def agree(lang: str = typer.Option(..., "--lang", help="Language of the rules to
           progress: bool = typer.Option(True, help="Show progress bars.")) -> None:
     """Judge rules without gold tags: per feature, how the --lang rules' detections agree with the --reference
     rules' on parallel pairs (a set and its translation), with real precision where --lang has gold tags."""
+    from diagnostics.annotate import DIAGNOSTIC_SETS, agreement as run_agreement, diagnostic_set, tracking
     from diagnostics.core.errors import UserInputError
     from diagnostics.core.io_utils import atomic_path
     from diagnostics.core.tables import write_table_to
     from diagnostics.plots import agreement_figure, save
-
-    from ._agreement import agreement as run_agreement, tracking
-    from ._evaluation import DIAGNOSTIC_SETS, diagnostic_set
 
     for option, code, file in (("--path", lang, path), ("--reference-path", reference, reference_path)):
         if file is None and code not in DIAGNOSTIC_SETS:
@@ -164,7 +161,7 @@ def init(lang: str = typer.Argument(..., help="ISO 639 code of the new language,
          force: bool = typer.Option(False, "--force", help="Overwrite --out if it exists.")) -> None:
     """Start the rules of a new language: every feature of the bundled rules, the ones the backend finds without word
     lists active, the others commented out with an English example to translate."""
-    from ._template import TEMPLATE_FEATURES, write_template
+    from diagnostics.annotate import TEMPLATE_FEATURES, write_template
 
     path, chosen = write_template(lang, out, backend, force)
     active = sum(1 for line in path.read_text(encoding="utf-8").splitlines()
@@ -183,5 +180,11 @@ def _markdown(table) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``annotate`` command group."""
+    """Attach the ``annotate`` command group.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.add_typer(annotate_app, name="annotate")

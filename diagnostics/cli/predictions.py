@@ -11,31 +11,6 @@ predictions_app = typer.Typer(help="Bring your own predictions: import other too
                                    "/ parquet tables), or export the table to them.", no_args_is_help=True)
 
 
-def _pairs(items: list[str], option: str) -> dict[str, str]:
-    """``KEY=VALUE`` options as a dict (the value may hold ``=`` and commas)."""
-    from ..core.errors import UserInputError
-    from ..settings import split_pair
-
-    out = {}
-    for item in items:
-        key, sep, value = split_pair(item)
-        if not sep or not key or not value.strip():
-            raise UserInputError(f"{option} {item!r}: expected KEY=VALUE")
-        out[key] = value.strip()
-    return out
-
-
-def _ints(text: str | None, option: str) -> list[int] | None:
-    from ..core.errors import UserInputError
-
-    if text is None:
-        return None
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise UserInputError(f"{option} {text!r}: expected integers separated by commas (0,1,2)") from None
-
-
 def _separator(sep: str | None) -> str | None:
     if sep is None:
         return None
@@ -97,12 +72,13 @@ def import_files(
     and examples a run lacks are listed in the report (unmatched.csv, missing.csv) and refuse the import unless
     --allow-partial; files whose own gold labels differ from the dataset's are refused unless --trust-labels.
     """
-    from ..core.errors import UserInputError
-    from ..core.file_checks import check_output_path
-    from ..data import user_file_refs
-    from ..settings import split_pair
-    from ._exporters import TABLE_SUFFIXES, write_table
-    from ._importer import ImportRefusedError, import_with_report
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.core.file_checks import check_output_path
+    from diagnostics.data import user_file_refs
+    from diagnostics.predictions import TABLE_SUFFIXES, ImportRefusedError, import_with_report, write_table
+    from diagnostics.settings import split_pair
+
+    from ._options import int_list, key_values
 
     if out.suffix.lower() not in TABLE_SUFFIXES:
         raise UserInputError(f"--out {out}: expected a {', '.join(TABLE_SUFFIXES)} file name")
@@ -116,8 +92,8 @@ def import_files(
     try:
         result = import_with_report(
             files, name, dataset_file=user_file.path if user_file else None, fmt=fmt,
-            columns=_pairs(mapping, "--map"), label_map=label_map, sep=_separator(sep),
-            match=match, seeds=_ints(seeds, "--seeds"), pretrain_seeds=_ints(pretrain_seeds, "--pretrain-seeds"),
+            columns=key_values(mapping, "--map"), label_map=label_map, sep=_separator(sep),
+            match=match, seeds=int_list(seeds, "--seeds"), pretrain_seeds=int_list(pretrain_seeds, "--pretrain-seeds"),
             seed_pattern=seed_pattern, experiment=experiment, model=model, language=language, order=order,
             lm_eval_filter=lm_eval_filter, allow_partial=allow_partial, trust_labels=trust_labels)
     except ImportRefusedError as err:
@@ -145,12 +121,14 @@ def export_table(
         select: list[str] = typer.Option([], "--select", help="KEY=VALUE filter of the table's rows, repeatable "
                                                               "(one dataset is exported at a time).")) -> None:
     """Write a predictions table in another tool's format (the inverse of `diagnostics predictions import`)."""
-    from ..core.errors import UserInputError
-    from ..stats import read_predictions
-    from ._exporters import to_columns, to_lm_eval, to_trainer
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.predictions import to_columns, to_lm_eval, to_trainer
+    from diagnostics.stats import read_predictions
+
+    from ._options import key_values
 
     frame = read_predictions(table)
-    for key, value in _pairs(select, "--select").items():
+    for key, value in key_values(select, "--select").items():
         if key not in frame.columns:
             raise UserInputError(f"--select {key}={value}: no column {key!r}")
         frame = frame[frame[key].astype(str) == value]
@@ -219,11 +197,13 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
     """
     import warnings
 
-    from ..data import user_file_refs
-    from ..core.file_checks import check_output_path
-    from ..stats import ExampleSetWarning, read_predictions
-    from ..plots import write_comparison
-    from ._compare import compare_tables
+    from diagnostics.core.file_checks import check_output_path
+    from diagnostics.data import user_file_refs
+    from diagnostics.plots import write_comparison
+    from diagnostics.predictions import compare_tables
+    from diagnostics.stats import ExampleSetWarning, read_predictions
+
+    from ._options import key_values
 
     check_output_path(out, folder=True)
     datasets = user_file_refs(dataset, names=True)
@@ -235,7 +215,8 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
     names = None
     if name_a is not None or name_b is not None:
         names = (name_a or "A", name_b or "B")
-    result = compare_tables(a, b, select_a=_pairs(select_a, "--select-a"), select_b=_pairs(select_b, "--select-b"),
+    result = compare_tables(a, b, select_a=key_values(select_a, "--select-a"),
+                            select_b=key_values(select_b, "--select-b"),
                             metric=metric, by=by, n_boot=bootstrap, seed=seed, level=level, pairing=pairing,
                             alternative=alternative, adjust=adjust, alpha=alpha, names=names, datasets=datasets,
                             aso=aso, aso_tau=aso_tau)
@@ -245,10 +226,22 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``predictions`` command group (``import``, ``export``)."""
+    """Attach the ``predictions`` command group (``import``, ``export``).
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.add_typer(predictions_app, name="predictions")
 
 
 def register_compare(app: typer.Typer) -> None:
-    """Attach the top-level ``compare`` command."""
+    """Attach the top-level ``compare`` command.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.command("compare")(compare)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from ._kinds import KINDS
+from diagnostics.data import KINDS
 
 data_app = typer.Typer(help="Bundled datasets: list, inspect, validate files.", no_args_is_help=True)
 
@@ -14,7 +14,7 @@ data_app = typer.Typer(help="Bundled datasets: list, inspect, validate files.", 
 @data_app.command("list")
 def list_datasets() -> None:
     """List registered datasets with language, kind and splits."""
-    from ._registry import available
+    from diagnostics.data import available
 
     table = available()
     table["splits"] = table["splits"].map(lambda s: ",".join(s) or "(--path)")
@@ -23,12 +23,11 @@ def list_datasets() -> None:
 
 @data_app.command("show")
 def show(name: str = typer.Argument(..., help="Registered dataset name (see `diagnostics data list`)."),
-         path: Path = typer.Option(None, help="Read this file in the dataset's format instead of the bundled copy.")) -> None:
+         path: Path = typer.Option(None, help="Read this file in the dataset's format instead of the bundled "
+                                               "copy.")) -> None:
     """Show counts per split, label balance and rows per diagnostic category."""
     from diagnostics.core.errors import UserInputError
-
-    from ._registry import get_spec
-    from ._summary import summarise
+    from diagnostics.data import get_spec, summarise
 
     if path is None and get_spec(name).folder is None:  # the library's message names path=, the command --path
         raise UserInputError(f"dataset {name!r} is not bundled (no public copy is reachable offline): give your own "
@@ -42,8 +41,7 @@ def validate(path: Path = typer.Argument(..., help="File to check."),
              language: str = typer.Option("xx", help="Language code recorded for the rows.")) -> None:
     """Check a file strictly; exit 0 when valid, 2 with `file:line: expected ..., found ...` on stderr."""
     from diagnostics.core.errors import UserInputError
-
-    from ._registry import load
+    from diagnostics.data import load
 
     if kind not in KINDS:
         import difflib
@@ -65,5 +63,11 @@ def validate(path: Path = typer.Argument(..., help="File to check."),
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``data`` command group."""
+    """Attach the ``data`` command group.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.add_typer(data_app, name="data")

@@ -72,11 +72,7 @@ def run(model: list[str] = typer.Option(..., "--model", "-m",
     import warnings
 
     from diagnostics.core.errors import UserInputError
-
-    from ._discover import resolve_models
-    from ._gold import probe_gold_cv
-    from ._mdl import MDL_DATA, probe_mdl
-    from ._runner import probe_models
+    from diagnostics.probe import MDL_DATA, probe_gold_cv, probe_mdl, probe_models, resolve_models
 
     weight = _class_weight(class_weight)
     _check_options(lang=lang, tasks=tasks, selection=selection, dtype=dtype, precision=precision,
@@ -141,8 +137,7 @@ def _user_frames(lang: str, train: Path | None, test: Path | None, cache_dir: Pa
     training pairs labelled by the rule annotator as the bundled ones are, the diagnostic pairs with their gold
     tags."""
     from diagnostics.data import load
-
-    from ._tasks import annotate_frame
+    from diagnostics.probe import annotate_frame
 
     frames = {}
     if train is not None:
@@ -183,10 +178,7 @@ def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precisi
     from diagnostics.annotate import available_languages
     from diagnostics.core.errors import UserInputError
     from diagnostics.models import PRECISIONS
-
-    from ._cache import _DTYPES
-    from ._runner import SELECTIONS
-    from ._tasks import DIAGNOSTIC_SETS, PROBE_LABELS, TRAIN_SETS, parse_tasks
+    from diagnostics.probe import CACHE_DTYPES, DIAGNOSTIC_SETS, PROBE_LABELS, SELECTIONS, TRAIN_SETS, parse_tasks
 
     languages = available_languages()
     if lang not in languages:
@@ -208,8 +200,8 @@ def _check_options(*, lang: str, tasks: str, selection: str, dtype: str, precisi
         raise UserInputError(f"--tasks: {err.args[0] if err.args else err}") from None
     if selection not in SELECTIONS:
         raise UserInputError(f"--selection: expected {' or '.join(SELECTIONS)}, found {selection!r}")
-    if dtype not in _DTYPES:
-        raise UserInputError(f"--dtype: expected {' or '.join(_DTYPES)}, found {dtype!r}")
+    if dtype not in CACHE_DTYPES:
+        raise UserInputError(f"--dtype: expected {' or '.join(CACHE_DTYPES)}, found {dtype!r}")
     if precision not in PRECISIONS:
         raise UserInputError(f"--precision: expected {' or '.join(PRECISIONS)}, found {precision!r}")
     if probe_labels not in PROBE_LABELS:
@@ -233,12 +225,10 @@ def _check_folder(folder: Path, option: str) -> None:
 
 def _write_outputs(table, gold, lang: str, out: Path) -> list[str]:
     """Tables and one figure per metric under ``out``; the written file names."""
-    from diagnostics.plots import accuracy_by_layer
-
-    from ._runner import layer_summary
-
     from diagnostics.core.io_utils import atomic_path
     from diagnostics.core.tables import write_table
+    from diagnostics.plots import accuracy_by_layer
+    from diagnostics.probe import layer_summary
 
     out.mkdir(parents=True, exist_ok=True)
     written = [f"probe_{lang}.csv", f"probe_{lang}_summary.csv"]
@@ -270,8 +260,7 @@ def _write_mdl(codes, lang: str, out: Path) -> list[str]:
     from diagnostics.core.io_utils import atomic_path
     from diagnostics.core.tables import write_table
     from diagnostics.plots import mdl_by_layer
-
-    from ._runner import layer_summary
+    from diagnostics.probe import layer_summary
 
     write_table(codes, out / names[0])
     summary = pd.concat([layer_summary(codes, metric).assign(metric=metric)
@@ -284,5 +273,11 @@ def _write_mdl(codes, lang: str, out: Path) -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``probe`` command group to the main app."""
+    """Add the ``probe`` command group to the main app.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.add_typer(probe_app, name="probe")

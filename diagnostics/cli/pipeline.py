@@ -36,11 +36,7 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
     """
     from diagnostics.core.errors import USER_ERROR_EXIT, UserInputError
     from diagnostics.core.resources import default_runs_dir
-
-    from ._inputs import PipelineInputs, parse_data
-    from ._runner import PlanError, run_pipeline
-    from ._scale_plan import ScalePlan
-    from ._scales import SCALES
+    from diagnostics.pipeline import SCALES, PipelineInputs, PlanError, ScalePlan, parse_data, run_pipeline
 
     if scale not in SCALES:
         raise UserInputError(f"--scale: expected one of {', '.join(SCALES)}, found {scale!r}")
@@ -50,7 +46,7 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
             raise UserInputError(f"--set {item}: expected key=value, found no '='")
     given = PipelineInputs(parse_data(data), list(overrides))
     if dry_run:
-        from ._plan import make_plan
+        from diagnostics.pipeline import make_plan
 
         plan = make_plan(ScalePlan.resolve(scale, runs, given))  # a wrong setting: one error line, exit 2
         if as_json:

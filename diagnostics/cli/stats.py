@@ -52,11 +52,10 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
     """
     import warnings
 
-    from ..core.errors import UserInputError
-    from ..data import user_file_refs
-    from ._bootstrap import RESAMPLE
-    from ._report import write_report
-    from ._table import ExampleSetWarning, example_set_differences, read_predictions
+    from diagnostics.core.errors import UserInputError
+    from diagnostics.data import user_file_refs
+    from diagnostics.stats import (RESAMPLE, ExampleSetWarning, example_set_differences, read_predictions,
+                                   write_report)
 
     if by not in ("category", "coarse", "feature"):
         raise UserInputError(f"--by: expected category, coarse or feature, found {by!r}")
@@ -77,21 +76,16 @@ def stats(predictions: Path = typer.Argument(..., help="Predictions table (.parq
         else:
             warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     if by == "feature":
-        from ..evaluate import slice_by_feature
-        from ._report import write_feature_report
+        from diagnostics.evaluate import slice_by_feature
+        from diagnostics.stats import write_feature_report
 
-        from ..settings import split_pair
+        from ._options import key_values
 
-        splits = {}
-        for item in split:
-            key, sep, value = split_pair(item)
-            if not sep or not key or not value.strip():
-                raise UserInputError(f"--split {item!r}: expected NAME=SPLIT (rte=validation)")
-            splits[key] = value.strip()
+        splits = key_values(split, "--split", "NAME=SPLIT (rte=validation)")
         slices = slice_by_feature(table, datasets, cache_dir=cache if cache is not None else True,
                                   language=language, splits=splits, progress=progress)
         paths = write_feature_report(slices, out, source=predictions)
-        from ..plots import feature_slices_figure, save
+        from diagnostics.plots import feature_slices_figure, save
 
         paths["figure"] = save(feature_slices_figure(slices.table), out, "feature_slices")
         typer.echo(paths["summary"].read_text(encoding="utf-8"))
@@ -159,13 +153,12 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
     import json
     import warnings
 
-    from ..core.errors import UserInputError, one_line
-    from ..core.io_utils import output_folder
-    from ..core.tables import write_table_to
-    from ..data import user_file_refs
-    from ._planner import BY, EXAMPLES, SEED_SHAPES, plan_seeds
-    from ._report import markdown_table
-    from ._table import ExampleSetWarning, read_predictions
+    from diagnostics.core.errors import UserInputError, one_line
+    from diagnostics.core.io_utils import output_folder
+    from diagnostics.core.tables import write_table_to
+    from diagnostics.data import user_file_refs
+    from diagnostics.stats import (BY, EXAMPLES, SEED_SHAPES, ExampleSetWarning, markdown_table, plan_seeds,
+                                   read_predictions)
 
     if (half_width is None) == (delta is None):
         raise UserInputError("--half-width / --delta: give exactly one target (a CI half-width, or a difference to "
@@ -227,7 +220,7 @@ def plan(table: Path = typer.Argument(..., help="Pilot predictions table (.parqu
                     write_table_to(frame, tmp, "csv")
             with files.file("plan.json") as tmp:
                 tmp.write_text(json.dumps(target | {"source": str(table)}, indent=2) + "\n", encoding="utf-8")
-        from ..plots import save, seed_plan_figure
+        from diagnostics.plots import save, seed_plan_figure
 
         figure = save(seed_plan_figure(result.curve, target["target"]), out, "plan_curve")
         typer.echo("wrote " + ", ".join([*(str(files.path(name)) for name in PLAN_OUTPUTS), str(figure)]))
@@ -261,13 +254,19 @@ PLAN_OUTPUTS = ("plan_curve.csv", "plan_needed.csv", "plan_components.csv", "pla
 
 def _check_out_folder(out: Path) -> None:
     """Refuse an ``--out`` that is a file, lies under one, or sits where nothing can be written, before any work."""
-    from ..core.file_checks import check_output_path
+    from diagnostics.core.file_checks import check_output_path
 
     check_output_path(out, folder=True)
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the ``stats`` group: the report (its default command) and ``plan``."""
+    """Attach the ``stats`` group: the report (its default command) and ``plan``.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     group = typer.Typer(cls=_StatsGroup, help="Per-category MCC, seed stability and Multi-Bootstrap CIs of a "
                         "predictions table (diagnostics stats PREDICTIONS); how many seeds a study needs "
                         "(diagnostics stats plan TABLE).")

@@ -10,14 +10,20 @@ behave_app = typer.Typer(help="CheckList-style behavioural tests (MFT / INV / DI
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``behave`` command group to the main app."""
+    """Add the ``behave`` command group to the main app.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.add_typer(behave_app, name="behave")
 
 
 @behave_app.command("list")
 def list_tests(lang: str = typer.Option(None, "--lang", help="Only this language (default: all).")) -> None:
     """List the tests of each template file: id, type, capability."""
-    from ._templates import available_languages, load_templates
+    from diagnostics.behave import available_languages, load_templates
 
     for language in [lang] if lang else available_languages():
         spec = load_templates(language)
@@ -31,11 +37,9 @@ def generate(out: Path = typer.Argument(..., help="Suite file to write (jsonl)."
              seed: int = typer.Option(0, help="Generation seed (same seed -> identical suite)."),
              max_per_test: int = typer.Option(50, help="At most this many cases per test.")) -> None:
     """Generate a suite from the templates of one or more languages."""
+    from diagnostics.behave import generate_suite, save_suite
     from diagnostics.core.errors import UserInputError
     from diagnostics.core.io_utils import atomic_path
-
-    from ._generate import generate_suite
-    from ._suite import save_suite
 
     if max_per_test < 1:
         raise UserInputError(f"--max-per-test: expected a number >= 1, found {max_per_test}")
@@ -65,12 +69,10 @@ def run(suite: Path = typer.Argument(..., help="Suite file (jsonl) from `behave 
     Models are read from safetensors only; a folder holding only `pytorch_model.bin` is refused (convert it), and
     so is one without a trained classification head unless `--allow-untrained-head`.
     """
+    from diagnostics.behave import failure_rates, load_suite, run_sweep, summarise_across_seeds
     from diagnostics.core.errors import UserInputError
     from diagnostics.core.tables import write_table
     from diagnostics.models import PRECISIONS
-
-    from ._runner import failure_rates, run_sweep, summarise_across_seeds
-    from ._suite import load_suite
 
     if by not in ("test", "capability", "language"):
         raise UserInputError(f"--by: expected test, capability or language, found {by!r}")

@@ -1,13 +1,14 @@
 """The ``diagnostics`` command line: one Typer app, one sub-command group per stage.
 
-Each stage's private module ``diagnostics/<stage>/_cli.py`` exposes ``register(app)``; imports of heavy libraries
-(torch, spaCy) stay inside the command functions so that ``diagnostics --help`` is instant.
+The commands sit above every stage, in one module per command group (``diagnostics/cli/stats.py`` holds
+``diagnostics stats``, ``diagnostics/cli/sweep.py`` ``diagnostics sweep`` ...), each exposing ``register(app)``.
+They use the stages through their public names; imports of heavy libraries (torch, spaCy) stay inside the command
+functions so that ``diagnostics --help`` is instant.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 import sys
 import traceback
@@ -18,15 +19,17 @@ import typer
 from diagnostics.core.cli_help import plain_flags
 from diagnostics.core.errors import USER_ERROR_EXIT, is_user_error, one_line, show_tracebacks
 
+from . import (annotate, behave, data, evaluate, models, notebooks, pipeline, predictions, probe, report, settings,
+               stats, sweep)
+
 # Quiet per-load reports of transformers (set before it is imported; the user's own setting wins).
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 plain_flags()  # --help shows a flag without a <bool> type
+__all__ = ["app", "main"]
+
 app = typer.Typer(help="Multilingual NLI diagnostics and fine-tuning stability.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
-
-STAGES = ("data", "annotate", "models", "finetune", "stats", "predictions", "evaluate", "probe", "behave", "report",
-          "pipeline")
 
 
 def _reporting_user_errors(callback):
@@ -59,11 +62,11 @@ def _wrap_commands(group: typer.Typer) -> None:
             _wrap_commands(sub.typer_instance)
 
 
-for _stage in STAGES:
-    importlib.import_module(f"diagnostics.{_stage}._cli").register(app)
-importlib.import_module("diagnostics.predictions._cli").register_compare(app)  # the top-level `diagnostics compare`
-importlib.import_module("diagnostics.notebooks._cli").register(app)  # `diagnostics notebooks copy`
-importlib.import_module("diagnostics.settings._cli").register(app)  # `diagnostics settings sweep|scale`
+for _module in (data, annotate, models, sweep, stats, predictions, evaluate, probe, behave, report, pipeline):
+    _module.register(app)
+predictions.register_compare(app)  # the top-level `diagnostics compare`
+notebooks.register(app)  # `diagnostics notebooks copy`
+settings.register(app)  # `diagnostics settings sweep|scale`
 _wrap_commands(app)
 
 
@@ -74,7 +77,3 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
-
-
-if __name__ == "__main__":
-    main()

@@ -20,8 +20,7 @@ def prepare(cache: Path = typer.Option(None, help=_CACHE_HELP),
     import warnings
 
     from diagnostics.core.errors import UserInputError, is_user_error, one_line
-
-    from ._cache import CacheIntegrityWarning, prepare_embedded
+    from diagnostics.models import CacheIntegrityWarning, prepare_embedded
 
     start = time.perf_counter()
     try:
@@ -43,15 +42,13 @@ def info(name: str = typer.Argument(..., help="'embedded', a model folder, or a 
          cache: Path = typer.Option(None, help=_CACHE_HELP)) -> None:
     """Where a model resolves to (offline), its architecture and its fingerprint."""
     from diagnostics.core.errors import UserInputError
-
-    from ._fingerprint import model_fingerprint
-    from ._resolve import resolve_model
+    from diagnostics.models import MODEL_CONFIG, model_fingerprint, resolve_model
 
     ref = resolve_model(name, cache=cache, prepare=False)  # not available: one line, exit code 2
     try:
-        config = json.loads((ref.path / "config.json").read_text(encoding="utf-8"))
+        config = json.loads((ref.path / MODEL_CONFIG).read_text(encoding="utf-8"))
     except ValueError as err:
-        raise UserInputError(f"{ref.path / 'config.json'}: expected JSON, found {err}") from None
+        raise UserInputError(f"{ref.path / MODEL_CONFIG}: expected JSON, found {err}") from None
     keys = ("model_type", "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size",
             "vocab_size", "max_position_embeddings")
     typer.echo(f"name:        {ref.name}\nsource:      {ref.source}\npath:        {ref.path}")
@@ -89,9 +86,7 @@ def measure(name: str = typer.Argument(..., help="'embedded', a model folder (pr
     diagnostics.models._measure for exactly what is timed and counted.
     """
     from diagnostics.core.errors import UserInputError, one_line
-
-    from ._measure import measure_model, save_measurement
-    from ._resolve import resolve_model
+    from diagnostics.models import measure_model, resolve_model, save_measurement
 
     ref = resolve_model(name, cache=cache, prepare=False)  # not available: one line, exit code 2
     if threads is not None:
@@ -128,7 +123,9 @@ def measure(name: str = typer.Argument(..., help="'embedded', a model folder (pr
 
 
 @models_app.command("convert")
-def convert_command(folder: Path = typer.Argument(..., help="Model folder with pytorch_model.bin (or a sharded checkpoint)."),
+def convert_command(
+            folder: Path = typer.Argument(..., help="Model folder with pytorch_model.bin (or a sharded "
+                                                    "checkpoint)."),
             out: Path = typer.Option(None, "--out", "-o", help="Write the converted model here (config and "
                                                                "tokenizer copied); default: beside the pickle."),
             force: bool = typer.Option(False, "--force", help="Replace safetensors weights already there.")) -> None:
@@ -136,7 +133,7 @@ def convert_command(folder: Path = typer.Argument(..., help="Model folder with p
 
     The pickle is read with torch.load(weights_only=True): tensors only, so a file that would run code is refused.
     """
-    from ._pickled import convert_pickled, plan_conversion
+    from diagnostics.models import convert_pickled, plan_conversion
 
     plan = plan_conversion(folder, out, force=force)  # nothing usable: one line, exit code 2, before any reading
     typer.echo(f"converting {', '.join(map(str, plan.sources))} (pickle, read with torch.load(weights_only=True): "
@@ -146,5 +143,11 @@ def convert_command(folder: Path = typer.Argument(..., help="Model folder with p
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``models`` command group to the main app."""
+    """Add the ``models`` command group to the main app.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.add_typer(models_app, name="models")

@@ -36,14 +36,15 @@ def run_command(
     what was submitted is recorded in <output_dir>/<experiment>/.submitit/detached.json. The jobs run on their own:
     logging out or Ctrl-C cancels nothing.
     """
-    from ._config import load_config
+    from diagnostics.finetune import load_config
 
     cfg = load_config(config, overrides)
     given = {key: value for key, value in (("executor", executor), ("workers", workers)) if value is not None}
     if given:
         cfg = cfg.with_overrides(given)
     cfg.check_inputs()
-    from ._sweep import SettingsConflictError, run_states, settings_conflict  # imports torch: after the checks
+    # imports torch: after the checks
+    from diagnostics.finetune import SettingsConflictError, run_states, settings_conflict
 
     if dry_run:
         states = run_states(cfg)
@@ -59,7 +60,7 @@ def run_command(
     if detach:
         _detach(cfg)
         return
-    from ._sweep import PROBLEM_STATES, run_sweep
+    from diagnostics.finetune import PROBLEM_STATES, run_sweep
 
     results = run_sweep(cfg)
     typer.echo(results[["language", "model", "seed", "state"]].to_string(index=False))
@@ -72,8 +73,7 @@ def run_command(
 
 
 def _detach(cfg) -> None:
-    from ._detach import detached_lines
-    from ._sweep import submit_sweeps
+    from diagnostics.finetune import detached_lines, submit_sweeps
 
     record = submit_sweeps([cfg])
     if record is None:
@@ -112,7 +112,7 @@ def status_command(
     the finished runs listed were made by different commits. For a detached sweep (`sweep run --detach`) each run
     also shows its job and the scheduler's side: queued / training / ended, with the state SLURM reports.
     """
-    from ._detach import detached_status, find_detached
+    from diagnostics.finetune import detached_status, find_detached
 
     if not directory.exists():
         raise FileNotFoundError(2, "does not exist (expected a run store, experiment or run folder)", str(directory))
@@ -129,9 +129,8 @@ def status_command(
 def _plot_curves(directory: Path, path: Path | None) -> None:
     """Write the runs' validation curves as a PNG (never inside a run folder); exit 1 when no run has any yet."""
     from diagnostics.core.errors import UserInputError
+    from diagnostics.finetune import run_folder
     from diagnostics.plots import save, validation_curves
-
-    from ._store import run_folder
 
     if path is None:
         folder = run_folder(directory)
@@ -149,8 +148,7 @@ def _plot_curves(directory: Path, path: Path | None) -> None:
 def _show(table, record) -> None:
     """Print a status table, its counts, the commits notice and, for a detached sweep, its jobs' sides."""
     from diagnostics.core.version import mixed_commits_notice
-
-    from ._detach import describe_record
+    from diagnostics.finetune import describe_record
 
     shown = table.drop(columns=["path"])
     if record is None:
@@ -178,7 +176,7 @@ def wait_command(
     reason, for how long, an squeue that does not answer). Exits 0 when every run of the detached sweep is done, 1
     otherwise. Ctrl-C stops following and cancels nothing (the jobs go on).
     """
-    from ._detach import find_detached, wait_detached
+    from diagnostics.finetune import find_detached, wait_detached
 
     if not directory.exists():
         raise FileNotFoundError(2, "does not exist (expected a run store, experiment or run folder)", str(directory))

@@ -12,17 +12,32 @@ import textwrap
 import typer
 
 from diagnostics.core.errors import UserInputError
-
-from ._docs import describe_settings
-from ._fields import Settings, field_types
+from diagnostics.settings import Settings, describe_settings
+from diagnostics.settings._fields import field_types  # not exported yet: its docstring lacks a Parameters section
 
 #: What can be listed: the sweep config's keys and the pipeline scale's.
 LISTS = ("sweep", "scale")
 
 
 def settings_class(kind: str) -> type[Settings]:
-    """:class:`~diagnostics.finetune.SweepConfig` for ``sweep``, :class:`~diagnostics.pipeline.ScaleSpec` for
-    ``scale``; :class:`UserInputError` for another ``kind``."""
+    """Find the settings class that ``diagnostics settings KIND`` lists.
+
+    Parameters
+    ----------
+    kind : str
+        ``sweep`` or ``scale`` (:data:`LISTS`).
+
+    Returns
+    -------
+    type
+        :class:`~diagnostics.finetune.SweepConfig` for ``sweep``, :class:`~diagnostics.pipeline.ScaleSpec` for
+        ``scale``.
+
+    Raises
+    ------
+    UserInputError
+        For another ``kind``.
+    """
     if kind == "sweep":
         from diagnostics.finetune import SweepConfig
 
@@ -89,5 +104,11 @@ def settings(kind: str = typer.Argument(..., help="sweep (a sweep config's keys)
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``diagnostics settings`` to the main app."""
+    """Add ``diagnostics settings`` to the main app.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The ``diagnostics`` application.
+    """
     app.command("settings")(settings)
