@@ -98,7 +98,7 @@ def test_settings_command_lists_every_key_and_docs_settings_md_is_its_output():
     from typer.testing import CliRunner
 
     from diagnostics.cli import app
-    from diagnostics.settings._cli import settings_markdown
+    from diagnostics.cli.settings import settings_markdown
 
     result = CliRunner().invoke(app, ["settings", "sweep"])
     assert result.exit_code == 0, result.output
@@ -111,5 +111,5 @@ def test_settings_command_lists_every_key_and_docs_settings_md_is_its_output():
     assert result.exit_code == 2 and "error: settings: expected sweep or scale, found 'sweeps'" in result.output
     docs = ROOT / "docs" / "settings.md"
     assert docs.read_text(encoding="utf-8") == settings_markdown() + "\n", \
-        "docs/settings.md is stale: python -c 'from diagnostics.settings._cli import settings_markdown; " \
+        "docs/settings.md is stale: python -c 'from diagnostics.cli.settings import settings_markdown; " \
         "print(settings_markdown())' > docs/settings.md"
