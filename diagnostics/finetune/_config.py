@@ -269,7 +269,7 @@ class SweepConfig(Settings):
                            f"{recipe}), found {show(getattr(self, name))}")
                     for name, recipe in RECIPE_OPTIONS.items()
                     if recipe != self.recipe and getattr(self, name) != unset[name]]
-        problems += optimizer_problems(self.recipe, self.optimizer)
+        problems += _optimizer_problems(self.recipe, self.optimizer)
         if self.classifier_head == "jiant" and self.train_top_k_layers is not None:
             problems.append(("classifier_head", "expected transformers with train_top_k_layers (jiant's head belongs "
                                                 "to full fine-tuning, as jiant ran it), found 'jiant'"))
@@ -409,7 +409,7 @@ DERIVED_SETTINGS = fields_declaring(SweepConfig, "derived_from")
 RECIPE_OPTIONS = fields_declaring(SweepConfig, "recipe")
 
 
-def optimizer_problems(recipe: str, optimizer: str) -> list[tuple[str, str]]:
+def _optimizer_problems(recipe: str, optimizer: str) -> list[tuple[str, str]]:
     """Check that the optimizer is the one the recipe runs (:attr:`~._recipes.Recipe.optimizer`).
 
     Parameters
@@ -430,9 +430,9 @@ def optimizer_problems(recipe: str, optimizer: str) -> list[tuple[str, str]]:
     if optimizer == wanted:
         return []
     owners = [name for name in RECIPES if get_recipe(name).optimizer == optimizer]
-    if len(owners) == 1:  # the optimizer of one recipe only (bert_adam): its warm-up runs over that recipe's budget
-        return [("optimizer", f"expected {wanted} with recipe: {recipe} ({optimizer}'s warm-up is tied to the "
-                              f"{owners[0]} recipe's step budget; set recipe: {owners[0]}), found {optimizer!r}")]
+    if optimizer == "bert_adam" and owners:  # its own warm-up schedule runs over the budget its recipe computes
+        return [("optimizer", f"expected {wanted} with recipe: {recipe} (bert_adam's warm-up is tied to the "
+                              f"{owners[0]} recipe's step budget; set recipe: {owners[0]}), found 'bert_adam'")]
     return [("optimizer", f"expected {wanted} with recipe: {recipe} (the optimizer {recipe}'s recipe ran), "
                           f"found {optimizer!r}")]
 

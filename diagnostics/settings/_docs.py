@@ -1,7 +1,9 @@
-"""Settings described for people: every field of a settings class with its default, allowed values and help.
+"""Settings described for people: every field of a settings class with its default, allowed values, help and nature.
 
 The words are the fields' own (``setting(help=...)``), so ``diagnostics settings``, ``docs/settings.md`` and the
-classes' docstrings (whose ``Parameters`` section is written from the same help) say the same thing.
+classes' docstrings (whose ``Parameters`` section is written from the same help) say the same thing. What a field
+declares of its nature (out of the run hash, per run, one recipe's option ...) is said after its help, in words
+written here from the declaration.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ def describe_settings(settings_class: type) -> list[dict[str, str]]:
     -------
     list of dict
         One dict per field, in declaration order, with ``key``, ``type``, ``default`` (as a ``--set`` value
-        would spell it; empty when required), ``allowed`` (the choices, or what the check expects) and
-        ``help`` (one paragraph, Markdown).
+        would spell it; empty when required), ``allowed`` (the choices, or what the check expects), ``nature``
+        (what the field declares of its nature, in words; empty for a plain setting) and ``help`` (one
+        paragraph, Markdown, the nature said at its end in italics).
     """
     rows = []
     for item in dataclasses.fields(settings_class):
@@ -40,9 +43,29 @@ def describe_settings(settings_class: type) -> list[dict[str, str]]:
             default = ""
         allowed = " | ".join(map(str, meta.get("choices") or ())) or getattr(meta.get("check"), "words", "")
         kind = item.type if isinstance(item.type, str) else getattr(item.type, "__name__", str(item.type))
-        rows.append({"key": item.name, "type": kind, "default": default, "allowed": allowed,
-                     "help": _plain_markup(meta.get("help", ""))})
+        nature = _nature(meta)
+        help_ = _plain_markup(meta.get("help", ""))
+        if nature:
+            help_ = f"{help_} *{nature[0].upper()}{nature[1:]}.*"
+        rows.append({"key": item.name, "type": kind, "default": default, "allowed": allowed, "nature": nature,
+                     "help": help_})
     return rows
+
+
+def _nature(meta: Any) -> str:
+    """What a field's :func:`~diagnostics.settings.setting` declares of its nature, as words; empty for none."""
+    words = []
+    if not meta.get("in_run_hash", True):
+        words.append("not in the run hash")
+    if meta.get("hashed_when_set"):
+        words.append(f"in the run hash only when not `{spelled(meta.get('unset_value'))}`")
+    if meta.get("derived_from"):
+        words.append(f"derived from {', '.join(f'`{name}`' for name in sorted(meta['derived_from']))} when unset")
+    if meta.get("per_run"):
+        words.append("each run of a fused group keeps its own")
+    if meta.get("recipe"):
+        words.append(f"only with `recipe: {meta['recipe']}`")
+    return "; ".join(words)
 
 
 def spelled(value: Any) -> str:

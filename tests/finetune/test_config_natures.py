@@ -4,6 +4,9 @@ lists once written by hand, the run hash of stored runs is unchanged, and every 
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -100,3 +103,55 @@ def test_good_recipe_and_optimizer_pairs_pass():
     SweepConfig(recipe="jiant", optimizer="bert_adam", max_vals=3, classifier_head="transformers")
     SweepConfig(recipe="trainer", optimizer="adamw")
     SweepConfig(classifier_head="transformers", truncation="pair", val_schedule=None)
+
+
+# Settings no module but the one declaring them reads (none today): name -> why it still belongs in a config.
+READ_BY_THEIR_DECLARATION_ONLY: dict[str, str] = {}
+
+
+def _names_read(package: Path, skip: Path) -> set[str]:
+    """Every attribute read (``.name``) and every string constant (a key: ``"name"``) of the package's modules
+    but ``skip``, the module that declares the settings (its own checks of a setting are not a use of it)."""
+    names = set()
+    for path in package.rglob("*.py"):
+        if path == skip:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute):
+                names.add(node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.add(node.value)
+    return names
+
+
+def test_every_setting_is_read_by_some_code():
+    package = ROOT / "diagnostics"
+    read = _names_read(package, package / "finetune" / "_config.py")
+    assert "no_such_setting" not in read  # the check can fail
+    unread = [f.name for f in dataclasses.fields(SweepConfig)
+              if f.init and f.name not in read and f.name not in READ_BY_THEIR_DECLARATION_ONLY]
+    assert not unread, f"settings no code reads (use them, remove them, or say why in the allow-list): {unread}"
+
+
+def test_the_options_of_the_jiant_recipe_are_the_settings_added_with_it():
+    assert config_module.RECIPE_OPTIONS == {name: "jiant" for name in HASHED_WHEN_SET if name != "recipe"}
+
+
+def test_an_option_is_refused_under_the_recipes_it_does_not_belong_to(monkeypatch):
+    monkeypatch.setattr(config_module, "RECIPE_OPTIONS", {**config_module.RECIPE_OPTIONS, "length_bucketing": "epoch"})
+    assert SweepConfig(length_bucketing=True).length_bucketing  # its own recipe
+    with pytest.raises(ConfigError) as info:
+        SweepConfig(recipe="jiant", optimizer="bert_adam", length_bucketing=True)
+    assert info.value.problems == [("length_bucketing", "expected it unset with recipe: jiant (it sets the epoch "
+                                                        "recipe; add recipe: epoch), found true")]
+
+
+def test_the_optimizer_a_recipe_needs_is_the_one_its_recipe_object_runs(monkeypatch):
+    real = config_module.get_recipe
+    monkeypatch.setattr(config_module, "get_recipe", lambda name: dataclasses.replace(real(name), optimizer="bert_adam")
+                        if name == "trainer" else real(name))
+    assert SweepConfig(recipe="trainer", optimizer="bert_adam").optimizer == "bert_adam"
+    with pytest.raises(ConfigError) as info:
+        SweepConfig(recipe="trainer")
+    assert info.value.problems == [("optimizer", "expected bert_adam with recipe: trainer (the optimizer trainer's "
+                                                 "recipe ran), found 'adamw'")]
