@@ -71,7 +71,8 @@ class Recipe:
     plan : callable
         ``plan(config, model, train_size, steps) -> RunPlan`` for a run joining a group.
     optimizer : str
-        The engine's stacked optimizer: ``"adamw"`` or ``"bert_adam"``.
+        The optimizer the recipe runs: ``"adamw"`` or ``"bert_adam"``; a sweep config under this recipe must name
+        it in ``optimizer:``, which the engine reads.
     validation_limit : callable, optional
         ``validation_limit(config)``: how many validation pairs a check scores (``None``: all).
     """
