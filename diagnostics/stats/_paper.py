@@ -5,9 +5,11 @@ row per printed number, with its section, figure or table, experiment, language,
 it is and its kind:
 
 * ``value``: a measured number (an MCC, a σ, a correlation, a share). It is placed in our distribution
-  (:mod:`diagnostics.stats._paper_intervals`): a number printed for one seed against the prediction interval of one
-  new run of ours; a number about all seeds against the bootstrap interval of our statistic. The verdict is
-  ``inside`` or ``outside`` that interval, or ``no interval: <why>``;
+  (:mod:`diagnostics.stats._paper_intervals`), with an interval over our seeds (the examples are the study's, held
+  fixed): a number printed for one seed against the prediction interval of one new run of ours; a mean over seeds
+  against its t-interval, a σ against its chi-square interval, anything else about all seeds against its jackknife
+  t-interval. The verdict is ``inside`` or ``outside`` that interval, ``degenerate (...)`` when it has no width, or
+  ``no interval: <why>``;
 * ``claim``: a sentence that can be checked mechanically, as 1 (true) or 0 (false), e.g. "positive for every seed";
 * ``design``, ``setting``, ``count``: the study's design (sizes, shares), training settings and data counts.
   Claims and these are compared as printed: ours equals the paper's to the paper's last printed digit (0.42 stands
@@ -17,7 +19,9 @@ it is and its kind:
 whether the comparison means anything (:mod:`diagnostics.stats._paper_settings`): only runs of mBERT trained with
 the study's recipe, validation schedule and classifier head on the study's data, scored on the study's diagnostic
 sets (and probes with the study's feature list), are comparable. :func:`paper_verdict` says so in one line;
-:func:`paper_chance` says how often "outside" would fire by chance in this store.
+:func:`paper_chance` says how many numbers would be outside by chance in this store, with the spread of that count
+(:mod:`diagnostics.stats._paper_chance`). Each printed number is one row: the one number printed twice (Conditionals,
+en, seed 0, in §5.1 and §5.2) is the §5.1 row, whose note says where else it is printed.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from ._paper_draws import StoreDraws
-from ._paper_intervals import BOOTSTRAP_BOTH, BOOTSTRAP_SEEDS, PREDICTION, normal_chance_bootstrap, place
+from ._paper_chance import PAPER_SEEDS, count_summary, simulate_outside
+from ._paper_draws import StoreValues
+from ._paper_intervals import CHI_SQUARE, JACKKNIFE, PREDICTION, T_SEEDS, place
 from ._paper_settings import STUDY_DIAGNOSTICS, diagnostic_reason, probe_reason, run_settings, setting_reasons
 from ._paper_values import PROBE_STATISTICS, STATISTICS, NotComputed, NotRun, StoreView
 from ._scores import category_scores
@@ -50,6 +55,10 @@ ANSWER_COLUMNS = ["statistic", "paper", "ours", "interval_low", "interval_high",
 RESULT_COLUMNS = ANSWER_COLUMNS + ["section", "source", "experiment", "reference", "language", "category", "seed",
                                    "val_schedule", "kind", "model", "interval", "level", "n_seeds", "share_below",
                                    "share_above", "chance_outside", "as_printed", "sigma", "status", "note"]
+#: Interval kinds, in the order :func:`paper_chance` lists them.
+INTERVAL_KINDS = (PREDICTION, T_SEEDS, CHI_SQUARE, JACKKNIFE)
+#: Where :func:`against_paper` keeps the simulated outside flags (``frame.attrs``), for :func:`paper_chance`.
+NULL_ATTR = "null_outside"
 
 def _half_unit(text: str) -> float:
     """Half a unit of the last printed digit: ``"0.42"`` -> 0.005, ``"10"`` -> 0.5."""
@@ -137,16 +146,15 @@ def _schedule(view: StoreView, row, settings) -> str | None:
 def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None, *,
                   dataset: str | pd.DataFrame | Mapping | None = None,
                   study_diagnostics: Mapping[str, Iterable[str]] | None = None, validate: bool = True,
-                  ddof: int = 1, probes: pd.DataFrame | None = None, level: float = 0.95, n_boot: int = 1000,
-                  seed: int = 0, resample: str = "both") -> pd.DataFrame:
+                  ddof: int = 1, probes: pd.DataFrame | None = None, level: float = 0.95, n_sim: int = 1000,
+                  seed: int = 0) -> pd.DataFrame:
     """Put our value of every number the reference study prints beside the study's, placed in our distribution.
 
     Parameters
     ----------
     table : pandas.DataFrame
         The predictions table of a run store (:func:`diagnostics.finetune.collect_predictions`), or its
-        :func:`~diagnostics.stats.category_scores` (then the label shares of the data rows are not computed, and
-        the bootstrap resamples seeds only).
+        :func:`~diagnostics.stats.category_scores` (then the label shares of the data rows are not computed).
     configs : iterable of mapping, optional
         The recorded ``config.json`` of the store's runs, e.g.
         ``[run.config() for run in diagnostics.finetune.list_runs(runs_dir, state="done")]``: they say which
@@ -167,14 +175,11 @@ def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None,
         the run store's model when the table holds several, and ``feature_list``) for the §5.4 probing rows;
         without it those rows are ``not computed``.
     level : float
-        Level of every interval (prediction and bootstrap), in (0, 1).
-    n_boot : int
-        Bootstrap draws per setting.
+        Level of every interval, in (0, 1).
+    n_sim : int
+        Replications of the simulation of how many numbers lie outside by chance (:func:`paper_chance`).
     seed : int
-        Seed of the draws: the same seed gives the same result.
-    resample : {"both", "seeds", "examples"}
-        What the bootstrap resamples: seeds and the diagnostic's examples jointly (Multi-Bootstrap; needs the
-        predictions table, else seeds only), seeds only, or examples only.
+        Seed of that simulation: the same seed gives the same result (the intervals draw nothing).
 
     Returns
     -------
@@ -182,34 +187,43 @@ def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None,
         One row per paper number and model in the table, in the order of :func:`paper_numbers`, with the columns
         of :data:`RESULT_COLUMNS`. The answer first:
 
-        * ``statistic``, ``paper`` (the study's value), ``ours`` (a number printed for one seed: the mean of
-          our seeds' values; else our statistic);
-        * ``interval_low``, ``interval_high``: the prediction interval of one new run (numbers printed for one
-          seed) or the percentile bootstrap interval of our statistic (numbers about all seeds), at ``level``;
-        * ``verdict``: ``"inside"`` / ``"outside"`` that interval, or ``"no interval: <why>"`` (claims,
-          designs, settings and counts say whether ours agrees as printed; rows not run or not computed say why);
+        * ``statistic``, ``paper`` (the study's value), ``ours`` (a number printed for one run: the mean of our
+          runs' values; else our statistic);
+        * ``interval_low``, ``interval_high``: our interval over seeds at ``level``, the examples held fixed
+          (:mod:`~diagnostics.stats._paper_intervals`): the prediction interval of one new run (numbers printed for
+          one run), the t-interval of a mean, the chi-square interval of a σ, the jackknife t-interval of any other
+          statistic about all seeds. Floating-point noise (below 1e-12) reads as 0;
+        * ``verdict``: ``"inside"`` / ``"outside"`` that interval, ``"degenerate (all seeds equal)"`` when it has
+          no width, or ``"no interval: <why>"`` (claims, designs, settings and counts say whether ours agrees as
+          printed; rows not run or not computed say why);
         * ``comparable`` (NA unless compared), ``why_not_comparable`` (e.g. ``"embedded model, demo recipe"``;
           missing when comparable or not compared).
 
         Then the row's coordinates (``section, source, experiment, reference, language, category, seed``),
         ``val_schedule`` (the validation-schedule reading of the runs behind it, missing when not recorded),
-        ``kind``, ``model``, and the details: ``interval`` (``"prediction over seeds"``, ``"bootstrap over
-        seeds"``, ``"bootstrap over seeds and examples"``), ``level``, ``n_seeds`` (our seeds; the fewest of the
-        settings used), ``share_below`` / ``share_above`` (the share of our seeds below / above the paper's
-        single-run value), ``chance_outside`` (how often this row's verdict would be ``outside`` by chance, see
-        :func:`paper_chance`), ``as_printed`` (claims, designs, settings, counts: ours equals the paper's value
-        to its last printed digit), ``sigma`` (our σ over seeds of the row's category, averaged over languages
-        for ``all``), ``status`` (``compared``; ``not run``: the store lacks the experiment or language; ``not
-        computed``: the number is not about predictions; ``undefined``: e.g. a correlation of constant vectors)
-        and the paper's ``note``. Rows about the overall MCC use the mean of the run's per-category MCCs.
+        ``kind``, ``model``, and the details: ``interval`` (its kind: ``"prediction over seeds"``, ``"t over
+        seeds"``, ``"chi-square over seeds"``, ``"jackknife t over seeds"``), ``level``, ``n_seeds`` (our seeds; the
+        fewest of the settings used), ``share_below`` / ``share_above`` (the share of our runs below / above the
+        paper's single-run value), ``chance_outside`` (the share of the simulated replications in which this row
+        is outside, see :func:`paper_chance`), ``as_printed`` (claims, designs, settings, counts: ours equals the
+        paper's value to its last printed digit), ``sigma`` (our σ over seeds of the row's category, averaged over
+        languages for ``all``), ``status`` (``compared``; ``not run``: the store lacks the experiment or language;
+        ``not computed``: the number is not about predictions; ``undefined``: e.g. a correlation of constant
+        vectors) and the paper's ``note``. Rows about the overall MCC use the mean of the run's per-category MCCs.
+        ``frame.attrs["null_outside"]`` holds the simulated outside flags (replications x placed rows) that
+        :func:`paper_chance` sums.
 
     Raises
     ------
     ValueError
-        For a ``level`` outside (0, 1), ``n_boot < 2``, a negative ``seed`` or an unknown ``resample``.
+        For a ``level`` outside (0, 1), ``n_sim < 1`` or a negative ``seed``.
     """
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), found {level!r}")
+    if not isinstance(n_sim, (int, np.integer)) or n_sim < 1:
+        raise ValueError(f"n_sim must be an integer >= 1, found {n_sim!r}")
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, found {seed!r}")
     study = {**STUDY_DIAGNOSTICS, **{k: frozenset(v) for k, v in (study_diagnostics or {}).items()}}
     is_scores = {"level", "category", "mcc"} <= set(table.columns)
     predictions = None if is_scores else table
@@ -223,19 +237,36 @@ def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None,
                                   == predictions["language"].astype(str).map(datasets)]
     settings = run_settings(configs) if configs is not None else None
     paper = paper_numbers()
-    parts = []
-    options = {"dataset": dataset, "n_boot": n_boot, "seed": seed, "resample": resample}
-    for model, model_scores in scores.groupby("model", sort=True):
-        model_predictions = None if predictions is None else predictions[predictions["model"] == model]
-        view = StoreView(model_scores, model_predictions, settings, ddof, model=model,
-                         probes=_probes_of(probes, model))
-        draws = StoreDraws(model_scores, model_predictions, **options)
-        parts.append(_compare(view, draws, paper, datasets, study, settings, level).assign(model=model))
-    if not parts:
-        view = StoreView(scores, predictions, settings, ddof)
-        parts.append(_compare(view, StoreDraws(scores, predictions, **options), paper, datasets, study, settings,
-                              level).assign(model=None))
-    return pd.concat(parts, ignore_index=True)[RESULT_COLUMNS]
+    models = [(model, group) for model, group in scores.groupby("model", sort=True)] or [(None, scores)]
+    parts, flags = [], []
+    for number, (model, model_scores) in enumerate(models):
+        model_predictions = None if predictions is None or model is None else \
+            predictions[predictions["model"] == model]
+        view = StoreView(model_scores, model_predictions if model is not None else predictions, settings, ddof,
+                         model=model, probes=_probes_of(probes, model) if model is not None else probes)
+        store = StoreValues(model_scores)
+        part = _compare(view, store, paper, datasets, study, settings, level).assign(model=model)
+        outside = _chance(view, store, paper, part, level, n_sim, seed + number)
+        parts.append(part)
+        flags.append(outside)
+    frame = pd.concat(parts, ignore_index=True)[RESULT_COLUMNS]
+    offsets = np.cumsum([0] + [len(p) for p in parts[:-1]])
+    frame.attrs[NULL_ATTR] = pd.concat([f.rename(columns=lambda c, o=o: c + o) for f, o in zip(flags, offsets)],
+                                       axis=1)
+    return frame
+
+
+def _chance(view: StoreView, store: StoreValues, paper: pd.DataFrame, part: pd.DataFrame, level: float,
+            n_sim: int, seed: int) -> pd.DataFrame:
+    """Simulate the placed rows of one model under the null; set their ``chance_outside``; the flags, by row."""
+    placed = part.index[(part["status"] == "compared") & part["verdict"].isin(["inside", "outside"])]
+    n_paper = int(paper.loc[paper["statistic"] == "setting_n_seeds", "value"].iloc[0]) if \
+        (paper["statistic"] == "setting_n_seeds").any() else PAPER_SEEDS
+    rows = [next(paper.iloc[[i]].itertuples(index=False)) for i in placed]
+    outside = simulate_outside(view, store, rows, level, n_sim, seed, n_paper) if rows else \
+        np.zeros((n_sim, 0), dtype=bool)
+    part.loc[placed, "chance_outside"] = outside.mean(axis=0)
+    return pd.DataFrame(outside, columns=list(placed))
 
 
 def _probes_of(probes: pd.DataFrame | None, model: str) -> pd.DataFrame | None:
@@ -245,7 +276,7 @@ def _probes_of(probes: pd.DataFrame | None, model: str) -> pd.DataFrame | None:
     return probes[probes["run_model"] == model]
 
 
-def _compare(view: StoreView, draws: StoreDraws, paper: pd.DataFrame, datasets, study, settings,
+def _compare(view: StoreView, store: StoreValues, paper: pd.DataFrame, datasets, study, settings,
              level: float) -> pd.DataFrame:
     out = []
     for row in paper.itertuples(index=False):
@@ -261,7 +292,7 @@ def _compare(view: StoreView, draws: StoreDraws, paper: pd.DataFrame, datasets, 
                 found.update(ours=ours, status="undefined",
                              verdict="no interval: undefined in our runs (e.g. a correlation of constant vectors)")
             else:
-                found.update(place(view, draws, row, ours, level), comparable=not reasons,
+                found.update(place(view, store, row, ours, level), comparable=not reasons,
                              why_not_comparable=", ".join(reasons) or None)
         except NotRun as err:
             found.update(status="not run", verdict=f"no interval: not run here ({err})")
@@ -317,58 +348,58 @@ def _findings(compared: pd.DataFrame) -> str:
     placed = compared[compared["verdict"].isin(["inside", "outside"])]
     printed = compared[compared["as_printed"].notna()]
     level = float(compared["level"].iloc[0])
-    chance = paper_chance(compared)
-    expected = float(chance.loc[chance["interval"] == "all", "expected_outside"].iloc[0])
+    total = paper_chance(compared).iloc[-1]
+    if np.isfinite(total["range_90_low"]):
+        chance = (f"by chance about {total['expected_outside']:.1f}, 90% of chance replications "
+                  f"{int(total['range_90_low'])}–{int(total['range_90_high'])}")
+    else:
+        chance = f"by chance about {total['expected_outside']:.1f}"
     return (f"{int((placed['verdict'] == 'outside').sum())} of {len(placed)} lie outside our {level:.0%} interval "
-            f"(about {expected:.1f} expected by chance), {int((~printed['as_printed'].astype(bool)).sum())} of "
+            f"({chance}), {int((~printed['as_printed'].astype(bool)).sum())} of "
             f"{len(printed)} claims, designs, settings and counts differ from the printed value")
 
 
 def paper_chance(frame: pd.DataFrame) -> pd.DataFrame:
-    """How often "outside" fires by chance, per kind of interval, for the run store a comparison read.
+    """How many numbers would lie outside our intervals by chance, with the spread of that count, per interval kind.
 
-    "By chance" means: the paper's number comes from the same distribution as ours. For a prediction interval
-    (numbers printed for one seed) each of our seeds in turn plays the paper's run and the interval comes from
-    the other seeds (leave one seed out; needs three seeds). For a bootstrap interval (numbers about all seeds)
-    one bootstrap draw plays the paper's number and another our estimate, with our interval moved along
-    (:func:`~diagnostics.stats._paper_intervals.chance_bootstrap`): the paper's number has its own seed noise,
-    which our interval of our statistic does not hold, so this chance is larger than ``1 - level``.
+    "By chance" means: the paper's numbers come from the same distribution as ours (they differ by their seeds
+    only). :func:`against_paper` simulates that (:mod:`~diagnostics.stats._paper_chance`): replications of the study
+    and of our store drawn from a normal model of our runs (their mean and covariance across categories, so rows
+    about the same runs move together), each row's number placed in its interval, and the rows outside counted.
+    Rows are correlated, so the spread of the count is that of the simulation, not of a sum of independent rows.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        Output of :func:`against_paper` (or some of its rows).
+        Output of :func:`against_paper` (or some of its rows: the simulated flags travel in ``frame.attrs``).
 
     Returns
     -------
     pandas.DataFrame
-        One row per interval kind (``"prediction over seeds"``, ``"bootstrap over seeds"``, ``"bootstrap over
-        seeds and examples"``; those present) and a last row ``"all"``: ``numbers`` (compared rows with an
-        interval), ``outside`` (of those, with the verdict ``outside``), ``chance_outside`` (the mean of the
-        rows' chance of ``outside`` measured on this store; NaN where none could be measured),
-        ``measured_numbers`` (rows with a measured chance), ``normal_chance`` (the chance for a normal statistic:
-        ``1 - level`` for a prediction interval, ``2 (1 - Φ(z / √2))`` for a bootstrap interval, 0.166 at 95 %),
-        ``expected_outside`` (the sum of the rows' chances, the normal one where none was measured) and ``level``.
-        In the ``"all"`` row, ``chance_outside`` is ``expected_outside / numbers`` and ``normal_chance`` is NaN.
+        One row per interval kind (those present, in the order of :data:`INTERVAL_KINDS`) and a last row
+        ``"all"``: ``numbers`` (compared rows placed inside or outside an interval), ``outside`` (of those, outside),
+        ``chance_outside`` (the mean over those rows of their simulated chance of being outside),
+        ``expected_outside`` (the mean simulated count), ``range_90_low`` / ``range_90_high`` and
+        ``range_95_low`` / ``range_95_high`` (the ranges holding 90 % and 95 % of the simulated counts),
+        ``share_at_least`` (the share of replications with at least ``outside`` rows outside), ``n_sim`` and
+        ``level``. Without the simulated flags (a frame built by hand) the counts' spread is NaN and
+        ``expected_outside`` is the sum of the rows' ``chance_outside``.
     """
     placed = frame[(frame["status"] == "compared") & frame["verdict"].isin(["inside", "outside"])]
     level = float(placed["level"].iloc[0]) if len(placed) else float(frame["level"].iloc[0]) if len(frame) else 0.95
-    normal = {PREDICTION: 1 - level, BOOTSTRAP_SEEDS: normal_chance_bootstrap(level),
-              BOOTSTRAP_BOTH: normal_chance_bootstrap(level)}
+    flags = frame.attrs.get(NULL_ATTR)
     rows = []
-    for kind in (PREDICTION, BOOTSTRAP_SEEDS, BOOTSTRAP_BOTH):
-        part = placed[placed["interval"] == kind]
-        if part.empty:
-            continue
-        chance = part["chance_outside"]
-        rows.append({"interval": kind, "numbers": len(part), "outside": int((part["verdict"] == "outside").sum()),
-                     "chance_outside": chance.mean() if chance.notna().any() else float("nan"),
-                     "measured_numbers": int(chance.notna().sum()), "normal_chance": normal[kind],
-                     "expected_outside": float(chance.fillna(normal[kind]).sum()), "level": level})
-    numbers = sum(r["numbers"] for r in rows)
-    expected = float(sum(r["expected_outside"] for r in rows))
-    rows.append({"interval": "all", "numbers": numbers, "outside": sum(r["outside"] for r in rows),
-                 "chance_outside": expected / numbers if numbers else float("nan"),
-                 "measured_numbers": sum(r["measured_numbers"] for r in rows), "normal_chance": float("nan"),
-                 "expected_outside": expected, "level": level})
-    return pd.DataFrame(rows)
+    for kind in [k for k in INTERVAL_KINDS if (placed["interval"] == k).any()] + ["all"]:
+        part = placed if kind == "all" else placed[placed["interval"] == kind]
+        observed = int((part["verdict"] == "outside").sum())
+        row = {"interval": kind, "numbers": len(part), "outside": observed,
+               "chance_outside": part["chance_outside"].mean() if part["chance_outside"].notna().any() else np.nan}
+        if isinstance(flags, pd.DataFrame) and set(part.index) <= set(flags.columns):
+            row.update(count_summary(flags[list(part.index)].to_numpy(dtype=bool), observed))
+        else:
+            row.update({**count_summary(np.zeros((0, 0), dtype=bool), observed),
+                        "expected_outside": float(part["chance_outside"].sum())})
+        rows.append({**row, "level": level})
+    return pd.DataFrame(rows, columns=["interval", "numbers", "outside", "chance_outside", "expected_outside",
+                                       "range_90_low", "range_90_high", "range_95_low", "range_95_high",
+                                       "share_at_least", "n_sim", "level"])

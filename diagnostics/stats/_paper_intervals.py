@@ -1,28 +1,36 @@
-"""Where each number the study prints lies in our distribution, and how often "outside" happens by chance.
+"""Where each number the study prints lies in our distribution: an interval over our seeds, examples held fixed.
 
-No seed of ours is paired with a seed of the study: the random streams differ, so our seed k and the study's seed k
-share nothing but the number. Instead:
+The study's numbers and ours are computed on the same AX-b / LiDiRus examples, so resampling the examples would add
+a variance that does not separate the two numbers; only the seeds differ. Every interval is over our seeds, and
+each is built by a method that keeps its level with the few seeds a study has (3 to 10):
 
-* a **single-run** number (a value the study printed for one seed, e.g. "Conditionals, en, seed 0: 0.6") is placed
-  among all our seeds: the share of our seeds below and above it, and the prediction interval for one new run,
-  ``mean ± t(n-1, (1+level)/2) · s · sqrt(1 + 1/n)`` over our ``n`` seeds (sample sd ``s``). It covers a new run
-  with probability ``level`` exactly when a run's value is normal; the seeds' empirical quantiles could not reach
-  95 % with six seeds (their widest interval, [min, max], covers a new run with probability (n-1)/(n+1) = 71 %);
-* a number **about all seeds** (a seed mean, a correlation, a σ, a share, a relative change) gets a percentile
-  bootstrap interval of our statistic at ``level``: the statistic recomputed on each draw of
-  :class:`~diagnostics.stats._paper_draws.StoreDraws` (seeds resampled, and the examples too where the predictions
-  are at hand). The statistics mirror those of :mod:`diagnostics.stats._paper_values` on the draws; RS corr leaves
-  out a pair of slots that drew the same run (its correlation with itself says nothing about stability).
+* a **single-run** number (printed for one seed, e.g. "Conditionals, en, seed 0: 0.6") against the prediction
+  interval of one new run, ``mean ± t(n-1) · s · sqrt(1 + 1/n)`` over our ``n`` runs (:data:`PREDICTION`). No seed of
+  ours is paired with the study's seed of the same index (the random streams differ). A statistic of one run per
+  language (the cross-language correlation of Fig. 1) is computed for every combination of one run per language,
+  since nothing pairs runs of different languages either; the spread of a new combination then comes from the
+  crossed layout's mean squares (each language's run effect and their interaction) with Satterthwaite's degrees
+  of freedom;
+* a **mean** over seeds (:data:`T_SEEDS`) against the t-interval ``mean ± t(n-1) · s / sqrt(n)``; a mean over
+  languages of seed means against the Welch interval (Welch-Satterthwaite degrees of freedom). A percentile
+  bootstrap of a mean over six seeds is too narrow (its spread is ``sqrt((n-1)/n)`` of the standard error, and a
+  normal quantile stands for a t one), so it covers less than its level;
+* a **σ** over seeds (:data:`CHI_SQUARE`) against the chi-square interval for σ under normality,
+  ``[sqrt((n-1) s² / χ²(1-α/2, n-1)), sqrt((n-1) s² / χ²(α/2, n-1))]``: exact for normal runs at any ``n``. A
+  bootstrap σ over six resampled seeds is biased low (its expected variance is ``(n-1)/n · s²`` before ties, and a
+  draw of one seed six times has σ = 0), so its interval sits low. The study's σ ranges (smallest and largest σ over
+  languages) take each language's interval at the tail ``a`` that solves ``(1-a)^L - a^L = level`` for ``L``
+  languages and reduce the ends alike (min or max): exact when every language has the same σ and when their σ lie
+  far apart at ``L = 2``, conservative in between for more languages;
+* any other statistic about all seeds (RS corr, a relative change, a share of cells, a σ decrease, a correlation
+  of improvements) against the **jackknife** t-interval (:data:`JACKKNIFE`): each setting's seeds left out one at a
+  time, the variance ``Σ_settings (n-1)/n Σ_i (θ_(i) - θ_(·))²`` and Welch-Satterthwaite degrees of freedom. For a
+  mean it is the t (Welch) interval exactly; for a smooth statistic it is the t-interval of its linearisation.
 
-"inside" means the interval holds the paper's number, "outside" that it does not. How often "outside" fires when
-the paper's number comes from the same distribution as ours (:func:`chance_single_run`, :func:`chance_bootstrap`):
-
-* prediction interval: ``1 - level`` when a run's value is normal; measured on the store's own seeds by leaving one
-  seed out in turn (the left-out seed plays the paper's single run, the interval is built from the other seeds);
-* bootstrap interval: the interval is about our statistic only, while the paper's number carries its own seed
-  noise, so "outside" fires more often than ``1 - level``: about 17 % at 95 % for a normal statistic (both numbers
-  with the same spread). Measured from the draws themselves: a draw plays the paper's number, another draw plays
-  our estimate, and our interval moves with it (``[low, high] + draw - estimate``); the share of pairs outside.
+"inside" means the interval holds the paper's number, "outside" that it does not, and "degenerate (all seeds
+equal)" that the interval has no width (every seed gives the same value: there is no spread to place a number in).
+How often "outside" fires when the paper's numbers come from our distribution is simulated by
+:mod:`diagnostics.stats._paper_chance`.
 """
 
 from __future__ import annotations
@@ -30,23 +38,72 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
-from ._inference import _interval
-from ._paper_draws import SettingDraws, StoreDraws
-from ._paper_values import SEED_VALUES, NotRun, StoreView
+from ._paper_draws import leave_one_out
+from ._paper_samplers import NO_INTERVAL, RUN_VALUES, SAMPLERS, SIGMA_RANGES, RunValues, sigma_columns
+from ._paper_values import SEED_VALUES, StoreView
 
 #: Interval kinds (the ``interval`` column of :func:`~diagnostics.stats.against_paper`).
 PREDICTION = "prediction over seeds"
-BOOTSTRAP_SEEDS = "bootstrap over seeds"
-BOOTSTRAP_BOTH = "bootstrap over seeds and examples"
+T_SEEDS = "t over seeds"
+CHI_SQUARE = "chi-square over seeds"
+JACKKNIFE = "jackknife t over seeds"
+#: Statistics about all seeds whose interval is the t (Welch) interval of a mean.
+MEANS = frozenset({"mean_mcc"})
+#: Magnitudes below this are floating-point noise: they read as 0, and an interval this narrow has no width.
+NOISE = 1e-12
+DEGENERATE = "degenerate (all seeds equal)"
+#: The verdict of a jackknife interval without width.
+DEGENERATE_JACKKNIFE = "degenerate (leaving any one seed out changes nothing)"
+
+
+def _check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), found {level!r}")
+
+
+@functools.lru_cache(maxsize=512)
+def _t_quantile(q: float, df: float) -> float:
+    """Student's t quantile (cached: every row asks for the same few)."""
+    from scipy import stats
+
+    return float(stats.t.ppf(q, df))
+
+
+def _t(q: float, df: np.ndarray) -> np.ndarray:
+    df = np.asarray(df, dtype=np.float64)
+    if df.ndim == 0 or np.unique(df[np.isfinite(df)]).size <= 1:
+        finite = df[np.isfinite(df)]
+        value = _t_quantile(q, float(finite.flat[0])) if finite.size else float("nan")
+        return np.where(np.isfinite(df), value, np.nan)
+    from scipy import stats
+
+    return stats.t.ppf(q, df)
+
+
+def snap(values):
+    """Floating-point noise (magnitude below :data:`NOISE`) set to exactly 0; arrays and scalars alike."""
+    x = np.asarray(values, dtype=np.float64)
+    x = np.where(np.abs(x) < NOISE, 0.0, x)
+    return float(x) if x.ndim == 0 else x
+
+
+def _finite_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, sum of squared deviations and count of the finite values along the last axis."""
+    x = np.asarray(values, dtype=np.float64)
+    ok = np.isfinite(x)
+    n = ok.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(ok, x, 0.0).sum(axis=-1) / n
+        ss = (np.where(ok, x - mean[..., None], 0.0) ** 2).sum(axis=-1)
+    return mean, ss, n
 
 
 def prediction_interval(values, level: float = 0.95) -> tuple[float, float]:
-    """Prediction interval for one new run from our runs' values: mean ± t · s · sqrt(1 + 1/n).
+    """Prediction interval for one new run from our runs' values: mean ± t(n-1) · s · sqrt(1 + 1/n).
 
     Parameters
     ----------
@@ -60,280 +117,242 @@ def prediction_interval(values, level: float = 0.95) -> tuple[float, float]:
     (float, float)
         The low and high ends; NaN with fewer than two values.
     """
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), found {level!r}")
-    x = np.asarray(values, dtype=np.float64)
-    x = x[np.isfinite(x)]
-    if len(x) < 2:
-        return float("nan"), float("nan")
-    half = _t_quantile((1 + level) / 2, len(x) - 1) * x.std(ddof=1) * math.sqrt(1 + 1 / len(x))
-    return float(x.mean() - half), float(x.mean() + half)
+    _check_level(level)
+    low, high = prediction_bounds(np.asarray(values, dtype=np.float64)[None], None, level)
+    return float(low[0]), float(high[0])
 
 
-@functools.lru_cache(maxsize=256)
-def _t_quantile(q: float, df: int) -> float:
-    """Student's t quantile (cached: every row and every left-out seed asks for the same few)."""
+def prediction_bounds(values: np.ndarray, shape: tuple | None, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised prediction interval of one new value per row of ``values`` ``(n_draws, n_values)``.
+
+    ``shape``: None when each value is one run (``mean ± t(n-1) · s · sqrt(1 + 1/n)``); the runs per language when the
+    values are every combination of one run per language (C order), see :func:`_combination_bounds`.
+    """
+    if shape is not None and len(shape) > 1:
+        return _combination_bounds(values, shape, level)
+    mean, ss, n = _finite_rows(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = _t((1 + level) / 2, np.where(n >= 2, n - 1, np.nan)) * np.sqrt(ss / (n - 1) * (1 + 1 / n))
+    return mean - half, mean + half
+
+
+def _combination_bounds(values: np.ndarray, shape: tuple, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Prediction interval of a new combination of one run per language, from every combination of ours.
+
+    The values are a crossed layout without replication: each language's run adds a main effect, and what is left
+    is the interaction. With ``N`` combinations, ``n_l`` runs of language ``l``, main-effect mean squares ``MS_l``
+    (``E = N / n_l · σ_l² + σ_e²``) and the residual mean square ``MS_e`` (``E = σ_e²``), a new combination's
+    distance from our mean has variance ``Σ σ_l² (1 + 1/n_l) + σ_e² (1 + 1/N)``, estimated from the mean squares,
+    with Satterthwaite's degrees of freedom. Undefined values (a constant vector) leave the row without interval.
+    """
+    n_draws = values.shape[0]
+    x = values.reshape((n_draws,) + tuple(shape))
+    total = int(np.prod(shape))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grand = x.mean(axis=tuple(range(1, x.ndim)))
+        fitted = np.broadcast_to(grand.reshape((n_draws,) + (1,) * len(shape)), x.shape).copy()
+        terms = []
+        for axis, n in enumerate(shape, start=1):
+            others = tuple(a for a in range(1, x.ndim) if a != axis)
+            effect = x.mean(axis=others, keepdims=True) - grand.reshape((n_draws,) + (1,) * len(shape))
+            fitted = fitted + effect
+            ms = total / n * (effect.reshape(n_draws, -1) ** 2).sum(axis=1) / (n - 1)
+            terms.append((ms, n - 1, n / total * (1 + 1 / n)))
+        df_e = total - 1 - sum(n - 1 for n in shape)
+        ms_e = ((x - fitted).reshape(n_draws, -1) ** 2).sum(axis=1) / df_e
+        c_e = 1 + 1 / total - sum(c for _, _, c in terms)
+        variance = sum(c * ms for ms, _, c in terms) + c_e * ms_e
+        df = variance ** 2 / (sum((c * ms) ** 2 / d for ms, d, c in terms) + (c_e * ms_e) ** 2 / df_e)
+        half = _t((1 + level) / 2, df) * np.sqrt(np.maximum(variance, 0.0))
+    half = np.where(snap(variance) == 0, 0.0, half)
+    return grand - half, grand + half
+
+
+def t_interval(values, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The t confidence interval of a mean along the last axis: mean ± t(n-1) · s / sqrt(n).
+
+    Parameters
+    ----------
+    values : array_like, shape (..., n)
+        Runs along the last axis (NaN values left out).
+    level : float
+        Confidence level, in (0, 1).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Low and high ends, shape ``(...)``; NaN with fewer than two values. The same as
+        ``scipy.stats.t.interval(level, n - 1, mean, s / sqrt(n))``.
+    """
+    _check_level(level)
+    mean, ss, n = _finite_rows(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = _t((1 + level) / 2, np.where(n >= 2, n - 1, np.nan)) * np.sqrt(ss / (n - 1) / n)
+    return mean - half, mean + half
+
+
+def sigma_interval(values, level: float = 0.95, tail: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The chi-square confidence interval of σ under normality along the last axis.
+
+    ``[sqrt((n-1) s² / χ²(1 - a, n-1)), sqrt((n-1) s² / χ²(a, n-1))]`` with ``a = (1 - level) / 2``: exact for normal
+    runs at any ``n``, and not biased low as the bootstrap σ of a few seeds is. It is about σ itself, whatever
+    ``ddof`` the point estimate uses.
+
+    Parameters
+    ----------
+    values : array_like, shape (..., n)
+        Runs along the last axis (NaN values left out).
+    level : float
+        Confidence level, in (0, 1).
+    tail : float, optional
+        The probability in each tail, instead of ``(1 - level) / 2``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Low and high ends, shape ``(...)``; NaN with fewer than two values; ``[0, 0]`` when every run is equal.
+    """
     from scipy import stats
 
-    return float(stats.t.ppf(q, df))
-
-
-def chance_single_run(values, level: float = 0.95) -> float:
-    """Share of our runs outside the prediction interval built from the others (leave one seed out).
-
-    Each run in turn plays the paper's single run, and the interval of :func:`prediction_interval` comes from the
-    remaining runs: how often "outside" fires for a number drawn from our own distribution. NaN with fewer than
-    three finite values (the interval needs two).
-    """
-    x = np.asarray(values, dtype=np.float64)
-    x = x[np.isfinite(x)]
-    if len(x) < 3:
-        return float("nan")
-    misses = 0
-    for j in range(len(x)):
-        low, high = prediction_interval(np.delete(x, j), level)
-        misses += not low <= x[j] <= high
-    return misses / len(x)
-
-
-def chance_bootstrap(samples, estimate: float, low: float, high: float) -> float:
-    """Share of draw pairs (b, c) with draw c outside our interval moved to draw b: ``[low, high] + θ_b − θ̂``.
-
-    Draw ``c`` plays the paper's number (a statistic with its own seed noise) and draw ``b`` our estimate; the
-    percentile interval moves with the estimate. Over all ordered pairs of finite draws, by sorting (no loop over
-    pairs). NaN without two finite draws or without an interval.
-    """
-    x = np.sort(np.asarray(samples, dtype=np.float64))
-    x = x[np.isfinite(x)]
-    if len(x) < 2 or not all(np.isfinite([estimate, low, high])):
-        return float("nan")
-    below = np.searchsorted(x, low + x - estimate, side="left")
-    above = len(x) - np.searchsorted(x, high + x - estimate, side="right")
-    return float((below + above).sum() / (len(x) * len(x)))
-
-
-def normal_chance_bootstrap(level: float = 0.95) -> float:
-    """Chance of "outside" for a normal statistic when the paper's number has our spread: 2 (1 − Φ(z / √2)).
-
-    ``z`` is the normal quantile of ``(1 + level) / 2``; 0.166 at ``level=0.95``.
-    """
-    from scipy import stats
-
-    return float(2 * stats.norm.sf(stats.norm.ppf((1 + level) / 2) / math.sqrt(2)))
-
-
-# --- statistics of the draws ---------------------------------------------------------------------------------------
-
-def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r between the rows of ``x`` and ``y`` (n_boot, k): NaN where either row is constant."""
-    xc, yc = x - x.mean(axis=1, keepdims=True), y - y.mean(axis=1, keepdims=True)
+    _check_level(level)
+    a = (1 - level) / 2 if tail is None else tail
+    _, ss, n = _finite_rows(values)
+    df = np.where(n >= 2, n - 1, np.nan)
+    ss = snap(ss)
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = (xc * yc).sum(axis=1) / np.sqrt((xc ** 2).sum(axis=1) * (yc ** 2).sum(axis=1))
-    return np.clip(r, -1.0, 1.0)
+        return np.sqrt(ss / stats.chi2.ppf(1 - a, df)), np.sqrt(ss / stats.chi2.ppf(a, df))
 
 
-def _rs_corr(draws: SettingDraws) -> np.ndarray:
-    """Mean Pearson r over pairs of drawn runs per draw, leaving out pairs of the same run and constant vectors."""
-    v = draws.values - draws.values.mean(axis=2, keepdims=True)
-    norms = np.sqrt((v ** 2).sum(axis=2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.einsum("bic,bjc->bij", v, v) / (norms[:, :, None] * norms[:, None, :])
-    n = draws.n_seeds
-    upper = np.triu(np.ones((n, n), dtype=bool), 1)[None]
-    keep = upper & (draws.seed_idx[:, :, None] != draws.seed_idx[:, None, :]) & np.isfinite(r)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(keep, r, 0.0).sum(axis=(1, 2)) / keep.sum(axis=(1, 2))
+def range_tail(level: float, n_languages: int) -> float:
+    """The tail ``a`` of each language's σ interval for a smallest / largest σ over ``L`` languages.
+
+    Solves ``(1 - a)^L - a^L = level``: the coverage of ``[min low, min high]`` (or max) when every language has the
+    same σ. ``(1 - level) / 2`` for one or two languages.
+    """
+    from scipy import optimize
+
+    if n_languages <= 2:
+        return (1 - level) / 2
+    return float(optimize.brentq(lambda a: (1 - a) ** n_languages - a ** n_languages - level, 1e-12, 0.5))
 
 
-def _seed_mean(draws: SettingDraws, category: str) -> np.ndarray:
-    if category == "overall":
-        return draws.values.mean(axis=2).mean(axis=1)
-    column = draws.column(category)
-    if column is None:
-        raise NotRun(f"no {category} examples")
-    return column.mean(axis=1)
-
-
-def _sigma(column: np.ndarray, ddof: int) -> np.ndarray:
-    if column.shape[1] <= ddof:
-        return np.full(column.shape[0], np.nan)
-    return column.std(axis=1, ddof=ddof)
-
-
-def _languages(view: StoreView, experiment: str, language: str) -> list[str]:
-    return view.languages(experiment) if language == "all" else [language]
-
-
-def _nan_reduce(function, stacked: np.ndarray) -> np.ndarray:
-    """``function`` (nanmean, nanmin ...) over axis 0, NaN where a column has no finite value, without warnings."""
-    with warnings.catch_warnings():
+def _sigma_range_interval(draws, view: StoreView, row, level: float):
+    columns = sigma_columns(draws, view, row)
+    tail = range_tail(level, len(columns))
+    ends = np.array([sigma_interval(column, level, tail) for column in columns])  # (L, 2, n_draws)
+    reduce = np.nanmin if SIGMA_RANGES[row.statistic] == "min" else np.nanmax
+    with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return function(stacked, axis=0)
-
-
-def _mean_mcc(draws: StoreDraws, view: StoreView, row) -> np.ndarray:
-    experiment = view.one(row.experiment)
-    return _mean_over_languages(draws, view, experiment, row.language, row.category)
-
-
-def _mean_over_languages(draws, view, experiment, language, category) -> np.ndarray:
-    stratified = category != "overall"
-    return np.mean([_seed_mean(draws.get(experiment, lang, stratified), category)
-                    for lang in _languages(view, experiment, language)], axis=0)
-
-
-def _relative_change_mean_mcc(draws, view, row):
-    before = _mean_over_languages(draws, view, view.one(row.reference), "all", row.category)
-    after = _mean_over_languages(draws, view, view.one(row.experiment), "all", row.category)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(before != 0, after / before - 1, np.nan)
-
-
-def _sigma_range(which: str) -> Callable:
-    def sample(draws, view, row):
-        experiment = view.one(row.experiment)
-        stacked = []
-        for language in view.languages(experiment):
-            column = draws.get(experiment, language, stratified=True).column(row.category)
-            if column is not None:
-                stacked.append(_sigma(column, view.ddof))
-        if not stacked:
-            raise NotRun(f"no {row.category} examples")
-        return _nan_reduce(np.nanmin if which == "low" else np.nanmax, np.array(stacked))
-    return sample
-
-
-def _rs_by_language(draws: StoreDraws, view: StoreView, experiment: str) -> np.ndarray:
-    return np.array([_rs_corr(draws.get(experiment, lang)) for lang in view.languages(experiment)])
-
-
-def _rs_corr_range(draws, view, row):
-    stacked = _rs_by_language(draws, view, view.one(row.experiment))
-    return _nan_reduce(np.nanmax, stacked) - _nan_reduce(np.nanmin, stacked)
-
-
-def _mean_rs_corr(draws, view, row):
-    return _nan_reduce(np.nanmean, _rs_by_language(draws, view, view.one(row.experiment)))
-
-
-def _relative_change_mean_rs_corr(draws, view, row):
-    before = _nan_reduce(np.nanmean, _rs_by_language(draws, view, view.one(row.reference)))
-    after = _nan_reduce(np.nanmean, _rs_by_language(draws, view, view.one(row.experiment)))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(before != 0, after / before - 1, np.nan)
-
-
-def _paired_columns(draws: StoreDraws, view: StoreView, row, languages=None):
-    """Per language: the reference's and the experiment's per-run columns of their common categories."""
-    experiment, reference = view.one(row.experiment), view.one(row.reference)
-    if languages is None:
-        both = [lang for lang in view.languages(experiment) if lang in view.languages(reference)]
-        languages = both if row.language == "all" else [row.language]
-    out = {}
-    for language in languages:
-        a, b = draws.get(reference, language), draws.get(experiment, language)
-        common = [c for c in a.categories if c in b.categories]
-        out[language] = (common, a.values[:, :, [a.categories.index(c) for c in common]],
-                         b.values[:, :, [b.categories.index(c) for c in common]])
-    return out
-
-
-def _share_delta(what: str) -> Callable:
-    def sample(draws, view, row):
-        flags = []
-        for _, a, b in _paired_columns(draws, view, row).values():
-            if what == "mcc":
-                flags.append(b.mean(axis=1) - a.mean(axis=1) > 0.1)
-            else:
-                with np.errstate(invalid="ignore"):
-                    flags.append(_std(b, view.ddof) - _std(a, view.ddof) < -0.05)
-        return np.concatenate(flags, axis=1).mean(axis=1)
-    return sample
-
-
-def _std(values: np.ndarray, ddof: int) -> np.ndarray:
-    """σ over the seed slots (axis 1) of ``(n_boot, n_seeds, n_categories)``; NaN with too few seeds."""
-    if values.shape[1] <= ddof:
-        return np.full((values.shape[0], values.shape[2]), np.nan)
-    return values.std(axis=1, ddof=ddof)
-
-
-def _sigma_decrease(draws, view, row):
-    parts = [_std(a, view.ddof) - _std(b, view.ddof) for _, a, b in _paired_columns(draws, view, row).values()]
-    return _nan_reduce(np.nanmean, np.concatenate(parts, axis=1).T)
-
-
-def _improvement_corr(draws, view, row):
-    pairs = _paired_columns(draws, view, row, languages=["en", "ru"])
-    common = [c for c in pairs["en"][0] if c in pairs["ru"][0]]
-    deltas = []
-    for language in ("en", "ru"):
-        names, a, b = pairs[language]
-        index = [names.index(c) for c in common]
-        deltas.append(b.mean(axis=1)[:, index] - a.mean(axis=1)[:, index])
-    return _pearson(*deltas)
-
-
-def _cross_language_corr(draws, view, row):
-    experiment = view.one(row.experiment)
-    means = {lang: draws.get(experiment, lang) for lang in view.languages(experiment)}
-    languages, values = sorted(means), []
-    for i, la in enumerate(languages):
-        for lb in languages[i + 1:]:
-            common = [c for c in means[la].categories if c in means[lb].categories]
-            x = means[la].values.mean(axis=1)[:, [means[la].categories.index(c) for c in common]]
-            y = means[lb].values.mean(axis=1)[:, [means[lb].categories.index(c) for c in common]]
-            values.append(_pearson(x, y))
-    return _nan_reduce(np.nanmean, np.array(values))
-
-
-#: Statistic name -> function ``(StoreDraws, StoreView, row) -> samples (n_boot,)`` for numbers about all seeds.
-SAMPLERS: dict[str, Callable] = {
-    "mean_mcc": _mean_mcc, "relative_change_mean_mcc": _relative_change_mean_mcc,
-    "sigma_range_low": _sigma_range("low"), "sigma_range_high": _sigma_range("high"),
-    "rs_corr_range": _rs_corr_range, "mean_rs_corr": _mean_rs_corr,
-    "relative_change_mean_rs_corr": _relative_change_mean_rs_corr,
-    "share_delta_mcc_gt_0.1": _share_delta("mcc"), "share_delta_sigma_lt_-0.05": _share_delta("sigma"),
-    "sigma_decrease": _sigma_decrease, "improvement_corr": _improvement_corr,
-    "cross_language_corr": _cross_language_corr,
-}
-#: Statistics of measured values that get no interval, and why.
-NO_INTERVAL = {"probe_accuracy": "a probe is one fit per model and layer, nothing here to resample"}
+        low, high = reduce(ends[:, 0], axis=0), reduce(ends[:, 1], axis=0)
+    return low, high, min(column.shape[1] for column in columns)
 
 
 class _Recorder:
-    """Wraps :class:`StoreDraws` to note which settings a statistic used (their seeds, whether examples moved)."""
+    """Wraps a draws object to note which settings a statistic reads."""
 
-    def __init__(self, draws: StoreDraws):
+    def __init__(self, draws):
         self.draws, self.used = draws, []
 
-    def get(self, experiment: str, language: str, stratified: bool = False) -> SettingDraws:
-        found = self.draws.get(experiment, language, stratified)
-        self.used.append(found)
+    def get(self, experiment: str, language: str, stratified: bool = False):
+        found = self.draws.get(experiment, language)
+        if (experiment, language) not in self.used:
+            self.used.append((experiment, language))
         return found
 
 
-def bootstrap_samples(draws: StoreDraws, view: StoreView, row) -> tuple[np.ndarray, list[SettingDraws]]:
-    """Our statistic of one paper row on every draw, and the settings' draws it used.
+def statistic_draws(draws, view: StoreView, row) -> tuple[np.ndarray, list[tuple[str, str]]]:
+    """Our statistic of one paper row about all seeds on every draw, and the settings it read.
 
-    ``row`` is a row of :func:`~diagnostics.stats.paper_numbers` whose statistic is in :data:`SAMPLERS`. Raises
-    ``NotRun`` as the statistic itself does.
+    ``row`` is a row of :func:`~diagnostics.stats.paper_numbers` whose statistic is in
+    :data:`~diagnostics.stats._paper_samplers.SAMPLERS`. Raises ``NotRun`` as the statistic itself does.
     """
     recorder = _Recorder(draws)
     with np.errstate(all="ignore"):
-        samples = np.asarray(SAMPLERS[row.statistic](recorder, view, row), dtype=np.float64)
-    return samples, recorder.used
+        values = np.asarray(SAMPLERS[row.statistic](recorder, view, row), dtype=np.float64)
+    return values, recorder.used
 
 
-def place(view: StoreView, draws: StoreDraws, row, ours: float, level: float) -> dict:
-    """Place one paper number in our distribution: the interval, the verdict and the chance of "outside".
+def jackknife_interval(draws, view: StoreView, row, level: float):
+    """The jackknife t-interval of a statistic about all seeds, per draw: leave each setting's seeds out in turn.
+
+    Parameters
+    ----------
+    draws : StoreValues or Draws
+        The store (one draw) or simulated stores.
+    view : StoreView
+        The model's scores.
+    row : namedtuple
+        A paper row whose statistic is in :data:`~diagnostics.stats._paper_samplers.SAMPLERS`.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    (estimate, low, high, n_seeds)
+        Arrays ``(n_draws,)`` and the fewest seeds of a setting read. The variance is
+        ``Σ_k (n_k - 1)/n_k Σ_i (θ_(k,i) - θ_(k,·))²`` over the settings ``k`` read; the t quantile has the
+        Welch-Satterthwaite degrees of freedom ``(Σ v_k)² / Σ v_k² / (n_k - 1)``.
+    """
+    estimate, used = statistic_draws(draws, view, row)
+    parts, dfs = [], []
+    for key in used:
+        n = draws.get(*key).n_seeds
+        if n < 2:
+            nan = np.full_like(estimate, np.nan)
+            return estimate, nan, nan, n
+        replicates, _ = statistic_draws(leave_one_out(draws, used, key), view, row)
+        replicates = replicates.reshape(-1, n)
+        centred = replicates - replicates.mean(axis=1, keepdims=True)
+        part = snap((n - 1) / n * (centred ** 2).sum(axis=1))
+        parts.append(part)
+        dfs.append(n - 1)
+    variance = np.sum(parts, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = variance ** 2 / np.sum([p ** 2 / d for p, d in zip(parts, dfs)], axis=0)
+        half = _t((1 + level) / 2, df) * np.sqrt(variance)
+    half = np.where(variance == 0, 0.0, half)
+    return estimate, estimate - half, estimate + half, min(draws.get(*k).n_seeds for k in used)
+
+
+def row_interval(draws, view: StoreView, row, level: float, runs: RunValues | None = None) -> dict:
+    """The interval of one paper row on every draw of ``draws`` (the store itself, or simulated stores).
+
+    Returns a dict: ``interval`` (its kind), ``low``, ``high`` (arrays per draw), ``n_seeds`` and, for single-run rows,
+    ``runs`` (:class:`~diagnostics.stats._paper_samplers.RunValues`; given, they stand for the draws' own).
+    ``NotRun`` / ``LookupError`` as the
+    statistic raises them; ``KeyError`` for a statistic without an interval.
+    """
+    if row.statistic in RUN_VALUES and not pd.isna(row.seed):
+        runs = RUN_VALUES[row.statistic](draws, view, row) if runs is None else runs
+        low, high = prediction_bounds(runs.values, runs.shape, level)
+        return {"interval": PREDICTION, "low": low, "high": high, "n_seeds": runs.n_seeds, "runs": runs}
+    if row.statistic in SIGMA_RANGES:
+        low, high, n_seeds = _sigma_range_interval(draws, view, row, level)
+        return {"interval": CHI_SQUARE, "low": low, "high": high, "n_seeds": n_seeds}
+    if row.statistic not in SAMPLERS:
+        raise KeyError(row.statistic)
+    _, low, high, n_seeds = jackknife_interval(draws, view, row, level)
+    return {"interval": T_SEEDS if row.statistic in MEANS else JACKKNIFE, "low": low, "high": high,
+            "n_seeds": n_seeds}
+
+
+def verdict(value: float, low: float, high: float, interval: str | None = None) -> str:
+    """``inside`` / ``outside`` the interval, or why it has no width (:data:`DEGENERATE`,
+    :data:`DEGENERATE_JACKKNIFE`)."""
+    if high - low <= NOISE:
+        return DEGENERATE_JACKKNIFE if interval == JACKKNIFE else DEGENERATE
+    return "inside" if low <= value <= high else "outside"
+
+
+def place(view: StoreView, store, row, ours: float, level: float) -> dict:
+    """Place one paper number in our distribution: the interval over our seeds and the verdict.
 
     Parameters
     ----------
     view : StoreView
         The model's scores.
-    draws : StoreDraws
-        The model's bootstrap draws.
+    store : StoreValues
+        The model's runs as arrays.
     row : namedtuple
         A row of :func:`~diagnostics.stats.paper_numbers`.
     ours : float
@@ -344,50 +363,48 @@ def place(view: StoreView, draws: StoreDraws, row, ours: float, level: float) ->
     Returns
     -------
     dict
-        ``ours`` (a single-run row: our seed mean), ``interval_low``, ``interval_high``, ``verdict``, ``interval``
-        (:data:`PREDICTION`, :data:`BOOTSTRAP_SEEDS`, :data:`BOOTSTRAP_BOTH` or None), ``n_seeds``,
-        ``share_below``, ``share_above`` (single-run rows), ``chance_outside`` and ``as_printed`` (claims,
-        designs, settings, counts: ours equals the printed value to its last printed digit).
+        ``ours`` (a single-run row: the mean of our runs' values), ``interval_low``, ``interval_high`` (noise below
+        :data:`NOISE` read as 0), ``verdict``, ``interval`` (:data:`PREDICTION`, :data:`T_SEEDS`,
+        :data:`CHI_SQUARE`, :data:`JACKKNIFE` or None), ``n_seeds``, ``share_below``, ``share_above`` (single-run
+        rows) and ``as_printed`` (claims, designs, settings, counts: ours equals the printed value to its last
+        printed digit).
     """
     out = {"ours": ours, "interval_low": np.nan, "interval_high": np.nan, "interval": None, "n_seeds": pd.NA,
-           "share_below": np.nan, "share_above": np.nan, "chance_outside": np.nan, "as_printed": pd.NA}
+           "share_below": np.nan, "share_above": np.nan, "as_printed": pd.NA}
     if row.kind != "value":
-        same = bool(abs(ours - row.value) <= max(row.tolerance, 1e-12))
+        same = bool(abs(ours - row.value) <= max(row.tolerance, NOISE))
         out["as_printed"] = same
         if row.kind == "claim":
             return {**out, "verdict": f"no interval: a claim; ours {'agrees' if same else 'disagrees'}"}
         return {**out, "verdict": f"no interval: a {row.kind}; {'same as' if same else 'differs from'} printed"}
-    if row.statistic in SEED_VALUES and not pd.isna(row.seed):
-        return {**out, **_single_run(SEED_VALUES[row.statistic](view, row), row.value, level)}
-    if row.statistic not in SAMPLERS:
-        return {**out, "verdict": "no interval: " + NO_INTERVAL.get(row.statistic, "no resampling for it here")}
+    if row.statistic in NO_INTERVAL:
+        return {**out, "verdict": "no interval: " + NO_INTERVAL[row.statistic]}
+    runs = None
+    if row.statistic in SEED_VALUES and not pd.isna(row.seed):  # our runs' own values, as the view reads them
+        try:
+            values = np.asarray(SEED_VALUES[row.statistic](view, row), dtype=np.float64)
+        except LookupError as err:
+            return {**out, "verdict": f"no interval: {err}"}
+        runs = RunValues(values[None], int(np.isfinite(values).sum()), (len(values),))
     try:
-        samples, used = bootstrap_samples(draws, view, row)
+        with np.errstate(all="ignore"):
+            found = row_interval(store, view, row, level, runs)
+    except KeyError:
+        return {**out, "verdict": "no interval: no spread over seeds computed for it here"}
     except LookupError as err:  # a setting the point estimate did without (e.g. a category one language lacks)
         return {**out, "verdict": f"no interval: {err}"}
-    n_seeds = min(d.n_seeds for d in used)
-    out.update(n_seeds=n_seeds, interval=BOOTSTRAP_BOTH if all(d.examples for d in used) else BOOTSTRAP_SEEDS)
-    if n_seeds < 2:
+    out.update(interval=found["interval"], n_seeds=found["n_seeds"])
+    if "runs" in found:
+        x = found["runs"].values[0]
+        x = x[np.isfinite(x)]
+        if len(x):
+            out.update(ours=float(x.mean()), share_below=float((x < row.value).mean()),
+                       share_above=float((x > row.value).mean()))
+    if found["n_seeds"] < 2:
         return {**out, "verdict": "no interval: needs two of our seeds per setting"}
-    if not np.isfinite(samples).any():
-        return {**out, "verdict": "no interval: undefined on every draw"}
-    low, high = (float(v[0]) for v in _interval(samples[:, None], level))
-    return {**out, "interval_low": low, "interval_high": high, "verdict": _inside(row.value, low, high),
-            "chance_outside": chance_bootstrap(samples, ours, low, high)}
-
-
-def _inside(value: float, low: float, high: float) -> str:
-    return "inside" if low <= value <= high else "outside"
-
-
-def _single_run(values: np.ndarray, paper: float, level: float) -> dict:
-    x = np.asarray(values, dtype=np.float64)
-    x = x[np.isfinite(x)]
-    out = {"interval": PREDICTION, "n_seeds": len(x), "ours": float(x.mean()) if len(x) else float("nan")}
-    if len(x):
-        out.update(share_below=float((x < paper).mean()), share_above=float((x > paper).mean()))
-    if len(x) < 2:
-        return {**out, "verdict": "no interval: needs two of our seeds"}
-    low, high = prediction_interval(x, level)
-    return {**out, "interval_low": low, "interval_high": high, "verdict": _inside(paper, low, high),
-            "chance_outside": chance_single_run(x, level)}
+    low, high = float(found["low"][0]), float(found["high"][0])
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return {**out, "verdict": "no interval: undefined on our seeds (e.g. a σ with a seed left out)"}
+    low, high = snap(low), snap(high)
+    return {**out, "interval_low": low, "interval_high": high,
+            "verdict": verdict(row.value, low, high, found["interval"])}

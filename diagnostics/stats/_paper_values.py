@@ -10,7 +10,9 @@ something other than predictions and probes: annotation, hardware).
 A number the study printed for one seed is a draw from its distribution of runs; our seed with the same index
 is not its counterpart (the random streams differ). Its statistics (:data:`SEED_VALUES`) give our value in each
 of our runs, and "ours" is their mean; :mod:`diagnostics.stats._paper_intervals` places the study's number
-among them.
+among them. A number of one run per language (the cross-language correlation of Fig. 1) is computed for every
+combination of one of our runs per language: the study's design pairs no run of one language with a run of another
+(each language is trained on its own data), so runs with the same seed index are no more a pair than any other.
 """
 
 from __future__ import annotations
@@ -196,31 +198,22 @@ def _scores_of(view: StoreView, *experiments: str) -> pd.DataFrame:
     return view.scores[view.scores["experiment"].isin(experiments)]
 
 
-def _cross_language_per_seed(view, row) -> np.ndarray:
-    """The mean cross-language correlation of one run per language, for each seed run in every language."""
-    experiment = view.one(row.experiment)
-    languages = view.languages(experiment)
-    if len(languages) < 2:
-        raise NotRun("needs at least two languages")
-    scores = _scores_of(view, experiment)
-    seeds = sorted(set.intersection(*(set(scores.loc[scores["language"] == lang, "seed"]) for lang in languages)))
-    if not seeds:
-        raise NotRun("no seed was run in every language")
-    key = ("cross_language_per_seed", experiment)
-    if key not in view.cache:
-        view.cache[key] = np.array([mean_cross_language_corr(scores, basis="one_run", seed=int(s))["mean_r"].iloc[0]
-                                    for s in seeds], dtype=np.float64)
-    return view.cache[key]
-
-
 def _cross_language_corr(view, row):
-    if not pd.isna(row.seed):  # one run per language: our mean over seeds of that statistic
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return float(np.nanmean(_cross_language_per_seed(view, row))), float("nan")
     experiment = view.one(row.experiment)
     if len(view.languages(experiment)) < 2:
         raise NotRun("needs at least two languages")
+    if not pd.isna(row.seed):
+        # one run per language (Fig. 1): nothing pairs runs of different languages, so every combination of one run
+        # per language is such a number, and ours is their mean (imported here: the draws' module imports this one)
+        from ._paper_draws import StoreValues
+        from ._paper_samplers import RUN_VALUES
+
+        key = ("cross_language_runs", experiment)
+        if key not in view.cache:
+            view.cache[key] = RUN_VALUES["cross_language_corr"](StoreValues(view.scores), view, row).values[0]
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return float(np.nanmean(view.cache[key])), float("nan")
     table = mean_cross_language_corr(_scores_of(view, experiment), basis="seed_mean")
     return float(table["mean_r"].iloc[0]), float("nan")
 
@@ -529,7 +522,7 @@ PROBE_STATISTICS = frozenset({"design_probe_tasks", "design_probed_finetuned_mod
                               "best_in_lower_layers", "near_or_below_chance", "finetuning_helps_probe"})
 
 #: Statistics printed for single runs -> function ``(StoreView, row) -> our value in each of our runs``.
-SEED_VALUES: dict[str, Callable] = {"mcc": _mcc_per_seed, "cross_language_corr": _cross_language_per_seed}
+SEED_VALUES: dict[str, Callable] = {"mcc": _mcc_per_seed}
 
 #: Statistic name (``paper_numbers.csv``) -> function ``(StoreView, row) -> (ours, sigma)``.
 STATISTICS: dict[str, Callable] = {

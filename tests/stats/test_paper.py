@@ -27,7 +27,7 @@ from _paths import ROOT
 
 #: Rows per section, counted by hand in the study's text (reference/paper-numbers.md): one row per printed number,
 #: per seed of a value printed for several seeds, per category of a claim, and per end of a σ range.
-SECTION_COUNTS = {"§4": 7, "§5.1": 28, "§5.2": 64, "§5.3": 39, "§5.4": 20, "§5.4 probing": 8, "data": 10}
+SECTION_COUNTS = {"§4": 7, "§5.1": 28, "§5.2": 62, "§5.3": 39, "§5.4": 20, "§5.4 probing": 8, "data": 10}
 
 
 # --- the data file -------------------------------------------------------------------------------------------------
@@ -97,7 +97,7 @@ def _sklearn_mcc(predictions, language, seed, category):
 def _row(frame, statistic, language, category, seed=None):
     chosen = (frame["statistic"] == statistic) & (frame["language"] == language) & (frame["category"] == category)
     chosen &= frame["seed"].isna() if seed is None else (frame["seed"] == seed)
-    return frame[chosen].iloc[0]  # Conditionals en seed 0 is printed in §5.1 and §5.2
+    return frame[chosen].iloc[0]
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def scores(predictions):
 
 @pytest.fixture(scope="module")
 def compared(predictions):
-    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, n_boot=200)
+    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, n_sim=200)
 
 
 def test_our_values_are_sklearn_mccs(predictions, compared):
@@ -145,8 +145,8 @@ def test_claims_and_ranges(predictions, compared):
     assert _row(compared, "sigma_range_low", "all", "Datives")["ours"] == pytest.approx(min(sigmas.values()))
     high = _row(compared, "sigma_range_high", "all", "Datives")
     assert high["ours"] == pytest.approx(max(sigmas.values()))
-    assert high["interval"] == "bootstrap over seeds and examples" and high["verdict"] in ("inside", "outside")
-    assert high["interval_low"] < high["interval_high"] and 0 < high["chance_outside"] < 1
+    assert high["interval"] == "chi-square over seeds" and high["verdict"] in ("inside", "outside")
+    assert high["interval_low"] < high["ours"] < high["interval_high"] and 0 < high["chance_outside"] < 1
 
 
 def test_data_rows_count_the_public_sets(compared):
@@ -168,12 +168,14 @@ def test_rows_the_store_cannot_give(compared, scores):
     not_compared = compared[compared["status"] != "compared"]
     assert not_compared["comparable"].isna().all() and not_compared["why_not_comparable"].isna().all()
     assert not_compared["interval_low"].isna().all()
-    # from scores instead of predictions: the label shares need the predictions, the bootstrap resamples seeds only
-    from_scores = against_paper(scores, n_boot=200)
+    # from scores instead of predictions: the label shares need the predictions; the intervals are the same
+    from_scores = against_paper(scores, n_sim=200)
     assert _row(from_scores, "entailment_share", "en", "overall")["status"] == "not computed"
     assert _row(from_scores, "mcc", "en", "Conditionals", 0)["ours"] == \
         _row(compared, "mcc", "en", "Conditionals", 0)["ours"]
-    assert _row(from_scores, "sigma_range_low", "all", "Datives")["interval"] == "bootstrap over seeds"
+    low = ["interval_low", "interval_high", "verdict"]  # examples are fixed: the scores give the same intervals
+    assert _row(from_scores, "sigma_range_low", "all", "Datives")[low].tolist() == \
+        _row(compared, "sigma_range_low", "all", "Datives")[low].tolist()
 
 
 def _probe_rows(language, model, seed, task, best_layer, best, majority=0.6):
@@ -191,7 +193,7 @@ def test_probing_rows_from_a_probe_table(scores):
                                 0.65 if seed is None else tuned_ls, majority=0.64)
             rows += _probe_rows(language, model, seed, "predicate_argument_structure", 11, 0.75)  # 0.15 over chance
     probes = pd.DataFrame(rows).assign(feature_list=STUDY_FEATURE_LIST)
-    compared = against_paper(scores, probes=probes, n_boot=50)
+    compared = against_paper(scores, probes=probes, n_sim=50)
     probing = compared[compared["section"] == "§5.4 probing"]
     assert (probing["status"] == "compared").all()
     ours = {(r.statistic, r.language, r.category): r.ours for r in probing.itertuples()}
@@ -215,7 +217,7 @@ def test_probing_rows_from_a_probe_table(scores):
     accuracy = _row(probing, "probe_accuracy", "all", "overall")
     assert accuracy["verdict"].startswith("no interval: a probe is one fit") and pd.isna(accuracy["interval_low"])
     # a probe table of another model of the store gives this one no probing row
-    other = against_paper(scores, probes=probes.assign(run_model="another"), n_boot=50)
+    other = against_paper(scores, probes=probes.assign(run_model="another"), n_sim=50)
     assert (other.loc[other["section"] == "§5.4 probing", "status"] == "not computed").all()
 
 
@@ -256,7 +258,7 @@ def _mbert_store(tmp_path, table, recorded=STUDY_RUN):
 def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, scores):
     table = scores.assign(model="embedded")
     configs = _store(tmp_path, table, "embedded", batch_size=16, lr=1e-4, train_top_k_layers=2)
-    result = against_paper(table, configs, n_boot=50)
+    result = against_paper(table, configs, n_sim=50)
     reasons = "embedded model, demo recipe, classifier head not recorded"  # no jiant schedule to read
     assert paper_verdict(result) == f"not comparable: {reasons}"
     compared = result[result["status"] == "compared"]
@@ -267,7 +269,7 @@ def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, scores)
 
 def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, scores):
     table, configs = _mbert_store(tmp_path, scores)
-    result = against_paper(table, configs, n_boot=50)
+    result = against_paper(table, configs, n_sim=50)
     compared = result[result["status"] == "compared"]
     assert compared["comparable"].all() and compared["why_not_comparable"].isna().all()
     verdict = paper_verdict(result)
@@ -288,7 +290,7 @@ def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, scores):
 ])
 def test_schedule_and_head_must_be_the_study_s(tmp_path, scores, recorded, reasons):
     table, configs = _mbert_store(tmp_path, scores, recorded)
-    result = against_paper(table, configs, n_boot=20)
+    result = against_paper(table, configs, n_sim=20)
     assert paper_verdict(result) == f"not comparable: {reasons}"
     compared = result[result["status"] == "compared"]
     assert (compared["why_not_comparable"] == reasons).all()
@@ -316,7 +318,7 @@ def _probe_table(feature_list=STUDY_FEATURE_LIST):
 @pytest.mark.parametrize("feature_list", [STUDY_FEATURE_LIST, "fifteen-features", None])
 def test_probing_rows_need_the_study_s_feature_list(tmp_path, scores, feature_list):
     table, configs = _mbert_store(tmp_path, scores)
-    result = against_paper(table, configs, probes=_probe_table(feature_list), n_boot=20)
+    result = against_paper(table, configs, probes=_probe_table(feature_list), n_sim=20)
     probing = result[(result["section"] == "§5.4 probing") & (result["status"] == "compared")]
     assert len(probing) == 8
     if feature_list == STUDY_FEATURE_LIST:
@@ -361,4 +363,4 @@ def test_missing_recipe_key_reads_as_epoch(tmp_path, scores):
     for config in configs:
         config["sweep"].pop("recipe", None)
     assert run_settings(configs)["recipe"].eq("epoch").all()
-    assert paper_verdict(against_paper(table, configs, n_boot=20)) == "not comparable: epoch recipe"
+    assert paper_verdict(against_paper(table, configs, n_sim=20)) == "not comparable: epoch recipe"

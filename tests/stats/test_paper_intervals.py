@@ -1,24 +1,28 @@
-"""Each paper number placed in our distribution: prediction intervals over seeds, bootstrap intervals over seeds
-and examples, and how often "outside" fires by chance, on hand-built stores whose answers are known."""
+"""Each paper number placed in an interval over our seeds (examples fixed), and the chance figure with its spread,
+on hand-built stores and simulated data whose answers are known."""
 
 from __future__ import annotations
+
+import collections
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
-from sklearn.metrics import matthews_corrcoef
 
-from diagnostics import data
-from diagnostics.stats import against_paper, category_scores, paper_chance, paper_numbers
-from diagnostics.stats._paper_draws import StoreDraws
-from diagnostics.stats._paper_intervals import (BOOTSTRAP_BOTH, BOOTSTRAP_SEEDS, PREDICTION, bootstrap_samples,
-                                                chance_bootstrap, chance_single_run, normal_chance_bootstrap,
-                                                prediction_interval)
+from diagnostics.stats import against_paper, paper_chance, paper_numbers
+from diagnostics.stats._paper_chance import simulate_outside
+from diagnostics.stats._paper_draws import Draws, SettingDraws, StoreValues
+from diagnostics.stats._paper_intervals import (CHI_SQUARE, DEGENERATE, JACKKNIFE, PREDICTION, T_SEEDS,
+                                                prediction_interval, range_tail, row_interval, sigma_interval,
+                                                t_interval)
+from diagnostics.stats._paper_samplers import RUN_VALUES, SAMPLERS
 from diagnostics.stats._paper_values import StoreView
 from diagnostics.stats._scores import OVERALL
 
-from _stats_fixtures import synthetic_table
+#: Simulated stores per coverage check, and how far the coverage may be from 95 % (4 binomial sd at 2,000).
+STORES, TOLERANCE = 2000, 0.02
+Row = collections.namedtuple("Row", "statistic experiment reference language category seed kind value")
 
 
 def _scores(values: dict, experiment: str = "base", model: str = "m") -> pd.DataFrame:
@@ -43,188 +47,214 @@ def _row(frame, statistic, language, category, seed=None):
     return frame[chosen].iloc[0]
 
 
-def _paper_row(statistic, language, category, seed=None):
-    return next(r for r in paper_numbers().itertuples(index=False)
-                if r.statistic == statistic and r.language == language and r.category == category
-                and (pd.isna(r.seed) if seed is None else r.seed == seed))
+class _View:
+    """The little of a StoreView the statistics of simulated stores ask for: one experiment, en and ru."""
+
+    ddof = 1
+
+    def one(self, pattern):
+        return "base"
+
+    def languages(self, experiment):
+        return ["en", "ru"]
 
 
-# --- single-run numbers: the prediction interval of one new run ---------------------------------------------------
+def _stores(rng, n, sd=(0.1, 0.1), profile=None, categories=8) -> Draws:
+    """``STORES`` simulated stores of ``n`` normal runs per language (sd per language), categories independent."""
+    mean = np.zeros(categories) if profile is None else profile
+    return Draws({("base", lang): SettingDraws(mean + rng.normal(0, s, (STORES, n, categories)),
+                                               np.broadcast_to(np.arange(n), (STORES, n)),
+                                               [f"c{k}" for k in range(categories)])
+                  for lang, s in zip(("en", "ru"), sd)})
 
-#: Five seeds of Conditionals (en): the paper's seed-1 value 0.13 lies between our 2nd and 3rd, its 0.6 far above.
-CONDITIONALS = [0.1, 0.11, 0.15, 0.16, 0.2]
 
+def _coverage(low, high, truth):
+    return np.mean((low <= truth) & (truth <= high)), np.mean(truth < low), np.mean(truth > high)
+
+
+# --- the formulas against scipy -----------------------------------------------------------------------------------
+
+def test_t_and_chi_square_intervals_are_scipy_s():
+    x = np.array([0.1, 0.25, 0.15, 0.2, 0.4, 0.05])
+    n, s = len(x), x.std(ddof=1)
+    expected = scipy_stats.t.interval(0.95, n - 1, loc=x.mean(), scale=s / np.sqrt(n))
+    assert t_interval(x, 0.95) == pytest.approx(expected)
+    low, high = sigma_interval(x, 0.95)
+    assert (low, high) == pytest.approx((np.sqrt((n - 1) * s ** 2 / scipy_stats.chi2.ppf(0.975, n - 1)),
+                                         np.sqrt((n - 1) * s ** 2 / scipy_stats.chi2.ppf(0.025, n - 1))))
+    half = scipy_stats.t.ppf(0.975, n - 1) * s * np.sqrt(1 + 1 / n)
+    assert prediction_interval(x, 0.95) == pytest.approx((x.mean() - half, x.mean() + half))
+    assert np.isnan(prediction_interval([0.2], 0.95)).all() and np.isnan(t_interval([0.2])).all()
+    assert range_tail(0.95, 2) == pytest.approx(0.025)
+    a = range_tail(0.95, 5)
+    assert (1 - a) ** 5 - a ** 5 == pytest.approx(0.95)
+
+
+# --- coverage over simulated stores, n = 3, 6, 10 seeds -----------------------------------------------------------
+
+@pytest.mark.parametrize("n", [3, 6, 10])
+def test_mean_rows_cover_at_their_level(n):
+    rng = np.random.default_rng(n)
+    one = rng.normal(0.3, 0.1, (STORES, n))
+    assert _coverage(*t_interval(one, 0.95), 0.3)[0] == pytest.approx(0.95, abs=TOLERANCE)
+    # the mean over languages of seed means (Welch), through the jackknife of the row's statistic: σ 0.1 and 0.3
+    draws = _stores(rng, n, sd=(0.1, 0.3))
+    found = row_interval(draws, _View(), Row("mean_mcc", "base", None, "all", "c0", None, "value", 0.0), 0.95)
+    assert found["interval"] == T_SEEDS
+    covered, low_miss, high_miss = _coverage(found["low"], found["high"], 0.0)
+    assert covered == pytest.approx(0.95, abs=TOLERANCE)
+    assert low_miss == pytest.approx(0.025, abs=0.012) and high_miss == pytest.approx(0.025, abs=0.012)
+    # with one language the jackknife interval of a mean is the t-interval exactly
+    single = Draws({("base", "en"): draws.get("base", "en")})
+    view = _View()
+    view.languages = lambda experiment: ["en"]
+    found = row_interval(single, view, Row("mean_mcc", "base", None, "en", "c0", None, "value", 0.0), 0.95)
+    low, high = t_interval(draws.get("base", "en").column("c0"), 0.95)
+    np.testing.assert_allclose(found["low"], low)
+    np.testing.assert_allclose(found["high"], high)
+
+
+@pytest.mark.parametrize("n", [3, 6, 10])
+def test_sigma_rows_cover_at_their_level_and_are_not_biased_low(n):
+    rng = np.random.default_rng(10 + n)
+    covered, low_miss, high_miss = _coverage(*sigma_interval(rng.normal(0, 0.2, (STORES, n)), 0.95), 0.2)
+    assert covered == pytest.approx(0.95, abs=TOLERANCE)
+    # not biased low: the true σ is missed as often above the interval as below it
+    assert low_miss == pytest.approx(0.025, abs=0.012) and high_miss == pytest.approx(0.025, abs=0.012)
+    # the σ ranges of Table 6: smallest and largest σ over two languages, equal or far apart
+    for sd in ((0.2, 0.2), (0.05, 0.3)):
+        draws = _stores(rng, n, sd=sd)
+        for statistic, truth in (("sigma_range_low", min(sd)), ("sigma_range_high", max(sd))):
+            found = row_interval(draws, _View(), Row(statistic, "base", None, "all", "c0", None, "value", 0.0), 0.95)
+            assert found["interval"] == CHI_SQUARE
+            # (a smallest σ of equal σs misses high more often than low: the min moves both ends down)
+            covered, _, _ = _coverage(found["low"], found["high"], truth)
+            assert covered == pytest.approx(0.95, abs=TOLERANCE), (statistic, sd)
+
+
+@pytest.mark.parametrize("n", [3, 6, 10])
+def test_single_run_rows_cover_a_new_run(n):
+    rng = np.random.default_rng(20 + n)
+    runs = rng.normal(0.3, 0.1, (STORES, n + 1))
+    draws = Draws({("base", "en"): SettingDraws(runs[:, :n, None], np.broadcast_to(np.arange(n), (STORES, n)),
+                                                ["c0"])})
+    found = row_interval(draws, _View(), Row("mcc", "base", None, "en", "c0", 0, "value", 0.0), 0.95)
+    assert found["interval"] == PREDICTION
+    assert _coverage(found["low"], found["high"], runs[:, n])[0] == pytest.approx(0.95, abs=TOLERANCE)
+
+
+@pytest.mark.parametrize("n", [3, 6, 10])
+def test_correlation_rows_cover(n):
+    """Fig. 1's cross-language r of one run per language: every combination of our runs, against a new pair."""
+    rng = np.random.default_rng(30 + n)
+    profile = rng.normal(0, 0.3, 8)  # what the languages share
+    draws, new = _stores(rng, n, (0.15, 0.15), profile), _stores(rng, 1, (0.15, 0.15), profile)
+    row = Row("cross_language_corr", "base", None, "all", "overall", 0, "value", 0.3)
+    found = row_interval(draws, _View(), row, 0.95)
+    assert found["interval"] == PREDICTION and found["runs"].values.shape == (STORES, n * n)
+    truth = RUN_VALUES["cross_language_corr"](new, _View(), row).values[:, 0]
+    assert _coverage(found["low"], found["high"], truth)[0] == pytest.approx(0.95, abs=TOLERANCE)
+    # mean RS corr about all seeds (jackknife t): its coverage, conservative at three seeds (97 % measured)
+    row = Row("mean_rs_corr", "base", None, "all", "overall", None, "value", 0.3)
+    found = row_interval(draws, _View(), row, 0.95)
+    assert found["interval"] == JACKKNIFE
+    truth = np.nanmean(SAMPLERS["mean_rs_corr"](_stores(rng, 2, (0.15, 0.15), profile), _View(), row))
+    assert 0.93 <= _coverage(found["low"], found["high"], truth)[0] <= 0.985
+
+
+def test_cross_language_runs_are_not_paired_by_seed_index():
+    scores = _scores({("en", "a"): [0.1, 0.5, 0.2], ("en", "b"): [0.4, 0.1, 0.3], ("en", "c"): [0.0, 0.2, 0.6],
+                      ("ru", "a"): [0.3, 0.2], ("ru", "b"): [0.1, 0.4], ("ru", "c"): [0.5, 0.0]})
+    view = StoreView(scores)
+    row = Row("cross_language_corr", "base", None, "all", "overall", 0, "value", 0.3)
+    runs = RUN_VALUES["cross_language_corr"](StoreValues(scores), view, row)
+    en = np.array([[0.1, 0.4, 0.0], [0.5, 0.1, 0.2], [0.2, 0.3, 0.6]])
+    ru = np.array([[0.3, 0.1, 0.5], [0.2, 0.4, 0.0]])
+    by_hand = [np.corrcoef(en[s], ru[t])[0, 1] for s in range(3) for t in range(2)]  # every en run with every ru
+    np.testing.assert_allclose(runs.values[0], by_hand)
+    assert runs.n_seeds == 2 and runs.run(1) == pytest.approx(np.corrcoef(en[1], ru[1])[0, 1])
+
+
+# --- the store's verdicts -----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def hand_built():
-    scores = _scores({("en", "Conditionals"): CONDITIONALS, ("en", "Negation"): [0.3, 0.1, 0.2, 0.4, 0.0],
+    scores = _scores({("en", "Conditionals"): [0.1, 0.11, 0.15, 0.16, 0.2],
+                      ("en", "Negation"): [0.3, 0.1, 0.2, 0.4, 0.0],
                       ("ru", "Conditionals"): [0.2, 0.25, 0.3, 0.2, 0.25],
+                      ("ru", "Restrictivity"): [0.0] * 5, ("en", "Restrictivity"): [0.0] * 5,
                       ("ru", "Negation"): [0.1, 0.12, 0.1, 0.3, 0.1]})
-    return scores, against_paper(scores, n_boot=400, seed=1)
+    return scores, against_paper(scores, n_sim=300, seed=1)
 
 
-def test_a_single_run_value_is_placed_among_all_our_seeds(hand_built):
-    _, frame = hand_built
-    between = _row(frame, "mcc", "en", "Conditionals", seed=1)  # paper 0.13
-    assert between["share_below"] == pytest.approx(0.4) and between["share_above"] == pytest.approx(0.6)
-    assert between["ours"] == pytest.approx(np.mean(CONDITIONALS))  # our seed mean, not our seed 1
-    mean, sd, n = np.mean(CONDITIONALS), np.std(CONDITIONALS, ddof=1), len(CONDITIONALS)
-    half = scipy_stats.t.ppf(0.975, n - 1) * sd * np.sqrt(1 + 1 / n)
-    assert (between["interval_low"], between["interval_high"]) == pytest.approx((mean - half, mean + half))
-    assert between["verdict"] == "inside" and between["interval"] == PREDICTION and between["n_seeds"] == 5
-    far = _row(frame, "mcc", "en", "Conditionals", seed=0)  # paper 0.6, above every seed and the interval
-    assert far["verdict"] == "outside" and far["share_above"] == 0 and far["share_below"] == 1
-    # the paper's seed index pairs with nothing: seeds 4 and 5 of the paper sit in the same interval
-    for seed in (4, 5):
-        assert _row(frame, "mcc", "en", "Conditionals", seed=seed)["interval_low"] == between["interval_low"]
-    assert _row(frame, "mcc", "en", "Conditionals", seed=5)["status"] == "compared"  # we have no seed 5
-
-
-def test_prediction_interval_covers_a_new_normal_run_at_its_level():
-    rng = np.random.default_rng(0)
-    runs = rng.normal(0.3, 0.1, size=(3000, 7))  # six runs of ours and one new run, 3000 times
-    inside = [low <= new <= high for (low, high), new in
-              ((prediction_interval(r[:6], 0.9), r[6]) for r in runs)]
-    assert np.mean(inside) == pytest.approx(0.9, abs=0.015)
-    assert np.isnan(prediction_interval([0.2], 0.95)).all()
-
-
-def test_leave_one_seed_out_chance_by_hand():
-    values = np.array([0.0, 0.1, 0.1, 0.2, 0.9])  # 0.9 lies outside the interval of the other four, none else does
-    misses = []
-    for j in range(5):
-        low, high = prediction_interval(np.delete(values, j), 0.95)
-        misses.append(not low <= values[j] <= high)
-    assert misses == [False, False, False, False, True]
-    assert chance_single_run(values, 0.95) == pytest.approx(0.2)
-    assert np.isnan(chance_single_run([0.1, 0.2], 0.95))  # leaving one out leaves one: no interval
-
-
-# --- numbers about all seeds: the bootstrap interval of our statistic ---------------------------------------------
-
-def test_bootstrap_interval_is_the_percentile_interval_of_the_draws(hand_built):
+def test_mean_row_is_the_welch_interval(hand_built):
     scores, frame = hand_built
-    view = StoreView(scores)
-    draws = StoreDraws(scores, n_boot=400, seed=1)
-    row = _paper_row("mean_mcc", "all", "overall")  # base, mean over languages of the seed-mean overall MCC
-    samples, used = bootstrap_samples(draws, view, row)
-    low, high = np.percentile(samples, [2.5, 97.5])
-    found = _row(frame, "mean_mcc", "all", "overall")
-    assert (found["interval_low"], found["interval_high"]) == pytest.approx((low, high))
-    assert found["interval"] == BOOTSTRAP_SEEDS and not any(d.examples for d in used)  # scores: seeds only
-    # each draw is the mean over languages of the mean of the drawn seeds' overall MCC
+    found = _row(frame, "mean_mcc", "all", "overall")  # base: mean over en and ru of the seed-mean overall MCC
     overall = {lang: scores[(scores["category"] == OVERALL) & (scores["language"] == lang)].sort_values("seed")["mcc"]
                .to_numpy() for lang in ("en", "ru")}
-    by_hand = np.mean([overall[lang][draws.get("base", lang).seed_idx].mean(axis=1) for lang in ("en", "ru")], axis=0)
-    np.testing.assert_allclose(samples, by_hand)
-    verdict = "inside" if low <= row.value <= high else "outside"
-    assert found["verdict"] == verdict and found["chance_outside"] == pytest.approx(
-        chance_bootstrap(samples, found["ours"], low, high))
+    parts = [overall[lang].var(ddof=1) / len(overall[lang]) / 4 for lang in ("en", "ru")]
+    df = sum(parts) ** 2 / sum(p ** 2 / (len(overall[lang]) - 1) for p, lang in zip(parts, ("en", "ru")))
+    half = scipy_stats.t.ppf(0.975, df) * np.sqrt(sum(parts))
+    estimate = np.mean([overall[lang].mean() for lang in ("en", "ru")])
+    assert found["ours"] == pytest.approx(estimate) and found["interval"] == T_SEEDS
+    assert (found["interval_low"], found["interval_high"]) == pytest.approx((estimate - half, estimate + half))
 
 
-def test_sigma_range_samples_are_the_spread_of_the_drawn_seeds(hand_built):
-    scores, _ = hand_built
-    draws = StoreDraws(scores, n_boot=300, seed=2)
-    row = _paper_row("sigma_range_low", "all", "Datives")._replace(category="Negation")
-    samples, _ = bootstrap_samples(draws, StoreView(scores), row)
-    negation = {"en": np.array([0.3, 0.1, 0.2, 0.4, 0.0]), "ru": np.array([0.1, 0.12, 0.1, 0.3, 0.1])}
-    sigma = {lang: negation[lang][draws.get("base", lang, True).seed_idx].std(axis=1, ddof=1) for lang in negation}
-    np.testing.assert_allclose(samples, np.minimum(sigma["en"], sigma["ru"]))
-    assert (sigma["en"] < sigma["ru"]).any() and (sigma["ru"] < sigma["en"]).any()  # either language can be lowest
-
-
-def test_a_known_inside_and_a_known_outside():
-    # the seeds' overall MCCs spread around the paper's base mean 0.177; with more data every seed has 0.5
-    around = [0.1, 0.25, 0.15, 0.2]
-    scores = pd.concat([_scores({("en", "Conditionals"): around, ("ru", "Conditionals"): around}),
-                        _scores({("en", "Conditionals"): [0.5] * 4, ("ru", "Conditionals"): [0.5] * 4},
-                                experiment="extra-374000")], ignore_index=True)
-    frame = against_paper(scores, n_boot=200)
-    base = _row(frame, "mean_mcc", "all", "overall")  # paper 0.177
-    assert base["ours"] == pytest.approx(0.175) and base["verdict"] == "inside"
-    assert 0.1 <= base["interval_low"] < 0.177 < base["interval_high"] <= 0.25
-    extra = frame[(frame["statistic"] == "mean_mcc") & (frame["experiment"] == "extra-374000")].iloc[0]
-    assert extra["paper"] == 0.263 and extra["verdict"] == "outside"  # every draw of ours is 0.5
-    assert extra["interval_low"] == extra["interval_high"] == pytest.approx(0.5)
-    change = _row(frame, "relative_change_mean_mcc", "all", "overall")  # paper 0.49
-    assert change["ours"] == pytest.approx(0.5 / 0.175 - 1) and change["verdict"] == "outside"
-    assert change["interval_low"] >= 0.5 / 0.25 - 1
-
-
-def test_examples_and_seeds_are_resampled_jointly_from_the_predictions():
-    predictions = synthetic_table("axb", (("base", 0.7), ("extra-374000", 0.8)), range(4), "en", seed=3, model="m")
-    scores = category_scores(predictions, "axb")
-    draws = StoreDraws(scores, predictions, "axb", n_boot=70, seed=5)
-    base, extra = draws.get("base", "en"), draws.get("extra-374000", "en")
-    assert base.examples and (base.example_idx == extra.example_idx).all()  # the same examples for both
-    assert not (base.seed_idx == extra.seed_idx).all()  # but their own seeds
-    frame = data.load("axb")
-    ids = frame["id"].astype(str).to_numpy()
-    members = frame["features"].map(lambda f: "Negation" in f).to_numpy()
-    for b, slot in ((0, 0), (66, 3)):  # the second chunk of draws too
-        rows = base.example_idx[b]
-        run = predictions[(predictions["experiment"] == "base") & (predictions["seed"] == base.seed_idx[b, slot])]
-        run = run.set_index("example_id").loc[ids]
-        chosen = rows[members[rows]]
-        expected = matthews_corrcoef(run["label"].to_numpy()[chosen], run["prediction"].to_numpy()[chosen])
-        assert base.column("Negation")[b, slot] == pytest.approx(expected)
-
-
-def test_a_seed_fully_determines_the_result():
-    predictions = pd.concat([synthetic_table("axb", (("base", 0.7),), range(3), "en", seed=1, model="m"),
-                             synthetic_table("lidirus", (("base", 0.7),), range(3), "ru", seed=2, model="m")],
-                            ignore_index=True)
-    options = {"dataset": {"axb": "axb", "lidirus": "lidirus"}, "n_boot": 100}
-    first, again = (against_paper(predictions, seed=7, **options) for _ in range(2))
-    other = against_paper(predictions, seed=8, **options)
-    pd.testing.assert_frame_equal(first, again)
-    bootstrap = first["interval"] == BOOTSTRAP_BOTH
-    assert bootstrap.sum() > 5
-    assert not np.allclose(first.loc[bootstrap, "interval_low"], other.loc[bootstrap, "interval_low"])
-    with pytest.raises(ValueError, match="level"):
-        against_paper(predictions, level=1.5, **options)
-
-
-# --- how often "outside" fires by chance --------------------------------------------------------------------------
-
-def test_bootstrap_chance_counts_every_pair_of_draws():
-    rng = np.random.default_rng(4)
-    samples = rng.normal(size=300)
-    estimate = 0.05
-    low, high = np.percentile(samples, [2.5, 97.5])
-    moved_low, moved_high = low + samples[:, None] - estimate, high + samples[:, None] - estimate
-    brute = ((samples[None, :] < moved_low) | (samples[None, :] > moved_high)).mean()
-    assert chance_bootstrap(samples, estimate, low, high) == pytest.approx(brute)
-    # for a normal statistic the paper's own noise makes "outside" fire about 17 % of the time at 95 %
-    big = rng.normal(size=4000)
-    low, high = np.percentile(big, [2.5, 97.5])
-    assert chance_bootstrap(big, 0.0, low, high) == pytest.approx(normal_chance_bootstrap(0.95), abs=0.02)
-    assert normal_chance_bootstrap(0.95) == pytest.approx(2 * scipy_stats.norm.sf(1.959964 / np.sqrt(2)))
-
-
-def test_paper_chance_sums_the_rows(hand_built):
+def test_equal_seeds_give_a_degenerate_interval_not_a_verdict(hand_built):
     _, frame = hand_built
+    low = _row(frame, "sigma_range_low", "all", "Restrictivity")  # every seed 0 in both languages
+    assert low["verdict"] == DEGENERATE and low["interval_low"] == 0 and low["interval_high"] == 0
+    assert low["interval"] == CHI_SQUARE and pd.isna(low["chance_outside"])
+    seed_row = _row(frame, "mcc", "ru", "Restrictivity", seed=1)
+    assert seed_row["verdict"] == DEGENERATE and seed_row["interval_low"] == 0
+
+
+def test_the_paper_s_seed_index_pairs_with_nothing(hand_built):
+    _, frame = hand_built
+    between = _row(frame, "mcc", "en", "Conditionals", seed=1)  # paper 0.13 between our 2nd and 3rd runs
+    assert between["share_below"] == pytest.approx(0.4) and between["share_above"] == pytest.approx(0.6)
+    for seed in (4, 5):
+        assert _row(frame, "mcc", "en", "Conditionals", seed=seed)["interval_low"] == between["interval_low"]
+    assert _row(frame, "mcc", "en", "Conditionals", seed=0)["verdict"] == "outside"  # 0.6, far above
+
+
+# --- one row per printed number; the chance figure with its spread ------------------------------------------------
+
+def test_a_number_printed_twice_is_counted_once():
+    numbers = paper_numbers()
+    key = ["experiment", "reference", "language", "category", "seed", "statistic", "value"]
+    values = numbers[numbers["kind"] == "value"]
+    assert not values[key].astype(str).duplicated().any()
+    for language, category in (("en", "Conditionals"), ("de", "Genitives/Partitives")):  # Fig. 1's seed 0 in §5.2
+        once = numbers[(numbers["category"] == category) & (numbers["language"] == language) & (numbers["seed"] == 0)]
+        assert len(once) == 1 and once["section"].item() == "§5.1"
+        assert "printed again in §5.2" in once["note"].item()
+
+
+def test_the_chance_figure_has_a_spread_and_follows_the_rows_correlation():
+    rng = np.random.default_rng(5)
+    scores = _scores({("en", "Conditionals"): rng.normal(0.3, 0.1, 6), ("en", "Negation"): rng.normal(0.2, 0.1, 6)})
+    view, store = StoreView(scores), StoreValues(scores)
+    rows = [r for r in paper_numbers().itertuples(index=False)
+            if r.statistic == "mcc" and r.language == "en" and r.category == "Conditionals"]
+    assert [r.seed for r in rows] == [0, 1, 4, 5]
+    outside = simulate_outside(view, store, rows, 0.95, 3000, seed=2)
+    assert outside.mean(axis=0) == pytest.approx([0.05] * 4, abs=0.015)  # each row: 1 - level for normal runs
+    counts = outside.sum(axis=1)
+    # the four numbers are placed in one interval of ours: their outside flags go together, the count spreads more
+    # than a sum of four independent rows would
+    assert counts.var() > 1.2 * (4 * 0.05 * 0.95)
+    frame = against_paper(scores, n_sim=400, seed=3)
     chance = paper_chance(frame).set_index("interval")
+    total = chance.loc["all"]
+    assert total["range_90_low"] <= total["expected_outside"] <= total["range_90_high"]
+    assert total["range_95_low"] <= total["range_90_low"] and total["range_95_high"] >= total["range_90_high"]
+    assert total["n_sim"] == 400 and 0 <= total["share_at_least"] <= 1
     placed = frame[frame["verdict"].isin(["inside", "outside"])]
-    single = placed[placed["interval"] == PREDICTION]
-    assert chance.loc[PREDICTION, "numbers"] == len(single)
-    assert chance.loc[PREDICTION, "outside"] == (single["verdict"] == "outside").sum()
-    assert chance.loc[PREDICTION, "chance_outside"] == pytest.approx(single["chance_outside"].mean())
-    assert chance.loc[PREDICTION, "normal_chance"] == pytest.approx(0.05)
-    assert chance.loc["all", "numbers"] == len(placed)
-    assert chance.loc["all", "expected_outside"] == pytest.approx(
-        chance.drop(index="all")["expected_outside"].sum())
-
-
-def test_cross_language_samples_correlate_the_drawn_seed_means(hand_built):
-    scores, _ = hand_built
-    draws = StoreDraws(scores, n_boot=200, seed=3)
-    row = _paper_row("cross_language_corr", "all", "overall", seed=0)._replace(seed=pd.NA)  # about all seeds
-    samples, _ = bootstrap_samples(draws, StoreView(scores), row)
-    means = {}
-    for language in ("en", "ru"):
-        d = draws.get("base", language)
-        means[language] = d.values[:, :, [d.categories.index(c) for c in ("Conditionals", "Negation")]].mean(axis=1)
-    by_hand = [np.corrcoef(means["en"][b], means["ru"][b])[0, 1] if means["ru"][b].std() > 0 else np.nan
-               for b in range(200)]
-    np.testing.assert_allclose(samples, by_hand)
+    assert total["numbers"] == len(placed) and total["outside"] == (placed["verdict"] == "outside").sum()
+    assert total["chance_outside"] == pytest.approx(placed["chance_outside"].mean())
+    # the same seed gives the same figure, and a subset of rows keeps its flags
+    again = paper_chance(against_paper(scores, n_sim=400, seed=3))
+    pd.testing.assert_frame_equal(paper_chance(frame), again)
+    assert paper_chance(frame[frame["interval"] == PREDICTION]).iloc[-1]["numbers"] == chance.loc[PREDICTION,
+                                                                                                   "numbers"]

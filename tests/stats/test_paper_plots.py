@@ -14,7 +14,7 @@ def frame():
     predictions = pd.concat([synthetic_table("axb", (("base", 0.7),), range(4), "en", seed=1, model="m"),
                              synthetic_table("lidirus", (("base", 0.7),), range(4), "ru", seed=2, model="m")],
                             ignore_index=True)
-    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, n_boot=100)
+    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, n_sim=100)
 
 
 def test_points_carry_our_intervals_and_verdicts(frame):
