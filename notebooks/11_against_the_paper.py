@@ -15,27 +15,30 @@
 
 # %% [markdown]
 # # 11 · Against the paper: every number the study prints, placed in our distribution
-# The reference study (Tikhonova et al., 2022) prints 176 numbers and checkable claims in its text: per-category
+# The reference study (Tikhonova et al., 2022) prints 174 numbers and checkable claims in its text: per-category
 # MCCs of single runs (§5.1, §5.2), σ ranges over seeds (Table 6), the effect of extra MNLI data (§5.3, Table 4),
 # feature presence (§5.4, Table 5), probing and data facts. They ship with the package
 # (`diagnostics/stats/paper_numbers.csv`); `stats.against_paper` computes our value of each from this run
 # store, with the same statistics the other notebooks use, and places the paper's number in our distribution.
 # The answer comes first in every table:
 #
-# * `paper`, `ours`, `interval low` / `interval high` and `verdict`. A number the paper printed for **one run**
-#   (one seed, e.g. "Conditionals, en, seed 0: 0.6") is set against all our seeds, never against our seed with the
-#   same index (the random streams differ, so the indices pair nothing): `ours` is our seed mean and the interval
-#   is the 95 % prediction interval for one new run of ours, mean ± t·s·√(1 + 1/n) over our n seeds;
-#   `share below` / `share above` (in the table of differences) say how many of our seeds lie below and above it.
-#   A number about **all seeds** (a seed mean, a σ, a correlation, a share, a relative change) gets the 95 %
-#   bootstrap interval of our statistic: seeds and diagnostic examples resampled jointly, as Multi-Bootstrap does,
-#   1,000 draws with a fixed seed.
-# * `verdict`: **inside** means the interval holds the paper's number; **outside** means it does not: for a
-#   single run, one new run of ours would rarely land there; for a number about all seeds, it lies beyond the
-#   values our statistic takes in 95 % of the bootstrap draws. Claims ("positive for every seed", 1 = true),
-#   designs, settings and counts have no interval: they are compared as printed, i.e. ours must equal the paper's
-#   value to its last printed digit (the paper's 0.42 stands for anything from 0.415 to 0.425, its learning rate
-#   1e-05 for 0.5e-05 to 1.5e-05).
+# * `paper`, `ours`, `interval low` / `interval high` and `verdict`. The paper's numbers and ours are computed on
+#   the same AX-b / LiDiRus examples, so every interval is over **our seeds only**, examples held fixed. A number the
+#   paper printed for **one run** (one seed, e.g. "Conditionals, en, seed 0: 0.6") is set against all our seeds,
+#   never against our seed with the same index (the random streams differ, so the indices pair nothing): `ours` is
+#   our seed mean and the interval is the 95 % prediction interval for one new run of ours, mean ± t·s·√(1 + 1/n)
+#   over our n seeds; Fig. 1's cross-language correlation (one run per language) is computed for every combination
+#   of one run per language. A **mean** over seeds gets its t-interval (Welch over languages), a **σ** its
+#   chi-square interval (exact for normal runs, not biased low as a bootstrap σ of six seeds is), anything else
+#   about all seeds (RS corr, shares, relative changes) its jackknife t-interval; the `interval` column names it.
+#   `share below` / `share above` (in the table of differences) say how many of our seeds lie below and above a
+#   single-run number.
+# * `verdict`: **inside** means the interval holds the paper's number; **outside** means it does not;
+#   **degenerate (all seeds equal)** means every seed of ours gives the same value, so there is no spread to place a
+#   number in. Claims ("positive for every seed", 1 = true), designs, settings and counts have no interval: they
+#   are compared as printed, i.e. ours must equal the paper's value to its last printed digit (the paper's 0.42
+#   stands for anything from 0.415 to 0.425, its learning rate 1e-05 for 0.5e-05 to 1.5e-05). A number the paper
+#   prints twice (Fig. 1's seed 0 shown again in §5.2) is one row, counted once.
 # * `comparable`, `why not comparable`: only runs of mBERT (`bert-base-multilingual-cased`) trained with the study's
 #   recipe (jiant v1's trainer, batch 4, lr 1e-5, every layer), its reading of the validation schedule
 #   (`russiansuperglue`, shown per row as `val schedule`) and jiant's classifier head, on the study's data, scored
@@ -73,7 +76,7 @@ datasets = plan_datasets(scale_plan)  # the user's files (diagnostic_fr ...) by 
 configs = [run.config() for run in list_runs(runs_dir, state="done")]
 probe_results = probe_results_file(output_dir, scale)  # written by notebook 05 (this session's, else the main job's)
 probes = read_table(probe_results) if probe_results is not None else None
-table = against_paper(predictions, configs, dataset=datasets, probes=probes, level=0.95, n_boot=1000, seed=0)
+table = against_paper(predictions, configs, dataset=datasets, probes=probes, level=0.95, n_sim=1000, seed=0)
 verdict = paper_verdict(table)
 display(Markdown(f"**Verdict: {verdict}.**"))
 if not verdict.startswith("comparable"):
@@ -84,37 +87,33 @@ counts = pd.crosstab(table["section"], table["status"]).reindex(table["section"]
 paper_table(counts.reset_index())
 
 # %% [markdown]
-# ## How often "outside" fires by chance
-# Suppose the paper's numbers came from the same distribution as ours. A single-run number would then fall outside
-# our 95 % prediction interval 5 % of the time if a run's value is normal; here each of our seeds in turn plays the
-# paper's run, against the interval of the other seeds. A number about all seeds falls outside our bootstrap
-# interval more often than 5 %: the interval is about *our* statistic, and the paper's number carries the noise
-# of its own seeds as well (about 17 % for a normal statistic with the same spread). Here one bootstrap draw plays
-# the paper's number and another our estimate, our interval moving along. The figures below are computed for this
-# run store.
+# ## How many numbers would be outside by chance
+# Suppose the paper's numbers came from the same distribution as ours, differing only by their seeds. The rows are
+# not independent (four §5.2 Conditionals runs sit in one interval of ours; the σ ranges read the same languages),
+# so the count of rows outside is not a sum of independent coin flips. It is simulated: 1,000 replications of the
+# study (six runs per setting) and of this store, drawn from a normal model of our runs (their mean and their
+# covariance across categories), each number placed in its interval as above, the rows outside counted. Below: the
+# mean count, the range holding 90 % (and 95 %) of the replications, and the share of replications with at least
+# as many rows outside as this store has. For a number about all seeds "outside" fires more often than 5 %: the
+# interval is about *our* statistic, and the paper's number carries the noise of its own seeds as well.
 
 # %%
 chance = paper_chance(table)
 lines = []
 for row in chance.itertuples():
-    if row.interval == "all":
-        continue
-    how = "leaving each of our seeds out in turn" if row.interval.startswith("prediction") else "from our draws"
-    measured = (f"{row.chance_outside:.0%} measured {how} ({row.measured_numbers} of {row.numbers} numbers)"
-                if row.measured_numbers else "not measurable here (fewer than three seeds)")
-    lines.append(f"* {row.interval}: {row.numbers} numbers, {row.outside} outside; by chance {measured}, "
-                 f"{row.normal_chance:.0%} for a normal statistic")
-total = chance.iloc[-1]
-lines.append(f"* all: by chance about **{total.expected_outside:.1f} of {total.numbers}** numbers "
-             f"({total.chance_outside:.0%}) would be outside; **{total.outside}** are.")
+    lines.append(f"* {row.interval}: {row.outside} of {row.numbers} outside; by chance about "
+                 f"{row.expected_outside:.1f} (90 % of replications: {row.range_90_low}–{row.range_90_high}; "
+                 f"95 %: {row.range_95_low}–{row.range_95_high}); at least {row.outside} in "
+                 f"{row.share_at_least:.0%} of replications")
 display(Markdown("\n".join(lines)))
 paper_table(chance)
 
 # %% [markdown]
 # ## Side by side: the numbers we could compute
 # In the paper's order; `number` names each: section, experiment (against its reference), language, category and
-# the paper's seed. For claims, `1` means the sentence holds. Every number keeps its significant digits, and a dash
-# marks a value that does not exist (no interval, a schedule not recorded).
+# the paper's seed. For claims, `1` means the sentence holds. Every number keeps its significant digits
+# (floating-point noise below 1e-12 reads as 0), and a dash marks a value that does not exist (no interval, a
+# schedule not recorded). A reason that holds for every row (`why not comparable`) is said once, above the table.
 
 # %%
 columns = ["statistic", "paper", "ours", "interval_low", "interval_high", "verdict", "comparable",
@@ -131,9 +130,9 @@ display(fig)
 # %% [markdown]
 # ## Where ours and the paper's differ
 # Numbers outside our interval, and claims, designs, settings and counts that differ from the printed value. Set
-# the count of outside numbers against the chance figure above: a handful of them is what seeds alone produce.
-# `share below` / `share above` place a single-run number among our seeds; `chance outside` is how often that
-# row would be outside by chance in this store.
+# the count of outside numbers against the chance figure above, with its range: that many is what seeds alone
+# produce. `share below` / `share above` place a single-run number among our seeds; `chance outside` is how often
+# that row is outside in the simulated replications.
 
 # %%
 outside = compared["verdict"] == "outside"

@@ -42,9 +42,10 @@ def paper_comparison(frame: pd.DataFrame, title: str | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
         Left: one point per compared per-category or overall MCC (``mcc`` and ``mean_mcc`` rows), paper on x, ours
-        on y (for a number printed for one seed: our seed mean) with our interval as a vertical line (prediction
-        interval of one run, or bootstrap interval of the seed mean), coloured by the verdict (the paper's number
-        inside or outside that interval); hollow markers for numbers that are not comparable; the diagonal is
+        on y (for a number printed for one seed: our seed mean) with our interval over seeds as a vertical line
+        (prediction interval of one run, or t-interval of the seed mean), coloured by the verdict (the paper's
+        number inside or outside that interval, "no interval" also for a degenerate one, every seed equal);
+        hollow markers for numbers that are not comparable; the diagonal is
         perfect agreement. Right: per section, how many of the paper's numbers lie inside or outside our
         interval, agree or differ as printed (claims, designs, settings, counts), have no interval, were not run
         or are not about predictions.
@@ -64,7 +65,7 @@ def paper_comparison(frame: pd.DataFrame, title: str | None = None) -> Figure:
                 continue
             colour = _OUTCOMES[verdict]
             spans = part.dropna(subset=["interval_low", "interval_high"])
-            # the interval as a line (a percentile interval need not hold our estimate, so no error bar)
+            # the interval as a line at the paper's x (it is placed around our value, not the paper's)
             left.vlines(spans["paper"], spans["interval_low"], spans["interval_high"], color=colour, alpha=0.5, lw=1)
             left.plot(part["paper"], part["ours"], "o", ms=5, alpha=0.75, color=colour, mec=colour,
                       mfc=colour if good else "none", label=f"{verdict}{'' if good else ' (not comparable)'}")
