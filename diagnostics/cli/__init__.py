@@ -1,9 +1,9 @@
 """The ``diagnostics`` command line: one Typer app, one sub-command group per stage.
 
 The commands sit above every stage, in one module per command group (``diagnostics/cli/stats.py`` holds
-``diagnostics stats``, ``diagnostics/cli/sweep.py`` ``diagnostics sweep`` ...), each exposing ``register(app)``.
-They use the stages through their public names; imports of heavy libraries (torch, spaCy) stay inside the command
-functions so that ``diagnostics --help`` is instant.
+``diagnostics stats``, ``diagnostics/cli/sweep.py`` ``diagnostics sweep`` ...); this module adds each group or command
+to :data:`app`. They use the stages through their public names; imports of heavy libraries (torch, spaCy) stay inside
+the command functions so that ``diagnostics --help`` is instant.
 """
 
 from __future__ import annotations
@@ -62,11 +62,20 @@ def _wrap_commands(group: typer.Typer) -> None:
             _wrap_commands(sub.typer_instance)
 
 
-for _module in (data, annotate, models, sweep, stats, predictions, evaluate, probe, behave, report, pipeline):
-    _module.register(app)
-predictions.register_compare(app)  # the top-level `diagnostics compare`
-notebooks.register(app)  # `diagnostics notebooks copy`
-settings.register(app)  # `diagnostics settings sweep|scale`
+app.add_typer(data.data_app, name="data")
+app.add_typer(annotate.annotate_app, name="annotate")
+app.add_typer(models.models_app, name="models")
+app.add_typer(sweep.sweep_app, name="sweep")
+app.add_typer(stats.stats_app, name="stats")
+app.add_typer(predictions.predictions_app, name="predictions")
+app.command("evaluate")(evaluate.evaluate)
+app.add_typer(probe.probe_app, name="probe")
+app.add_typer(behave.behave_app, name="behave")
+app.command("report")(report.report)
+app.command("pipeline")(pipeline.pipeline)
+app.command("compare")(predictions.compare)
+app.add_typer(notebooks.notebooks_app, name="notebooks")
+app.command("settings")(settings.settings)
 _wrap_commands(app)
 
 

@@ -177,14 +177,3 @@ def _markdown(table) -> str:
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)]
     return "\n".join(lines) + "\n"
-
-
-def register(app: typer.Typer) -> None:
-    """Attach the ``annotate`` command group.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.add_typer(annotate_app, name="annotate")

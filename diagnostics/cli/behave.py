@@ -9,17 +9,6 @@ import typer
 behave_app = typer.Typer(help="CheckList-style behavioural tests (MFT / INV / DIR) per language.", no_args_is_help=True)
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``behave`` command group to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.add_typer(behave_app, name="behave")
-
-
 @behave_app.command("list")
 def list_tests(lang: str = typer.Option(None, "--lang", help="Only this language (default: all).")) -> None:
     """List the tests of each template file: id, type, capability."""

@@ -60,14 +60,3 @@ def validate(path: Path = typer.Argument(..., help="File to check."),
     else:
         state = f"{labels} labelled"
     typer.echo(f"{path}: OK, {len(frame)} records ({kind} format, {state})")
-
-
-def register(app: typer.Typer) -> None:
-    """Attach the ``data`` command group.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.add_typer(data_app, name="data")

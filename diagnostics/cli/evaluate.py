@@ -78,14 +78,3 @@ def evaluate(models: list[str] = typer.Argument(..., help="Sequence classifiers:
         typer.echo(f"labels of {given}: {shown}")
     write_table(collect_predictions(out / experiment), table)
     typer.echo(f"wrote {table}; next: diagnostics stats {table}")
-
-
-def register(app: typer.Typer) -> None:
-    """Attach the top-level ``evaluate`` command.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.command("evaluate")(evaluate)

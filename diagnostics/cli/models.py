@@ -140,14 +140,3 @@ def convert_command(
                f"tensors only, no code runs) to {', '.join(map(str, plan.targets))}")
     done = convert_pickled(folder, out, force=force)
     typer.echo(f"wrote {', '.join(str(p) for p in done.targets)}")
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``models`` command group to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.add_typer(models_app, name="models")

@@ -39,14 +39,3 @@ def copy_command(dest: Path = typer.Argument(..., help="Folder for the copies (c
     written = copy_notebooks(dest, runs, scale=scale, force=force)
     typer.echo(f"{len(written) // 2} notebooks (paired .py and .ipynb) copied to {Path(dest).resolve()}; open them "
                f"with `jupyter lab {Path(dest)}`")
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``notebooks`` command group to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` app.
-    """
-    app.add_typer(notebooks_app, name="notebooks")

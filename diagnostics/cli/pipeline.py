@@ -64,14 +64,3 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
             typer.echo(f"error: {' '.join(problem.split())}", err=True)
         raise typer.Exit(USER_ERROR_EXIT) from None
     typer.echo(f"report: {index}")
-
-
-def register(app: typer.Typer) -> None:
-    """Attach the ``pipeline`` command.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.command("pipeline")(pipeline)

@@ -223,25 +223,3 @@ def compare(table_a: Path = typer.Argument(..., help="Predictions table of the b
     paths = write_comparison(result, out)
     typer.echo(result.summary())
     typer.echo("wrote " + ", ".join(str(p) for p in paths.values()))
-
-
-def register(app: typer.Typer) -> None:
-    """Attach the ``predictions`` command group (``import``, ``export``).
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.add_typer(predictions_app, name="predictions")
-
-
-def register_compare(app: typer.Typer) -> None:
-    """Attach the top-level ``compare`` command.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.command("compare")(compare)

@@ -270,14 +270,3 @@ def _write_mdl(codes, lang: str, out: Path) -> list[str]:
     with atomic_path(out / names[2]) as tmp:
         fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png")
     return names
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``probe`` command group to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.add_typer(probe_app, name="probe")

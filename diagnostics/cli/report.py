@@ -92,14 +92,3 @@ def _check_inputs(run_dir: Path) -> None:
         except (ValueError, OSError) as err:
             reason = " ".join(str(err).split())[:160]
             raise UserInputError(f"{manifest}: expected JSON, found an unreadable file ({reason})") from None
-
-
-def register(app: typer.Typer) -> None:
-    """Attach the ``report`` command.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.command("report")(report)

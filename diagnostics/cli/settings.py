@@ -101,14 +101,3 @@ def settings(kind: str = typer.Argument(..., help="sweep (a sweep config's keys)
         allowed = f"  [{row['allowed']}]" if row["allowed"] else ""
         typer.echo(f"{row['key']}{default}{allowed}")
         typer.echo(textwrap.fill(row["help"], width=100, initial_indent="    ", subsequent_indent="    "))
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``diagnostics settings`` to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.command("settings")(settings)

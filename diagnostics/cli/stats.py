@@ -259,18 +259,10 @@ def _check_out_folder(out: Path) -> None:
     check_output_path(out, folder=True)
 
 
-def register(app: typer.Typer) -> None:
-    """Attach the ``stats`` group: the report (its default command) and ``plan``.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    group = typer.Typer(cls=_StatsGroup, help="Per-category MCC, seed stability and Multi-Bootstrap CIs of a "
+#: ``diagnostics stats``: the report (its default command) and ``plan``.
+stats_app = typer.Typer(cls=_StatsGroup, help="Per-category MCC, seed stability and Multi-Bootstrap CIs of a "
                         "predictions table (diagnostics stats PREDICTIONS); how many seeds a study needs "
                         "(diagnostics stats plan TABLE).")
-    group.command(_REPORT, cls=_DefaultCommand, epilog="How many seeds does a study need? See diagnostics stats plan "
+stats_app.command(_REPORT, cls=_DefaultCommand, epilog="How many seeds does a study need? See diagnostics stats plan "
                   "--help.")(stats)
-    group.command("plan")(plan)
-    app.add_typer(group, name="stats")
+stats_app.command("plan")(plan)

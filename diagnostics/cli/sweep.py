@@ -190,14 +190,3 @@ def wait_command(
     ours = table[table["job"].notna()]
     if not (ours["state"] == "done").all():
         raise typer.Exit(1)
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``sweep`` command group (``run``, ``status``, ``wait``) to the main app.
-
-    Parameters
-    ----------
-    app : typer.Typer
-        The ``diagnostics`` application.
-    """
-    app.add_typer(sweep_app, name="sweep")
