@@ -29,7 +29,7 @@ _EXPORTS = {
     **dict.fromkeys(["group_jobs", "training_key"], "_grouping"),
     "total_steps": "_loop",
     # what a run trains on under a budget, and where jiant's rules stop it
-    **dict.fromkeys(["MIXTURE_ORDERS", "Exposure", "expected_stop", "exposure"], "_exposure"),
+    **dict.fromkeys(["Exposure", "expected_stop", "exposure"], "_exposure"), "MIXTURE_ORDERS": "_config",
     **dict.fromkeys(["VAL_SCHEDULES", "ValSchedule"], "_jiant"),
     **dict.fromkeys(["extra_ref", "labelled", "subset", "training_mixture"], "_mixtures"),
     **dict.fromkeys(["input_problems", "locate_model", "model_problems"], "_preflight"),

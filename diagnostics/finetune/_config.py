@@ -52,6 +52,8 @@ DEVICES = ("auto", "cpu", "cuda", "cuda:<n>", "mps")
 #: The executors' names; :data:`diagnostics.finetune._executors.EXECUTORS` maps each to the function that runs jobs.
 EXECUTOR_NAMES = ("inprocess", "pool", "submitit")
 CLASSIFIER_HEADS = ("transformers", "jiant")
+#: Orders of a training mixture's file (``mixture_order``; what each trains on: :mod:`._exposure`).
+MIXTURE_ORDERS = ("train_first", "shuffled")
 TRUNCATIONS = ("pair", "per_sentence")
 
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?|mps)$")
@@ -96,6 +98,13 @@ class SweepConfig(Settings):
     extra_data: ExtraData | None = setting(None, per_run=True, help=(
         "Extra English NLI examples added to the training mixture: a mapping ``{name, size, split, path}`` "
         "(:class:`ExtraData`)."))
+    mixture_order: str = setting("train_first", choices=MIXTURE_ORDERS, hashed_when_set=True, per_run=True,
+                                 recipe="jiant", help=(
+        "``jiant`` recipe: the order of the training mixture's file, which its reader takes in input order in chunks "
+        "of 10,000 (so a run shorter than an epoch sees the mixture's first pairs). ``train_first``: the language's "
+        "train set, then the extra data; ``shuffled``: the whole mixture in one random order drawn with "
+        "``data_seed`` (the same for every run seed). ``diagnostics pipeline --dry-run`` shows what each order "
+        "trains on; ``docs/finetune.md`` says which one fits the study."))
     presence: Presence | None = setting(None, per_run=True, help=(
         "A controlled share of training examples carrying a diagnostic feature: a mapping ``{feature, share, "
         "within}`` (:class:`Presence`)."))

@@ -17,11 +17,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ._config import MIXTURE_ORDERS
 from ._jiant import VAL_SCHEDULES, PlateauController
 from ._loop import _jiant_plan
 
-#: Orders of a training mixture (the ``mixture_order`` setting).
-MIXTURE_ORDERS = ("train_first", "shuffled")
 #: Pairs AllenNLP's iterator reads at a time (jiant's ``max_instances_in_memory``); equals
 #: :func:`._batching.bucket_batches`'s default.
 CHUNK = 10_000

@@ -73,8 +73,9 @@ class ValSchedule:
 VAL_SCHEDULES = {
     "russiansuperglue": ValSchedule(
         "russiansuperglue", 625, 10,
-        "RussianNLP/RussianSuperGLUE: jiant-russian/scripts/russian-superglue-baselines.sh, function terra(), "
-        "`val_interval = 625`; jiant-russian/jiant/config/superglue_bert.conf line 35, `max_vals = 10`"),
+        "RussianNLP/RussianSuperGLUE at c9167eb: jiant-russian/scripts/russian-superglue-baselines.sh lines 33-35, "
+        "terra(), `val_interval = 625`; jiant-russian/jiant/config/superglue_bert.conf line 35, `max_vals = 10` "
+        "(the folder is jiant-russian-v2/ from 6fc9547 on: jiant/config/superglue_bert.conf line 35)"),
     "jiant_superglue": ValSchedule(
         "jiant_superglue", 625, 10000,
         "nyu-mll/jiant v1: scripts/superglue-baselines.sh, function rte(), `val_interval = 625`; "
@@ -82,7 +83,7 @@ VAL_SCHEDULES = {
     "per_epoch": ValSchedule(
         "per_epoch", None, 10,
         "no jiant config: one check per epoch of the run's own mixture, ten checks (max_vals of "
-        "jiant-russian/jiant/config/superglue_bert.conf line 35)"),
+        "RussianSuperGLUE's jiant-russian/jiant/config/superglue_bert.conf line 35 at c9167eb)"),
 }
 #: ``val_schedule: custom`` keeps ``val_interval`` and ``max_vals`` as set.
 CUSTOM_SCHEDULE = "custom"

@@ -150,10 +150,13 @@ def _presence_subset(frame: pd.DataFrame, language: str, config: SweepConfig, si
 def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
     """Build the training table of one language: train (subset / presence-controlled) + extra English data.
 
+    The rows come in ``config.mixture_order``: the train set's, then the extra data's, or one seeded shuffle of all.
+
     Parameters
     ----------
     config : SweepConfig
-        The sweep (its data references, ``train_size``, ``data_seed``, ``extra_data`` and ``presence``).
+        The sweep (its data references, ``train_size``, ``data_seed``, ``extra_data``, ``presence`` and
+        ``mixture_order``).
     language : str
         The language.
 
@@ -199,6 +202,9 @@ def training_mixture(config: SweepConfig, language: str) -> pd.DataFrame:
         parts.append(extra)
     columns = ["id", "premise", "hypothesis", "label", "dataset"] + (["has_feature"] if presence else [])
     mixture = pd.concat([p.reindex(columns=columns) for p in parts], ignore_index=True)
+    if config.mixture_order == "shuffled":  # one order for every run seed: a draw of the data, not of the run
+        order = np.random.default_rng(config.data_seed + 2).permutation(len(mixture))
+        mixture = mixture.iloc[order].reset_index(drop=True)
     if presence is not None:
         mixture["has_feature"] = mixture["has_feature"].astype("boolean")
     bad = set(mixture["label"]) - set(LABELS)

@@ -38,7 +38,8 @@ class Plan:
         ``max_steps`` (the run's step budget, :func:`diagnostics.finetune.total_steps`), ``max_pair_epochs``
         (``max_steps`` x batch size: the pairs it trains at most; early stopping ends most runs sooner),
         ``fuse`` (the slots of the run's job) and ``group`` (its fused job, which may span experiments and
-        languages; ``None`` when the run trains alone, is done, or its slots are decided on the device), ``state`` (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
+        languages; ``None`` when the run trains alone, is done, or its slots are decided on the device), ``state``
+        (``done`` / ``pending`` / ``failed`` / ``interrupted`` / ``running`` / ``conflict``), ``path``.
     notices : list of str
         Things the user should know that do not stop the run (a language skipped for lack of data, a dataset
         standing in for the study's).
@@ -133,7 +134,7 @@ class Plan:
         for row in self.exposure:
             mixture = f"{row['language']} {row['own']:,} + {row['total'] - row['own']:,}"
             own = "  ".join(f"{row['own_pairs'][o]:>9,} ({row['own_share'][o]:6.1%})" for o in orders)
-            chosen = "  <- this plan" if row["chosen"] else ""
+            chosen = f"  <- this plan ({row['order']})" if row["chosen"] else ""
             out.append(f"  {mixture:24s} {row['reading']:17s} {row['pairs']:>9,}  {own}{chosen}")
         return out
 
@@ -500,9 +501,10 @@ def exposure_table(mixtures: dict[tuple[str, int, int], SweepConfig]) -> list[di
     Returns
     -------
     list of dict
-        One row per mixture x reading: ``language, own, total, reading, steps, pairs`` and, per order of
+        One row per mixture x reading: ``language, own, total, reading, steps, pairs, order`` and, per order of
         :data:`diagnostics.finetune.MIXTURE_ORDERS`, ``own_pairs[order]`` (expected pairs of the language's own
-        train set among those seen) and ``own_share[order]``; ``chosen`` marks the config's own reading.
+        train set among those seen) and ``own_share[order]``; ``chosen`` marks the config's own reading, ``order``
+        names its mixture order.
     """
     from diagnostics.finetune import MIXTURE_ORDERS, VAL_SCHEDULES, exposure, total_steps
 
@@ -513,7 +515,7 @@ def exposure_table(mixtures: dict[tuple[str, int, int], SweepConfig]) -> list[di
             seen = {order: exposure(steps, config.batch_size, own, total, order) for order in MIXTURE_ORDERS}
             first = next(iter(seen.values()))
             rows.append({"language": language, "own": own, "total": total, "reading": name, "steps": steps,
-                         "pairs": first.pairs, "chosen": name == config.val_schedule,
+                         "pairs": first.pairs, "chosen": name == config.val_schedule, "order": config.mixture_order,
                          "own_pairs": {order: round(e.own_pairs) for order, e in seen.items()},
                          "own_share": {order: round(e.own_share, 4) for order, e in seen.items()}})
     return rows

@@ -29,6 +29,26 @@ def test_mixture_adds_collapsed_sick_with_the_data_seed():
     assert set(mix.loc[mix.dataset == "sick", "id"]) <= sick_ids
 
 
+def test_a_shuffled_mixture_holds_the_same_pairs_in_one_order_of_the_data_seed():
+    cfg = SweepConfig(models=["m"], languages=["en"], train_size=200, extra_data={"name": "sick", "size": 300},
+                      recipe="jiant", optimizer="bert_adam")
+    first = training_mixture(cfg, "en")
+    assert list(first["dataset"]) == ["rte"] * 200 + ["sick"] * 300  # train_first: the language's own set first
+    mixed = training_mixture(cfg.with_overrides(["mixture_order=shuffled"]), "en")
+    key = ["dataset", "id"]
+    assert mixed.sort_values(key, ignore_index=True).equals(first.sort_values(key, ignore_index=True))
+    own = np.flatnonzero(mixed["dataset"] == "rte")
+    assert own.min() < 50 and own.max() > 450  # spread over the whole file
+    assert abs(np.mean(own < 250) - 0.5) < 0.15
+    # one order per data seed, whatever the run seed
+    assert mixed.equals(training_mixture(cfg.with_overrides(["mixture_order=shuffled", "seeds=[7]"]), "en"))
+    other = training_mixture(cfg.with_overrides(["mixture_order=shuffled", "data_seed=1"]), "en")
+    assert not other["id"].equals(mixed["id"])
+    # recorded in the run hash only when set, so the runs stored before the setting keep their hash
+    assert cfg.with_overrides(["mixture_order=train_first"]).run_hash() == cfg.run_hash()
+    assert cfg.with_overrides(["mixture_order=shuffled"]).run_hash() != cfg.run_hash()
+
+
 def test_extra_data_larger_than_available_is_a_clear_error():
     cfg = SweepConfig(models=["m"], languages=["en"], extra_data={"name": "sick", "size": 10**6})
     with pytest.raises(ValueError, match="extra_data.size"):
