@@ -114,10 +114,13 @@ paper_table(chance)
 # the paper's seed. For claims, `1` means the sentence holds. Every number keeps its significant digits
 # (floating-point noise below 1e-12 reads as 0), and a dash marks a value that does not exist (no interval, a
 # schedule not recorded). A reason that holds for every row (`why not comparable`) is said once, above the table.
+# `val_schedule` and `mixture_order` are how the runs read what the paper leaves open (it prints no validation
+# schedule and does not say how a mixture's file was ordered): assumptions named per row, never a reason against
+# comparing (docs/finetune.md says which readings fit the paper's own statements).
 
 # %%
 columns = ["statistic", "paper", "ours", "interval_low", "interval_high", "verdict", "comparable",
-           "why_not_comparable", "number", "val_schedule"]
+           "why_not_comparable", "number", "val_schedule", "mixture_order"]
 table["number"] = number_label(table)
 compared = table[table["status"] == "compared"]
 paper_table(compared, columns)

@@ -38,7 +38,8 @@ import pandas as pd
 from ._paper_chance import PAPER_SEEDS, count_summary, simulate_outside
 from ._paper_draws import StoreValues
 from ._paper_intervals import CHI_SQUARE, JACKKNIFE, PREDICTION, T_SEEDS, place
-from ._paper_settings import STUDY_DIAGNOSTICS, diagnostic_reason, probe_reason, run_settings, setting_reasons
+from ._paper_settings import (OPEN_READINGS, STUDY_DIAGNOSTICS, diagnostic_reason, probe_reason, run_settings,
+                              setting_reasons)
 from ._paper_values import PROBE_STATISTICS, STATISTICS, NotComputed, NotRun, StoreView
 from ._scores import category_scores
 
@@ -53,8 +54,9 @@ ANSWER_COLUMNS = ["statistic", "paper", "ours", "interval_low", "interval_high",
                   "why_not_comparable"]
 #: Columns of :func:`against_paper`: the answer, then what the row is, then the details.
 RESULT_COLUMNS = ANSWER_COLUMNS + ["section", "source", "experiment", "reference", "language", "category", "seed",
-                                   "val_schedule", "kind", "model", "interval", "level", "n_seeds", "share_below",
-                                   "share_above", "chance_outside", "as_printed", "sigma", "status", "note"]
+                                   "val_schedule", "mixture_order", "kind", "model", "interval", "level", "n_seeds",
+                                   "share_below", "share_above", "chance_outside", "as_printed", "sigma", "status",
+                                   "note"]
 #: Interval kinds, in the order :func:`paper_chance` lists them.
 INTERVAL_KINDS = (PREDICTION, T_SEEDS, CHI_SQUARE, JACKKNIFE)
 #: Where :func:`against_paper` keeps the simulated outside flags (``frame.attrs``), for :func:`paper_chance`.
@@ -133,12 +135,13 @@ def _settings_of(settings: pd.DataFrame, experiment: str, language: str, model) 
     return settings[chosen & (settings["model"] == model)] if model is not None else settings[chosen]
 
 
-def _schedule(view: StoreView, row, settings) -> str | None:
-    """The validation-schedule readings of the runs behind one paper row, ``None`` when none is recorded."""
+def _reading(view: StoreView, row, settings, column: str) -> str | None:
+    """How the runs behind one paper row read a setting the paper leaves open (``column`` of
+    :data:`~._paper_settings.OPEN_READINGS`), ``None`` when none records it."""
     if settings is None:
         return None
     found = [value for experiment, language in _coordinates(view, row)
-             for value in _settings_of(settings, experiment, language, view.model)["val_schedule"]
+             for value in _settings_of(settings, experiment, language, view.model)[column]
              if isinstance(value, str)]
     return ", ".join(dict.fromkeys(found)) or None
 
@@ -200,7 +203,9 @@ def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None,
           missing when comparable or not compared).
 
         Then the row's coordinates (``section, source, experiment, reference, language, category, seed``),
-        ``val_schedule`` (the validation-schedule reading of the runs behind it, missing when not recorded),
+        ``val_schedule`` and ``mixture_order`` (how the runs behind it read what the paper leaves open: the
+        validation schedule, missing when not recorded, and the order of the mixture's file; assumptions, never a
+        reason against comparing),
         ``kind``, ``model``, and the details: ``interval`` (its kind: ``"prediction over seeds"``, ``"t over
         seeds"``, ``"chi-square over seeds"``, ``"jackknife t over seeds"``), ``level``, ``n_seeds`` (our seeds; the
         fewest of the settings used), ``share_below`` / ``share_above`` (the share of our runs below / above the
@@ -301,8 +306,8 @@ def _compare(view: StoreView, store: StoreValues, paper: pd.DataFrame, datasets,
         out.append({"statistic": row.statistic, "paper": row.value, **found, "section": row.section,
                     "source": row.source, "experiment": row.experiment, "reference": row.reference,
                     "language": row.language, "category": row.category, "seed": row.seed,
-                    "val_schedule": _schedule(view, row, settings), "kind": row.kind, "level": level,
-                    "note": row.note or None})
+                    **{column: _reading(view, row, settings, column) for column in OPEN_READINGS},
+                    "kind": row.kind, "level": level, "note": row.note or None})
     frame = pd.DataFrame(out)
     frame["seed"] = frame["seed"].astype("Int64")
     frame["n_seeds"] = frame["n_seeds"].astype("Int64")
