@@ -99,8 +99,8 @@ def _text_width(values: pd.Series, header: str, digits: int) -> float:
     return round(min(max(max(lengths), word) * _CHARACTER, cap) + 0.5, 1)
 
 
-def said_once(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
-    """Take out the columns that say the same in every row, to say it once above the table.
+def said_once(frame: pd.DataFrame, columns: Sequence[str], separator: str = ", ") -> tuple[pd.DataFrame, list[str]]:
+    """Take out what a column says in every row, to say it once above the table.
 
     Parameters
     ----------
@@ -108,20 +108,38 @@ def said_once(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[pd.DataFrame
         The table.
     columns : sequence of str
         Columns that may be said once (e.g. ``why_not_comparable``); those absent are ignored.
+    separator : str
+        What joins the items of a cell that lists several (reasons): items every row lists are said once and the
+        rest stay in the row.
 
     Returns
     -------
     (pandas.DataFrame, list of str)
-        The table without those of ``columns`` that hold one value in every row (missing values included), and one
-        line per such column: ``"why not comparable (every row): embedded model, demo recipe"``.
+        The table without what ``columns`` hold in every row (missing values included), and one line per such
+        column: ``"why not comparable (every row): embedded model, demo recipe"``. A column whose rows all list
+        some same items keeps each row's other items (missing where none is left), and the line says so; a column
+        with nothing left is dropped.
     """
-    lines, dropped = [], []
+    lines, dropped, frame = [], [], frame.copy()
     for column in columns:
         if column not in frame.columns or not len(frame):
             continue
+        name = str(column).replace("_", " ")
         cells = {format_number(v) for v in frame[column]}
         if len(cells) == 1:
-            lines.append(f"{str(column).replace('_', ' ')} (every row): {cells.pop()}")
+            lines.append(f"{name} (every row): {cells.pop()}")
+            dropped.append(column)
+            continue
+        if frame[column].isna().any():
+            continue
+        items = [str(v).split(separator) for v in frame[column]]
+        common = [item for item in items[0] if all(item in row for row in items[1:])]
+        if not common:
+            continue
+        rest = [separator.join(item for item in row if item not in common) or None for row in items]
+        lines.append(f"{name} (every row): {separator.join(common)}; in the column, what else holds for a row")
+        frame[column] = pd.Series(rest, index=frame.index, dtype=object)
+        if frame[column].isna().all():
             dropped.append(column)
     return frame.drop(columns=dropped), lines
 

@@ -61,6 +61,13 @@ def test_identifiers_stay_on_one_line_and_a_common_text_is_said_once():
     assert _cells(html) == ["setting_n_seeds", "0", "sigma_range_low", "0.1"]  # said once, above the table
     varied = frame.assign(why_not_comparable=["a", "b"])
     assert "(every row)" not in paper_table(varied).to_html()
+    # reasons every row lists are said once; a row keeps what else holds for it
+    shared = frame.assign(why_not_comparable=["embedded model, demo recipe",
+                                              "embedded model, demo recipe, extra data from SICK instead of MNLI"])
+    html = paper_table(shared).to_html()
+    assert "why not comparable (every row): embedded model, demo recipe; in the column" in html
+    assert _cells(html) == ["setting_n_seeds", "0", "–",
+                            "sigma_range_low", "0.1", "extra data from SICK instead of MNLI"]
 
 
 def test_paper_table_shows_the_columns_asked_for_in_order():
