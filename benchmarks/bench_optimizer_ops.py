@@ -1,4 +1,4 @@
-"""What one optimizer step of a fused group costs, counted: aten ops dispatched and bytes moved per parameter element.
+"""What one optimizer step of a fused group costs, counted: ops dispatched and bytes moved per parameter element.
 
 K runs (default 8) of a BERT with mBERT's tensor structure (12 layers; every parameter tensor of ``BertModel``
 without its pooler, plus jiant's pair head, as the study's recipe builds it with ``classifier_head: jiant``) are
@@ -7,13 +7,19 @@ per step depend on the tensor structure, bytes per element on the structure and 
 through the per-(run, tensor) norms and clip factors, K x 199 scalars whatever the width (about 0.002 bytes per
 element at this width, 0.03 at hidden 64, 0.0001 at mBERT's size). Every stacked parameter gets a random gradient,
 then one ``StackedBertAdam.step(factors)`` (the ``jiant`` recipe) and one ``StackedAdamW.step(factors)`` (the
-``epoch`` recipe) run under a ``TorchDispatchMode`` that records every aten op they dispatch (ops of other
-namespaces, such as the profiler's markers, are left out). A step is counted after one uncounted step, so that
-state made lazily on a first step is not.
+``epoch`` recipe) run under a ``TorchDispatchMode`` that records every op of the ``aten`` and ``diagnostics``
+namespaces they dispatch (others, such as the profiler's markers, are left out). A step is counted after one
+uncounted step, so that state made lazily on a first step is not.
 
-Ops: every aten op dispatched (``ops``), view ops included; view ops (an output aliasing an input, nothing
-written: ``view``, ``select``, ``expand``, ``detach`` ...) cost host time but move no data, and are also counted
-apart (``view_ops``; ``data_ops`` are the others). Bytes moved by an op: every tensor argument is read
+BertAdam's update is one operator of the package, ``diagnostics::bert_adam_`` (one Triton kernel per stacked tensor
+on CUDA): the mode sees it as one op and counts what its schema reads and writes, which is what the CUDA kernel
+moves. On the CPU (or without Triton) it runs as torch ops with temporaries: ``bert_adam_torch_form`` counts the
+same step with the operator replaced by that form (:func:`~diagnostics.finetune._bert_adam_kernel.bert_adam_torch_`),
+every aten op of it seen.
+
+Ops: every op dispatched (``ops``), view ops included; view ops (an output aliasing an input, nothing written:
+``view``, ``select``, ``expand``, ``detach`` ...) cost host time but move no data, and are also counted apart
+(``view_ops``; ``data_ops`` are the others). Bytes moved by an op: every tensor argument is read
 (``numel * element_size``, tensors inside lists too); every tensor it returns new and every argument its schema
 marks written (``add_``, ``_foreach_mul_``, ``out=``) is written, except where torch's kernels write an argument
 only on a condition: ``_fused_adam_`` / ``_fused_adamw_`` mark their gradients written, but their CPU and CUDA kernels
@@ -22,20 +28,22 @@ store a gradient back only when given a ``grad_scale`` (they divide by it and ke
 are left out of ``bytes_per_element`` (``bytes_per_element_with_views`` keeps them).
 ``bytes_per_element`` is a step's bytes over the stacked parameter elements (K x the trainable elements of one
 run); a float32 update must at least read the weight, its gradient and its moments and write the weight and the
-moments. The baseline, measured in the same run on the same structure: ``torch.optim.AdamW`` (its fused kernel
-where this build has one) over ONE run's parameters, torch's own single-run update; ``ratio_to_torch_adamw``
-divides each stacked step's bytes per element by its. One forward and one backward of the stack at batch 4 x 64
-tokens are counted too, for scale. The counts are those of the CPU dispatch; a CUDA step dispatches the same aten
-ops except where a fused kernel exists on one device only.
+moments (28), and a clip must read the gradient once more for its norm (32). The baseline, measured in the same run
+on the same structure: ``torch.optim.AdamW`` (its fused kernel where this build has one) over ONE run's parameters,
+torch's own single-run update; ``ratio_to_torch_adamw`` divides each stacked step's bytes per element by its. One
+forward and one backward of the stack at batch 4 x 64 tokens are counted too, for scale. The counts are those of the
+CPU dispatch; a CUDA step dispatches the same ops except where a fused kernel exists on one device only.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_optimizer_ops.py [--runs 8] [--layers 12] [--out PATH]``; writes
 ``benchmarks/results/bench_optimizer_ops.json``. ``bench_optimizer_ops_before.json`` holds the counts of the engine
-before its rewrite.
+before its rewrite, ``bench_optimizer_ops_before_kernel.json`` those before BertAdam's own kernel (torch's fused
+AdamW kernel without bias correction, after a separate pass scaling the gradients by both clips).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import math
@@ -58,6 +66,8 @@ RECIPE = {"batch_size": 4, "lr": 1e-5, "dropout": 0.1, "adam_eps": 1e-6, "weight
           "progress": False}
 
 
+#: The namespaces whose ops are counted: torch's and the package's own (BertAdam's kernel).
+COUNTED = ("aten", "diagnostics")
 #: Per op: its argument that its kernels write only when another argument is given (see the module's docstring).
 WRITTEN_ONLY_WITH = {"_fused_adam_": ("grads", "grad_scale"), "_fused_adamw_": ("grads", "grad_scale")}
 
@@ -89,7 +99,7 @@ def op_counter():
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
-            if func.namespace != "aten":  # e.g. the profiler's record_function markers of Optimizer.step
+            if func.namespace not in COUNTED:  # e.g. the profiler's record_function markers of Optimizer.step
                 return out
             schema = func._schema
 
@@ -147,6 +157,20 @@ def _random_grads(stack, generator) -> None:
             p.grad.copy_(grad)
 
 
+@contextlib.contextmanager
+def _torch_form():
+    """BertAdam's operator replaced by its torch form (what the CPU runs), so that its aten ops are seen."""
+    from diagnostics.finetune import _stacked_optim
+    from diagnostics.finetune._bert_adam_kernel import bert_adam_torch_
+
+    kept = _stacked_optim.bert_adam_
+    _stacked_optim.bert_adam_ = bert_adam_torch_
+    try:
+        yield
+    finally:
+        _stacked_optim.bert_adam_ = kept
+
+
 def count_ops(structure: dict | None = None, runs: int = 8, batch: tuple[int, int] = (4, 64), seed: int = 0) -> dict:
     """Count the aten ops and bytes of one step of each stacked optimizer, and of one forward and backward.
 
@@ -165,7 +189,8 @@ def count_ops(structure: dict | None = None, runs: int = 8, batch: tuple[int, in
     -------
     dict
         ``model`` (structure, parameter tensors and elements of one run, K), ``bert_adam`` and ``adamw`` (the stacked
-        steps), ``torch_adamw_one_run`` (the baseline), ``ratio_to_torch_adamw``, ``forward`` and ``backward``.
+        steps), ``bert_adam_torch_form`` (BertAdam's step as the CPU runs it), ``torch_adamw_one_run`` (the
+        baseline), ``ratio_to_torch_adamw``, ``forward`` and ``backward``.
     """
     import torch
     from transformers import BertConfig, BertModel
@@ -196,6 +221,10 @@ def count_ops(structure: dict | None = None, runs: int = 8, batch: tuple[int, in
     with op_counter() as counter:
         bert_adam.step(factors)
     report["bert_adam"] = counter.summary(elements)
+    _random_grads(stack, generator)
+    with _torch_form(), op_counter() as counter:
+        bert_adam.step(factors)
+    report["bert_adam_torch_form"] = counter.summary(elements)
 
     epoch_settings = {k: v for k, v in RECIPE.items() if k != "classifier_head"}  # the head is the jiant recipe's
     epoch = SweepConfig(recipe="epoch", optimizer="adamw", **{**epoch_settings, "max_grad_norm": 1.0})
@@ -252,7 +281,7 @@ def main() -> dict:
 
     report = {"benchmark": "optimizer_ops", "label": args.label, "diagnostics": diagnostics.__version__,
               "torch": torch.__version__, "python": platform.python_version(), "recipe": RECIPE, **counts}
-    for name in ("bert_adam", "adamw", "torch_adamw_one_run"):
+    for name in ("bert_adam", "bert_adam_torch_form", "adamw", "torch_adamw_one_run"):
         step = report[name]
         assert math.isfinite(step["bytes_per_element"])
         print(f"{name:>20}: {step['ops']:6d} ops ({step['view_ops']} of them views), "

@@ -5,22 +5,21 @@ A step is a handful of operations whatever K and the number of parameter tensors
 1. one norm per stacked gradient, over each run's slice (a (K,) vector per tensor): the per-(run, tensor) norms,
    from which each run's global norm (its clip to ``max_grad_norm``) and, for BertAdam, each tensor's norm after
    that clip (its per-tensor clip to ``bert_adam_max_grad_norm``) are derived on the device, with no second pass;
-2. BertAdam only: one ``_foreach_mul_`` scaling every stacked gradient by its runs' combined clip factors (a
-   (K, 1, ...) column per tensor, broadcast); AdamW's clip is the kernel's own gradient scale instead;
-3. torch's fused Adam kernel (``_fused_adamw_``: reads weight, gradient and both moments once, writes weight and
-   moments once) per parameter group, at the runs' learning rate: BertAdam calls it once for every stretch of
-   neighbouring runs at the same rate (the whole stack while the runs keep in step, as a group started together
-   does until a run decays its rate on a plateau), AdamW once per run (its gradient scale and step count are the
-   run's own).
+2. the update:
 
-BertAdam is that kernel without bias correction: with a step count so large that ``beta ** step`` is 0, the
-kernel's update ``p <- p (1 - lr wd) - lr m / (sqrt(v) + eps)`` is pytorch_pretrained_bert 0.6.2's (decay added
-to the update, epsilon outside the square root). The views of a stretch of runs' weights and moments are made once
-per group composition; of its gradients (fresh each step: nothing to zero or accumulate into) once per step, and
-none when the stretch is the whole stack. Learning rates are host-side floats (a run's base rate times the
-multiplier its loop gives: its schedule, its plateau decays and BertAdam's warm-up), so no step reads a value back
-from the device. Each run has its own step count (a run joining a group starts at 0: :meth:`reset` clears its
-slot's moments and count).
+   * BertAdam: one operator (:func:`~._bert_adam_kernel.bert_adam_`, one Triton kernel per stacked tensor on CUDA)
+     that scales each (run, tensor) gradient by its factor of both clips, updates the moments and applies
+     pytorch_pretrained_bert 0.6.2's update ``p -= lr (m / (sqrt(v) + eps) + wd p)`` at each run's own rate, read
+     from a (K, groups) device tensor;
+   * AdamW: torch's fused Adam kernel (``_fused_adamw_``: reads weight, gradient and both moments once, writes
+     weight and moments once) once per run and parameter group, the run's clip as the kernel's gradient scale and
+     its step count its own (bias correction).
+
+The views of each run's weights and moments are made once per group composition; of its gradients (fresh each
+step: nothing to zero or accumulate into) once per step. Learning rates come from host-side floats (a run's base
+rate times the multiplier its loop gives: its schedule, its plateau decays and BertAdam's warm-up); no step reads a
+value back from the device. Each run has its own moments and step count (a run joining a group starts at 0:
+:meth:`reset` clears its slot).
 """
 
 from __future__ import annotations
@@ -30,13 +29,12 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from ._bert_adam_kernel import bert_adam_
 from ._config import SweepConfig
 from ._modeling import parameter_groups
 
 #: torch's clip_grad_norm_ (and BertAdam's per-tensor clip) divide by the norm plus this.
 _CLIP_EPS = 1e-6
-#: A step count at which the fused kernel's bias corrections 1 - beta ** step are exactly 1 (BertAdam has none).
-_NO_BIAS_CORRECTION_STEP = 1e9
 
 
 class _StackedOptimizer:
@@ -223,6 +221,7 @@ class StackedBertAdam(_StackedOptimizer):
     tensor to ``bert_adam_max_grad_norm`` (inside BertAdam), then BertAdam's update (no bias correction, epsilon
     outside the square root, weight decay on every parameter added to the update) at the run's own learning rate:
     its base rate, decayed on its own plateaus, times BertAdam's warm-up schedule (the factors its loop gives).
+    Both clips and the update are one pass over each stacked tensor (:mod:`._bert_adam_kernel`).
 
     Parameters
     ----------
@@ -236,8 +235,16 @@ class StackedBertAdam(_StackedOptimizer):
 
     def __init__(self, stack, model: nn.Module, config: SweepConfig):
         super().__init__(stack, model, config, decay_all=True)
-        longest = max((len(names) for _, _, names in self.groups), default=0)
-        self._steps = [torch.full((), _NO_BIAS_CORRECTION_STEP, dtype=torch.float32, device=stack.device)] * longest
+        self._base_rates = [base_lr for base_lr, _, _ in self.groups]
+        self._decays = [float(decay) for _, decay, names in self.groups for _ in names]
+
+    def _bind(self) -> None:
+        super()._bind()
+        # each run's learning rate per parameter group, on the device: a (K, 1, ...) column of it per tensor
+        params, size = self.stack.params, self.stack.size
+        self._rates = torch.zeros((size, len(self.groups)), dtype=self._scale.dtype, device=self.stack.device)
+        self._rate_columns = [self._rates[:, group].view((-1,) + (1,) * (params[name].dim() - 1))
+                              for group, (_, _, names) in enumerate(self.groups) for name in names]
 
     def clip_scales(self, per_tensor: torch.Tensor) -> torch.Tensor:
         """Each (run, tensor) gradient's factor of both clips, into ``_scale`` (read through ``_scale_columns``);
@@ -251,6 +258,35 @@ class StackedBertAdam(_StackedOptimizer):
         if limit > 0:  # each tensor's norm after the global clip
             scale = scale * (limit / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
         self._scale.copy_(scale)
+        return norms
+
+    def set_factors(self, factors: Sequence[float]) -> None:
+        """Write each run's learning rates (base rate of each group times its factor) to the device buffer that
+        :meth:`apply` reads.
+
+        Each rate is the product in double precision, rounded once to the weights' dtype (as BertAdam's
+        ``lr_scheduled * update`` rounds it).
+        """
+        rates = torch.tensor([[base * float(factor) for base in self._base_rates] for factor in factors],
+                             dtype=torch.float64).to(self._rates.dtype)
+        self._rates.copy_(rates, non_blocking=True)
+
+    @torch.no_grad()
+    def apply(self) -> torch.Tensor:
+        """Clip and update every run at the rates :meth:`set_factors` wrote; drop the gradients. Reads nothing from
+        the host: the norms, clip factors and update are device work only.
+
+        Returns
+        -------
+        torch.Tensor
+            Each run's gradient norm before clipping, shape (K,), on the device (not read back).
+        """
+        stacked = self._gradients()
+        norms = self.clip_scales(self._norms(stacked))
+        params = [self.stack.params[n] for n in self.names]
+        bert_adam_(params, stacked, [self.exp_avg[n] for n in self.names], [self.exp_avg_sq[n] for n in self.names],
+                   self._scale_columns, self._rate_columns, self._decays, *self.betas, self.config.adam_eps)
+        self._release()
         return norms
 
     @torch.no_grad()
@@ -268,22 +304,5 @@ class StackedBertAdam(_StackedOptimizer):
         torch.Tensor
             Each run's gradient norm before clipping, shape (K,), on the device (not read back).
         """
-        stacked = self._gradients()
-        norms = self.clip_scales(self._norms(stacked))
-        torch._foreach_mul_(stacked, self._scale_columns)
-        stretches = _stretches(factors)
-        for (start, end, factor), grads in zip(stretches, self._stretch_gradients(stacked, stretches)):
-            self._update(start, end, factor, grads, self._steps, None)
-        self._release()
-        return norms
-
-
-def _stretches(factors: Sequence[float]) -> list[tuple[int, int, float]]:
-    """The maximal stretches ``(start, end, factor)`` of neighbouring runs with the same learning-rate factor."""
-    stretches: list[tuple[int, int, float]] = []
-    for run, factor in enumerate(map(float, factors)):
-        if stretches and stretches[-1][2] == factor:
-            stretches[-1] = (stretches[-1][0], run + 1, factor)
-        else:
-            stretches.append((run, run + 1, factor))
-    return stretches
+        self.set_factors(factors)
+        return self.apply()

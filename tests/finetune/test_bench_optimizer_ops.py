@@ -32,7 +32,7 @@ def test_the_recipe_counted_is_a_valid_jiant_config(bench):
 def test_every_step_is_counted_and_moves_at_least_the_weights(counts):
     model = counts["model"]
     assert model["runs"] == 2 and model["stacked_elements"] == 2 * model["elements_per_run"] > 0
-    for name in ("bert_adam", "adamw", "torch_adamw_one_run"):
+    for name in ("bert_adam", "bert_adam_torch_form", "adamw", "torch_adamw_one_run"):
         step = counts[name]
         assert step["ops"] > 0 and step["data_ops"] > 0 and step["bytes"] > 0
         assert step["ops"] == step["data_ops"] + step["view_ops"]
@@ -41,6 +41,19 @@ def test_every_step_is_counted_and_moves_at_least_the_weights(counts):
     for name in ("bert_adam", "adamw"):
         assert counts["ratio_to_torch_adamw"][name] > 0
     assert counts["forward"]["ops"] > 0 and counts["backward"]["ops"] > 0
+
+
+def test_bert_adams_step_is_its_norms_and_one_kernel(counts):
+    """One read of the gradients for the norms, one pass of the kernel (weight, gradient, both moments read; weight
+    and moments written): 32 bytes per float32 element, plus the K x tensors clip factors and rates."""
+    step, elements = counts["bert_adam"], counts["model"]["stacked_elements"]
+    kernel = step["by_op"]["diagnostics.bert_adam_.default"]
+    assert kernel["calls"] == 1 and 28 <= kernel["bytes"] / elements < 28.5
+    assert 32 <= step["bytes_per_element"] < 33
+    assert "aten._fused_adamw_.default" not in step["by_op"] and "aten._foreach_mul_.List" not in step["by_op"]
+    # the CPU's torch form of the same step: every aten op seen, the kernel's not
+    assert "diagnostics.bert_adam_.default" not in counts["bert_adam_torch_form"]["by_op"]
+    assert counts["bert_adam_torch_form"]["bytes_per_element"] > step["bytes_per_element"]
 
 
 def test_a_view_moves_no_bytes_and_an_in_place_op_reads_and_writes(bench):

@@ -1,0 +1,189 @@
+"""BertAdam's update of K stacked runs: one pass over each stacked tensor, the decay exact.
+
+pytorch_pretrained_bert 0.6.2's BertAdam, per element of one run's tensor, after both clips:
+
+.. code-block:: text
+
+    g = grad * scale                        the (run, tensor)'s factor of both clips
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    update = m / (sqrt(v) + eps) + decay * p
+    p = p - rate * update                   the run's learning rate (base rate, schedule, plateau decays)
+
+No bias correction, epsilon outside the square root, and the decay inside the update: scaled by the rate and
+rounded with the rest of the update. (torch's fused AdamW kernel decays the weight on its own, ``p * (1 - lr wd)``:
+in float32 that factor is ``1 - 1.19e-7`` at ``lr wd = 1e-7`` and exactly 1 below about ``3e-8``.)
+
+:func:`bert_adam_` is one operator (``torch.ops.diagnostics.bert_adam_``): on CUDA float32 tensors with Triton
+installed, one Triton kernel launch per stacked tensor, which reads weight, gradient and both moments once and
+writes weight and moments once (28 bytes per float32 element); elsewhere the same arithmetic as torch ops, each
+rounding once, in the same order (:func:`bert_adam_torch_`, the kernel's oracle). The clip factors and learning
+rates are read from device tensors, so a step holds no host value and can be captured.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+try:  # Triton ships with torch's CUDA builds only
+    import triton
+    import triton.language as tl
+except ImportError:  # pragma: no cover - depends on the torch build
+    triton = tl = None
+
+#: Elements of one Triton program.
+_BLOCK = 1024
+#: Elements the torch form updates at once (its temporaries are a few copies of that many).
+_CHUNK = 1 << 24
+
+
+def bert_adam_(params: list[torch.Tensor], grads: list[torch.Tensor], exp_avgs: list[torch.Tensor],
+               exp_avg_sqs: list[torch.Tensor], scales: list[torch.Tensor], rates: list[torch.Tensor],
+               decays: list[float], beta1: float, beta2: float, eps: float) -> None:
+    """Apply one BertAdam update to stacked tensors, in place.
+
+    Parameters
+    ----------
+    params, grads, exp_avgs, exp_avg_sqs : list of torch.Tensor
+        Per stacked tensor (leading dimension K, the runs): weight, gradient (not clipped), first and second moment.
+        ``params`` and both moments are updated in place; ``grads`` are only read.
+    scales : list of torch.Tensor
+        Per tensor, each run's factor of both clips, shape (K, 1, ...) (a column broadcasting over the tensor).
+    rates : list of torch.Tensor
+        Per tensor, each run's learning rate of this update, shape (K, 1, ...).
+    decays : list of float
+        Per tensor, its weight decay (0: none).
+    beta1, beta2, eps : float
+        BertAdam's ``b1``, ``b2`` and ``e``.
+    """
+    torch.ops.diagnostics.bert_adam_(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays, beta1, beta2, eps)
+
+
+@torch.library.custom_op("diagnostics::bert_adam_", mutates_args=("params", "exp_avgs", "exp_avg_sqs"))
+def _bert_adam_op(params: list[torch.Tensor], grads: list[torch.Tensor], exp_avgs: list[torch.Tensor],
+                  exp_avg_sqs: list[torch.Tensor], scales: list[torch.Tensor], rates: list[torch.Tensor],
+                  decays: list[float], beta1: float, beta2: float, eps: float) -> None:
+    bert_adam_torch_(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays, beta1, beta2, eps)
+
+
+@_bert_adam_op.register_kernel("cuda")
+def _bert_adam_cuda(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays, beta1, beta2, eps) -> None:
+    kernel = [i for i, p in enumerate(params) if triton_eligible(p, grads[i], exp_avgs[i], exp_avg_sqs[i])]
+    rest = sorted(set(range(len(params))) - set(kernel))
+    if kernel:
+        bert_adam_triton_(*([lst[i] for i in kernel] for lst in (params, grads, exp_avgs, exp_avg_sqs, scales, rates,
+                                                                  decays)), beta1, beta2, eps)
+    if rest:
+        bert_adam_torch_(*([lst[i] for i in rest] for lst in (params, grads, exp_avgs, exp_avg_sqs, scales, rates,
+                                                              decays)), beta1, beta2, eps)
+
+
+def triton_eligible(*tensors: torch.Tensor) -> bool:
+    """Whether the Triton kernel can update these tensors: Triton installed, float32, contiguous, one shape."""
+    first = tensors[0]
+    return triton is not None and all(t.dtype == torch.float32 and t.is_contiguous() and t.shape == first.shape
+                                      for t in tensors)
+
+
+@torch.no_grad()
+def bert_adam_torch_(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays, beta1: float, beta2: float,
+                     eps: float) -> None:
+    """:func:`bert_adam_` as torch ops on any device, each rounding once, in the Triton kernel's order."""
+    one_minus_beta1, one_minus_beta2 = 1.0 - beta1, 1.0 - beta2
+    for part in _chunks([p.numel() for p in params]):
+        p, m, v = ([lst[i] for i in part] for lst in (params, exp_avgs, exp_avg_sqs))
+        g = torch._foreach_mul([grads[i] for i in part], [scales[i] for i in part])
+        torch._foreach_mul_(m, beta1)
+        torch._foreach_add_(m, torch._foreach_mul(g, one_minus_beta1))
+        torch._foreach_mul_(v, beta2)
+        square = torch._foreach_mul(g, one_minus_beta2)
+        torch._foreach_mul_(square, g)
+        torch._foreach_add_(v, square)
+        del g, square
+        denom = _sqrt(v)
+        torch._foreach_add_(denom, eps)
+        update = torch._foreach_div(m, denom)
+        del denom
+        decayed = [i for i, k in enumerate(part) if decays[k] != 0]
+        if decayed:
+            weights = [p[i] for i in decayed]
+            torch._foreach_add_([update[i] for i in decayed],
+                                torch._foreach_mul(weights, [decays[part[i]] for i in decayed]))
+        torch._foreach_mul_(update, [rates[i] for i in part])
+        torch._foreach_sub_(p, update)
+
+
+def _sqrt(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Correctly rounded square roots (as IEEE's, CUDA's and Triton's ``sqrt_rn``).
+
+    The CPU's float32 ``sqrt`` is off by an ulp in about one case in six; its float64 one rounded to float32 is not
+    (taken over all the tensors at once: three ops, not three per tensor).
+    """
+    if not tensors or tensors[0].device.type != "cpu" or tensors[0].dtype != torch.float32:
+        return torch._foreach_sqrt(tensors)
+    flat = torch.cat([t.reshape(-1) for t in tensors]).double().sqrt_().float()
+    return [part.view(t.shape) for part, t in zip(flat.split([t.numel() for t in tensors]), tensors)]
+
+
+def _chunks(sizes: list[int]) -> list[list[int]]:
+    """Consecutive tensor indices in runs of at most :data:`_CHUNK` elements (a larger tensor alone)."""
+    chunks: list[list[int]] = []
+    total = 0
+    for index, size in enumerate(sizes):
+        if chunks and total + size <= _CHUNK:
+            chunks[-1].append(index)
+            total += size
+        else:
+            chunks.append([index])
+            total = size
+    return chunks
+
+
+def bert_adam_triton_(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays, beta1: float, beta2: float,
+                      eps: float) -> None:
+    """:func:`bert_adam_` as one Triton kernel launch per tensor (float32, contiguous; see :func:`triton_eligible`).
+
+    Runs on CPU tensors too under Triton's interpreter (``TRITON_INTERPRET=1`` when the kernel is first used).
+    """
+    kernel = _kernel()
+    for p, g, m, v, scale, rate, decay in zip(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays):
+        runs = p.shape[0]
+        per_run = p.numel() // runs if runs else 0
+        if per_run == 0:
+            continue
+        grid = (runs, triton.cdiv(per_run, _BLOCK))
+        # no fused multiply-adds: every operation rounds once, as the torch form's do
+        kernel[grid](p, g, m, v, scale, scale.stride(0), rate, rate.stride(0), per_run, beta1, 1.0 - beta1, beta2,
+                     1.0 - beta2, eps, float(decay), DECAY=decay != 0, BLOCK=_BLOCK, enable_fp_fusion=False)
+
+
+@functools.cache
+def _kernel():
+    """The Triton kernel, made on first use (an interpreted one when ``TRITON_INTERPRET=1`` is set then)."""
+    if triton is None:
+        raise RuntimeError("the BertAdam kernel needs Triton, which is not installed")
+
+    def bert_adam_kernel(p_ptr, g_ptr, m_ptr, v_ptr, scale_ptr, scale_stride, rate_ptr, rate_stride, per_run,
+                         beta1, one_minus_beta1, beta2, one_minus_beta2, eps, decay, DECAY: tl.constexpr,
+                         BLOCK: tl.constexpr):
+        run = tl.program_id(0)
+        offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < per_run
+        at = run.to(tl.int64) * per_run + offsets
+        scale = tl.load(scale_ptr + run * scale_stride)
+        rate = tl.load(rate_ptr + run * rate_stride)
+        g = tl.load(g_ptr + at, mask=mask, other=0.0) * scale
+        p = tl.load(p_ptr + at, mask=mask, other=0.0)
+        m = tl.load(m_ptr + at, mask=mask, other=0.0) * beta1 + g * one_minus_beta1
+        v = tl.load(v_ptr + at, mask=mask, other=0.0) * beta2 + g * one_minus_beta2 * g
+        update = tl.div_rn(m, tl.sqrt_rn(v) + eps)
+        if DECAY:
+            update = update + p * decay
+        p = p - update * rate
+        tl.store(m_ptr + at, m, mask=mask)
+        tl.store(v_ptr + at, v, mask=mask)
+        tl.store(p_ptr + at, p, mask=mask)
+
+    return triton.jit(bert_adam_kernel)
