@@ -33,9 +33,10 @@ check (its bookkeeping after the validation included) to the next one: one train
 ``--static-widths 128,...`` adds, per width and precision, the engine's step on fixed inputs (K = the largest
 of ``--ks``) timed eagerly and replayed as one captured CUDA graph, without and with dropout: eager time minus
 graph time is what the host's launching of kernels costs a step (``static_width`` in the JSON).
-``--static-variants sdpa,compiled_bert_adam`` times candidate changes to the step at those widths (eagerly, with
-dropout): attention through SDPA under ``vmap``, and BertAdam as one compiled pass per stacked tensor
-(``static_step_arm``).
+``--static-variants sdpa,compiled_bert_adam,fused_adamw`` times other forms of the step at those widths (eagerly,
+with dropout): attention through SDPA under ``vmap``, BertAdam as one compiled pass per stacked tensor, and
+BertAdam as the engine ran it before its own kernel (a scaling pass of both clips, then torch's fused AdamW kernel
+without bias correction) (``static_step_arm``).
 
 Run: ``PYTHONPATH=. python benchmarks/bench_fused_sweep.py [--device cuda] [--quick] [--profile]``; writes
 ``benchmarks/results/bench_fused_sweep_<device>.json`` (``--out`` to change) after every arm, so a run stopped at a
@@ -360,7 +361,7 @@ def _bert_adam_stacked(params, grads, exp_avgs, exp_avg_sqs, scales, rates, deca
 
 
 class _CompiledBertAdam:
-    """``StackedBertAdam.step`` with its clip-scaling pass and fused Adam calls replaced by one compiled update."""
+    """``StackedBertAdam.step`` with its kernel replaced by one ``torch.compile``d update per stacked tensor."""
 
     def __init__(self, optimizer):
         import torch
@@ -391,6 +392,41 @@ class _CompiledBertAdam:
             optimizer._release()
 
 
+class _FusedAdamWBertAdam:
+    """``StackedBertAdam.step`` as it was before its own kernel: the gradients scaled by both clips' factors in one
+    ``_foreach_mul_``, then torch's fused AdamW kernel per parameter group with its bias corrections at 1 (a step
+    count at which ``beta ** step`` is 0) and the decay applied apart (``p (1 - lr wd)``), at the rate of the first
+    run (the runs of a fixed-width arm share theirs)."""
+
+    def __init__(self, optimizer):
+        import torch
+
+        self.optimizer = optimizer
+        self.count = torch.full((), 1e9, dtype=torch.float32, device=optimizer.stack.device)
+
+    def __call__(self, factors) -> None:
+        import torch
+
+        optimizer = self.optimizer
+        with torch.no_grad():
+            stacked = optimizer._gradients()
+            optimizer.clip_scales(optimizer._norms(stacked))
+            torch._foreach_mul_(stacked, optimizer._scale_columns)
+            first = 0
+            for base_lr, decay, names in optimizer.groups:
+                torch._fused_adamw_([optimizer.stack.params[n] for n in names], stacked[first:first + len(names)],
+                                    [optimizer.exp_avg[n] for n in names], [optimizer.exp_avg_sq[n] for n in names],
+                                    [], [self.count] * len(names), lr=base_lr * float(factors[0]),
+                                    beta1=optimizer.betas[0], beta2=optimizer.betas[1], weight_decay=decay,
+                                    eps=optimizer.config.adam_eps, amsgrad=False, maximize=False)
+                first += len(names)
+            optimizer._release()
+
+
+#: The forms of BertAdam's step a fixed-width arm can time instead of the engine's (its own kernel).
+_UPDATE_VARIANTS = {"compiled_bert_adam": _CompiledBertAdam, "fused_adamw": _FusedAdamWBertAdam}
+
+
 def static_step_arm(models, precision: str, device: str, width: int, steps: int, graph: bool, seed: int = 0,
                     dropout: bool = True, capture_mode: str = "global", variant: str = "engine") -> dict:
     """The engine's training step (stacked forward, per-run losses, backward, stacked BertAdam) on fixed inputs of
@@ -402,8 +438,9 @@ def static_step_arm(models, precision: str, device: str, width: int, steps: int,
 
     ``variant`` tries a change to the step: ``"engine"`` is the engine's own step; ``"sdpa"`` runs attention through
     ``scaled_dot_product_attention`` under ``vmap`` (the engine uses the eager form); ``"compiled_bert_adam"``
-    replaces the optimizer's clip-scaling pass and fused Adam calls by one ``torch.compile``d update per stacked
-    tensor (clip scale, moments, decay and the per-run rate in one pass; :func:`_bert_adam_stacked`).
+    times one ``torch.compile``d update per stacked tensor instead of the engine's kernel (clip scale, moments,
+    decay and the per-run rate in one pass; :func:`_bert_adam_stacked`); ``"fused_adamw"`` the step the engine took
+    before its kernel (:class:`_FusedAdamWBertAdam`).
     """
     import torch
 
@@ -433,7 +470,7 @@ def static_step_arm(models, precision: str, device: str, width: int, steps: int,
         optimizer = StackedBertAdam(stack, models[0], sweep_config(1, 1, device, precision))
         if variant == "sdpa":
             stack.template.set_attn_implementation("sdpa")
-        update = _CompiledBertAdam(optimizer) if variant == "compiled_bert_adam" else optimizer.step
+        update = _UPDATE_VARIANTS[variant](optimizer) if variant in _UPDATE_VARIANTS else optimizer.step
     factors = [1.0] * k
 
     def step():
@@ -589,7 +626,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--static-widths", default="",
                         help="widths at which to time the step eagerly and as a CUDA graph (K = the largest of --ks)")
     parser.add_argument("--static-variants", default="",
-                        help="changes to the step to time too at those widths: sdpa, compiled_bert_adam")
+                        help="other forms of the step to time too at those widths: sdpa, compiled_bert_adam, "
+                        "fused_adamw")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--write-lengths", action="store_true", help=f"remake {LENGTHS.name} and stop")

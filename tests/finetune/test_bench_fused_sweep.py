@@ -108,15 +108,46 @@ def test_the_compiled_bert_adam_variant_takes_the_engines_step(tmp_path):
     assert moved > 1e-5 and differ < moved / 100, (moved, differ)
 
 
+def test_the_fused_adamw_variant_is_the_engines_step_but_for_the_decays_rounding(tmp_path):
+    """The step before BertAdam's kernel (clip scaling, then torch's fused AdamW kernel without bias correction)
+    moves the weights as the kernel does; they differ by the decay, applied apart and rounded on its own."""
+    import torch
+
+    from diagnostics.finetune._fused import StackedClassifiers
+    from diagnostics.finetune._modeling import load_classifier
+    from diagnostics.finetune._stacked_optim import StackedBertAdam
+
+    bench = _bench_module()
+    bench.write_model(tmp_path / "model", "tiny")
+    models = [load_classifier(tmp_path / "model", seed=k, dropout=0.0, head="jiant") for k in range(2)]
+    generator = torch.Generator().manual_seed(0)
+    config = bench.sweep_config(1, 1, "cpu", "fp32").with_overrides(["lr=1e-3"])
+    start = StackedClassifiers(models, "cpu").params
+    grads = [{n: torch.randn(p.shape, generator=generator) for n, p in start.items()} for _ in range(3)]
+    after = []
+    for variant in (None, "fused_adamw"):
+        stack = StackedClassifiers(models, "cpu")
+        optimizer = StackedBertAdam(stack, models[0], config)
+        update = bench._UPDATE_VARIANTS[variant](optimizer) if variant else optimizer.step
+        for step in grads:
+            for name, p in stack.params.items():
+                p.grad = step[name].clone()
+            update([0.5, 0.5])
+        after.append({name: p.detach().clone() for name, p in stack.params.items()})
+    moved = max((after[0][n] - start[n]).abs().max().item() for n in start)
+    differ = max((after[0][n] - after[1][n]).abs().max().item() for n in start)
+    assert moved > 1e-4 and 0 < differ < moved / 1000, (moved, differ)
+
+
 @pytest.mark.slow
 def test_the_step_variants_run_from_the_command_line(tmp_path):
     out = tmp_path / "variants.json"
     env = os.environ | {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_fused_sweep.py"), "--size", "tiny", "--device", "cpu",
                "--ks", "2", "--precisions", "fp32", "--warmup", "1", "--steps", "2", "--baseline-steps", "2",
-               "--static-widths", "16", "--static-variants", "sdpa,compiled_bert_adam", "--out", str(out)]
+               "--static-widths", "16", "--static-variants", "sdpa,compiled_bert_adam,fused_adamw", "--out", str(out)]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     static = json.loads(out.read_text(encoding="utf-8"))["static_width"]
-    assert [a["variant"] for a in static] == ["engine", "engine", "sdpa", "compiled_bert_adam"]
+    assert [a["variant"] for a in static] == ["engine", "engine", "sdpa", "compiled_bert_adam", "fused_adamw"]
     assert all(a["status"] == "ok" and a["eager_ms"] > 0 for a in static), static
