@@ -40,7 +40,8 @@ from ._paper_draws import StoreValues
 from ._paper_intervals import CHI_SQUARE, JACKKNIFE, PREDICTION, T_SEEDS, place
 from ._paper_settings import (OPEN_READINGS, STUDY_DIAGNOSTICS, diagnostic_reason, probe_reason, run_settings,
                               setting_reasons)
-from ._paper_values import PROBE_STATISTICS, STATISTICS, NotComputed, NotRun, StoreView
+from ._paper_values import PROBE_STATISTICS, STATISTICS
+from ._paper_view import NotComputed, NotRun, StoreView
 from ._scores import category_scores
 
 PAPER_FILE = "paper_numbers.csv"

@@ -22,7 +22,7 @@ import pandas as pd
 from ._paper_draws import StoreValues, simulate_store
 from ._paper_intervals import NOISE, row_interval, statistic_draws
 from ._paper_samplers import RUN_VALUES, SAMPLERS
-from ._paper_values import StoreView
+from ._paper_view import StoreView
 
 #: How many runs per setting the study had (§4: seeds 0-5).
 PAPER_SEEDS = 6

@@ -44,7 +44,8 @@ import pandas as pd
 
 from ._paper_draws import leave_one_out
 from ._paper_samplers import NO_INTERVAL, RUN_VALUES, SAMPLERS, SIGMA_RANGES, RunValues, sigma_columns
-from ._paper_values import SEED_VALUES, StoreView
+from ._paper_values import SEED_VALUES
+from ._paper_view import StoreView
 
 #: Interval kinds (the ``interval`` column of :func:`~diagnostics.stats.against_paper`).
 PREDICTION = "prediction over seeds"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._paper_draws import SettingDraws
-from ._paper_values import NotRun, StoreView
+from ._paper_view import NotRun, StoreView
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -26,142 +26,15 @@ import numpy as np
 import pandas as pd
 
 from ..core.schema import ENTAILMENT
-from ._scores import ALL, OVERALL
-from ._stability import delta_summary, deltas, mean_cross_language_corr, rs_corr, stability
+from ._scores import ALL
+from ._stability import delta_summary, deltas, mean_cross_language_corr, rs_corr
+from ._paper_draws import StoreValues
+from ._paper_samplers import RUN_VALUES
+from ._paper_view import NotComputed, NotRun, StoreView
 from ._study import average_sigma_decrease, feature_slug, improvement_correlation, parse_presence_experiment, \
     presence_table
 
 _EXTRA = re.compile(r"extra-(\d+)")
-
-
-class NotRun(LookupError):
-    """The run store lacks an experiment, language or seed the statistic needs."""
-
-
-class NotComputed(LookupError):
-    """The statistic needs more than predictions (probes, annotation, hardware), or more than the input holds."""
-
-
-class StoreView:
-    """The per-category scores of one model, with their σ over seeds and the run settings, for the statistics.
-
-    Parameters
-    ----------
-    scores : pandas.DataFrame
-        Output of :func:`~diagnostics.stats.category_scores` for one model and one diagnostic set per language.
-    predictions : pandas.DataFrame, optional
-        The predictions table the scores came from (for the label shares).
-    settings : pandas.DataFrame, optional
-        :func:`~diagnostics.stats._paper_settings.run_settings` of the store.
-    ddof : int
-        Delta degrees of freedom of σ over seeds.
-    model : str, optional
-        The model the scores belong to (its name in the run store).
-    probes : pandas.DataFrame, optional
-        Layer-wise probing results of that model (:func:`diagnostics.probe.probe_models`: the pretrained model,
-        ``seed`` empty, and its fine-tuned seeds) for the probing statistics.
-    """
-
-    def __init__(self, scores: pd.DataFrame, predictions: pd.DataFrame | None = None,
-                 settings: pd.DataFrame | None = None, ddof: int = 1, model: str | None = None,
-                 probes: pd.DataFrame | None = None):
-        self.model = model
-        self.probes = probes
-        self.scores = scores
-        self.predictions = predictions
-        self.settings = settings
-        self.ddof = ddof
-        self.stab = stability(scores, ddof=ddof)
-        self.cache: dict = {}  # values that several rows (and the intervals) ask for
-
-    def experiments(self, pattern: str | None) -> list[str]:
-        """List the store's experiments a paper experiment names (``extra-*`` and ``presence-*`` patterns included).
-
-        ``pattern`` is ``base``, ``extra-374000``, ``extra-*`` (base and every extra size), ``presence-<slug>-*``,
-        ``presence-*-<share>`` or ``presence-*``. Returns the matching experiments present in the scores, sorted; none
-        for an empty or None ``pattern``.
-        """
-        if not isinstance(pattern, str) or not pattern:
-            return []
-        present = sorted(pd.unique(self.scores["experiment"].astype(str)))
-        if "*" not in pattern:
-            return [pattern] if pattern in present else []
-        if pattern == "extra-*":
-            return [e for e in present if e == "base" or _EXTRA.fullmatch(e)]
-        feature, _, share = pattern[len("presence-"):].partition("-")
-        out = []
-        for name in present:
-            try:
-                slug, value = parse_presence_experiment(name)
-            except ValueError:
-                continue
-            if feature in ("*", slug) and (share in ("", "*") or math.isclose(value, float(share))):
-                out.append(name)
-        return out
-
-    def languages(self, experiment: str) -> list[str]:
-        """List the languages with scores in an experiment, sorted."""
-        return sorted(pd.unique(self.scores.loc[self.scores["experiment"] == experiment, "language"].astype(str)))
-
-    def rows(self, frame: pd.DataFrame, experiment: str, language: str, category: str) -> pd.DataFrame:
-        """Select the rows of ``frame`` (:attr:`scores` or σ, :attr:`stab`) of one experiment, language and category.
-
-        ``category`` is a fine category, or ``overall`` (the mean of the per-category MCCs). Raises ``NotRun`` when the
-        experiment, language or category has no rows.
-        """
-        name = OVERALL if category == "overall" else category
-        found = frame[(frame["experiment"] == experiment) & (frame["language"] == language)
-                      & (frame["category"] == name)]
-        if found.empty:
-            if not ((frame["experiment"] == experiment) & (frame["language"] == language)).any():
-                raise NotRun(f"no {experiment} runs in {language}")
-            raise NotRun(f"no {category} examples in the {language} diagnostic set")
-        return found
-
-    def sigma(self, experiment: str, language: str, category: str) -> float:
-        """Give the σ over seeds of a category (the mean over languages for ``language="all"``).
-
-        Arguments as for :meth:`rows`; NaN when undefined (one seed) or absent.
-        """
-        languages = self.languages(experiment) if language == "all" else [language]
-        values = []
-        for lang in languages:
-            try:
-                values.append(float(self.rows(self.stab, experiment, lang, category)["std"].mean()))
-            except NotRun:
-                continue
-        values = [v for v in values if not math.isnan(v)]
-        return float(np.mean(values)) if values else float("nan")
-
-    def mean(self, experiment: str, language: str, category: str) -> float:
-        """Give the seed-mean score of a category (the mean over languages for ``language="all"``).
-
-        Arguments as for :meth:`rows`; ``NotRun`` when no language has the category.
-        """
-        languages = self.languages(experiment) if language == "all" else [language]
-        if not languages:
-            raise NotRun(f"no {experiment} runs")
-        return float(np.mean([self.rows(self.stab, experiment, lang, category)["mean"].mean() for lang in languages]))
-
-    def one(self, pattern: str) -> str:
-        """Find the single store experiment a paper experiment (no ``*``) names; ``NotRun`` when the store lacks it."""
-        found = self.experiments(pattern)
-        if not found:
-            raise NotRun(f"no {pattern} runs")
-        return found[0]
-
-    def setting(self, experiment: str, column: str):
-        """Read one recorded setting of an experiment's runs (the first language's).
-
-        ``column`` is a column of :func:`~diagnostics.stats._paper_settings.run_settings`. Raises ``NotComputed`` when
-        no run configs were given, or none for ``experiment``.
-        """
-        if self.settings is None or self.settings.empty:
-            raise NotComputed("needs the runs' configs")
-        rows = self.settings[self.settings["experiment"] == experiment]
-        if rows.empty:
-            raise NotComputed(f"no config recorded for the {experiment} runs")
-        return rows[column].iloc[0]
 
 
 def _seed_rows(view: StoreView, row) -> pd.DataFrame:
@@ -204,9 +77,7 @@ def _cross_language_corr(view, row):
         raise NotRun("needs at least two languages")
     if not pd.isna(row.seed):
         # one run per language (Fig. 1): nothing pairs runs of different languages, so every combination of one run
-        # per language is such a number, and ours is their mean (imported here: the draws' module imports this one)
-        from ._paper_draws import StoreValues
-        from ._paper_samplers import RUN_VALUES
+        # per language is such a number, and ours is their mean
 
         key = ("cross_language_runs", experiment)
         if key not in view.cache:

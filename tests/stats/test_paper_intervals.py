@@ -17,7 +17,7 @@ from diagnostics.stats._paper_intervals import (CHI_SQUARE, DEGENERATE, JACKKNIF
                                                 prediction_interval, range_tail, row_interval, sigma_interval,
                                                 t_interval)
 from diagnostics.stats._paper_samplers import RUN_VALUES, SAMPLERS
-from diagnostics.stats._paper_values import StoreView
+from diagnostics.stats._paper_view import StoreView
 from diagnostics.stats._scores import OVERALL
 
 #: Simulated stores per coverage check, and how far the coverage may be from 95 % (4 binomial sd at 2,000).
