@@ -62,11 +62,7 @@ ALLOWED_CYCLES: dict[frozenset, str] = {}
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 #: Imports of another stage's private module that cannot go through its public names now: (importer, imported) ->
 #: reason. Each must still exist.
-ALLOWED_PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
-    ("diagnostics.cli.settings", "diagnostics.settings._fields"):
-        "settings_markdown finds the nested settings classes with field_types, whose docstring lacks its Parameters "
-        "section (exporting it would fail tests/test_docstrings.py): document it, then export it",
-}
+ALLOWED_PRIVATE_IMPORTS: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:

@@ -12,8 +12,7 @@ import textwrap
 import typer
 
 from diagnostics.core.errors import UserInputError
-from diagnostics.settings import Settings, describe_settings
-from diagnostics.settings._fields import field_types  # not exported yet: its docstring lacks a Parameters section
+from diagnostics.settings import Settings, describe_settings, field_types
 
 #: What can be listed: the sweep config's keys and the pipeline scale's.
 LISTS = ("sweep", "scale")

@@ -16,11 +16,11 @@ of settings as written; one description for people.
 
 from ._docs import describe_settings
 from ._errors import ConfigError, ConfigSource
-from ._fields import NATURES, Expected, Settings, fields_declaring, setting, unset_values
+from ._fields import NATURES, Expected, Settings, field_types, fields_declaring, setting, unset_values
 from ._input import apply_overrides, override_items, override_key, read_settings, split_override, split_pair
 from ._values import Bad, as_list, check_keys, choice, hint, read_mapping, read_string, show
 
 __all__ = ["NATURES", "Bad", "ConfigError", "ConfigSource", "Expected", "Settings", "apply_overrides", "as_list",
-           "check_keys", "choice", "describe_settings", "fields_declaring", "hint", "override_items", "override_key",
-           "read_mapping", "read_settings", "read_string", "setting", "show", "split_override", "split_pair",
-           "unset_values"]
+           "check_keys", "choice", "describe_settings", "field_types", "fields_declaring", "hint", "override_items",
+           "override_key", "read_mapping", "read_settings", "read_string", "setting", "show", "split_override",
+           "split_pair", "unset_values"]

@@ -373,9 +373,19 @@ def _fields(settings_class: type) -> dict[str, dataclasses.Field]:
 
 @functools.cache
 def field_types(settings_class: type) -> dict[str, tuple[Any, Any, bool]]:
-    """What every field of a settings class converts to, from its type hint: field -> (scalar type of
-    :data:`SCALARS`, settings class or the hint's type; item type of a ``tuple[x, ...]`` or ``list[x]``, else None;
-    whether ``None`` is allowed)."""
+    """What every field of a settings class converts to, read from its type hints.
+
+    Parameters
+    ----------
+    settings_class : type
+        A :class:`Settings` subclass.
+
+    Returns
+    -------
+    dict
+        Field name -> ``(kind, item, optional)``: the scalar type of :data:`SCALARS`, a settings class or the hint's
+        type; the item type of a ``tuple[x, ...]`` or ``list[x]``, else ``None``; whether ``None`` is allowed.
+    """
     out = {}
     for name, hint_ in typing.get_type_hints(settings_class).items():
         if name not in _fields(settings_class):

@@ -3,7 +3,8 @@
 ``--set key=value`` (the value parsed as YAML; a dotted key reaches into a nested mapping) is read by
 :func:`split_override` and applied by :func:`apply_overrides`, for the sweep config, the pipeline's scale settings
 and its inputs alike. Config files are read by :func:`read_document` (YAML with the line of every key, TOML with
-the lines of :func:`toml_key_lines`), so that a :class:`~diagnostics.settings.ConfigSource` can name the file and line of a bad key.
+the lines of :func:`toml_key_lines`), so that a :class:`~diagnostics.settings.ConfigSource` can name the file and
+line of a bad key.
 """
 
 from __future__ import annotations
