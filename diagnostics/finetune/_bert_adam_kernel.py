@@ -115,6 +115,50 @@ def bert_adam_torch_(params, grads, exp_avgs, exp_avg_sqs, scales, rates, decays
         torch._foreach_sub_(p, update)
 
 
+@torch.no_grad()
+def bert_adam_replay_(param: torch.Tensor, exp_avg: torch.Tensor, exp_avg_sq: torch.Tensor, counts: list[int],
+                      scales: torch.Tensor, rates: torch.Tensor, decay: float, beta1: float, beta2: float,
+                      eps: float) -> None:
+    """Apply to rows of one stacked tensor the steps they missed, each with a zero gradient, in place.
+
+    Each element goes through :func:`bert_adam_torch_`'s operations with a zero gradient, each rounding as there (so
+    the rows end as the eager update makes them, bit for bit): the gradient terms ``(0 * scale) * (1 - beta1)`` and
+    ``((0 * scale) * (1 - beta2)) * (0 * scale)`` are the same for every element of a run, so they are made once per
+    step and run, as (K, 1, ...) columns.
+
+    Parameters
+    ----------
+    param, exp_avg, exp_avg_sq : torch.Tensor
+        The rows' weights and moments, shape (K, rows, ...), oldest rows first.
+    counts : list of int
+        Per missed step, in order: how many leading rows miss it.
+    scales, rates : torch.Tensor
+        Per missed step and run (n, K): the tensor's clip factor and learning rate at that step.
+    decay : float
+        The tensor's weight decay.
+    beta1, beta2, eps : float
+        BertAdam's ``b1``, ``b2`` and ``e``.
+    """
+    column = (-1,) + (1,) * (param.dim() - 1)
+    gradient = torch.zeros_like(scales) * scales
+    first = gradient * (1.0 - beta1)
+    second = gradient * (1.0 - beta2)
+    second.mul_(gradient)
+    for step, count in enumerate(counts):
+        p, m, v = param[:, :count], exp_avg[:, :count], exp_avg_sq[:, :count]
+        m.mul_(beta1)
+        m.add_(first[step].view(column))
+        v.mul_(beta2)
+        v.add_(second[step].view(column))
+        update = _sqrt([v])[0]
+        update.add_(eps)
+        update = torch.div(m, update, out=update)
+        if decay != 0:
+            update.add_(p * decay)
+        update.mul_(rates[step].view(column))
+        p.sub_(update)
+
+
 def _sqrt(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     """Correctly rounded square roots (as IEEE's, CUDA's and Triton's ``sqrt_rn``).
 

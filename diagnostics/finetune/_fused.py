@@ -107,20 +107,23 @@ class StackedClassifiers:
         return torch.func.functional_call(self.template, ({**params, **shared}, buffers), (), kwargs).logits
 
     def logits(self, batch: dict[str, torch.Tensor], *, shared_inputs: bool = False, train: bool = True,
-               amp: torch.dtype | None = None) -> torch.Tensor:
+               amp: torch.dtype | None = None, replace: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
         """Every run's logits for its batch, float32 of shape (K, B, n_classes).
 
         ``batch`` holds model keyword arguments with a leading run dimension (K, B, T), or (B, T) with
         ``shared_inputs`` (every run reads the same examples, e.g. validation); ``attention_mask`` is the 0/1 mask.
         ``train`` turns dropout on where the model has it; ``amp`` is the autocast dtype (``None``: full precision).
+        ``replace`` gives stacked tensors the forward reads instead of some parameters (the word embedding's rows
+        a batch reads, its ids remapped to them: :mod:`._lazy_rows`).
         """
+        params = self.params if not replace else {**self.params, **replace}
         self.template.train(train)
         device_type = self.device.split(":")[0]
         # no cast cache: each weight is cast once per forward anyway, and a cache cannot live in a CUDA graph
         with torch.autocast(device_type, dtype=amp or torch.float32, enabled=amp is not None, cache_enabled=False):
             if self.direct:
                 kwargs = batch if shared_inputs else {k: v[0] for k, v in batch.items()}
-                params = {name: p[0] for name, p in self.params.items()}
+                params = {name: p[0] for name, p in params.items()}
                 buffers = {name: b[0] for name, b in self.buffers.items()}
                 return self._call(params, buffers, self.shared, kwargs).float()[None]
             kwargs = dict(batch)
@@ -128,7 +131,7 @@ class StackedClassifiers:
                 kwargs["attention_mask"] = _additive_mask(kwargs["attention_mask"], amp or torch.float32)
             in_dims = (0, 0, None, None if shared_inputs else 0)
             out = torch.vmap(self._call, in_dims=in_dims, randomness="different")(
-                self.params, self.buffers, self.shared, kwargs)
+                params, self.buffers, self.shared, kwargs)
         return out.float()
 
     def keep(self, runs: Sequence[int]) -> None:
@@ -370,13 +373,18 @@ def _train_step(stack: StackedClassifiers, optimizer, active: list[_Run], pad_to
     for position, (run, batch) in enumerate(zip(active, batches)):
         labels[position, :len(batch)] = run.data.gold[batch]
     tensors["labels"] = labels
+    replace = None
+    embedding = getattr(optimizer, "rows", None)
+    if embedding is not None and "input_ids" in tensors:  # the word embedding's rows (lazily: only those updated)
+        tensors["input_ids"], table = embedding.prepare(tensors["input_ids"])
+        replace = {embedding.name: table} if table is not None else None
     partial = any(len(batch) < rows for batch in batches)
     if partial:  # a run's short batch is padded with examples of weight 0; its loss is the mean over its own
         tensors["weights"] = torch.tensor([[1.0 / len(b)] * len(b) + [0.0] * (rows - len(b)) for b in batches])
     pinned = device.startswith("cuda")
     moved = {k: (v.pin_memory() if pinned else v).to(device, non_blocking=True) for k, v in tensors.items()}
     labels, weights = moved.pop("labels"), moved.pop("weights", None)
-    logits = stack.logits(moved, amp=amp)
+    logits = stack.logits(moved, amp=amp, replace=replace)
     losses = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
                                                reduction="none").view(labels.shape)
     per_run = (losses * weights).sum(1) if partial else losses.mean(1)
@@ -411,7 +419,8 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
              show: bool = False, desc: str = "fused",
              finished: Callable[[int, RunData, FitResult], None] | None = None,
              gone: Callable[[int], bool] | None = None,
-             checked: Callable[[int, Callable[[], dict[str, Any]]], None] | None = None) -> list[FitResult]:
+             checked: Callable[[int, Callable[[], dict[str, Any]]], None] | None = None,
+             lazy_rows: bool | None = None) -> list[FitResult]:
     """Train a queue of runs in ``slots`` slots as one computation; each run ends with its best weights loaded.
 
     Parameters
@@ -439,6 +448,10 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
         ``checked(index, state)`` after each check of a run that goes on; ``state()`` returns what the run needs to
         go on from there in another process (:meth:`_Run.resume_state`), to be given back as ``RunData.resume``.
         A run that resumes with a group of one slot also takes back torch's global generator (its dropout draws).
+    lazy_rows : bool, optional
+        BertAdam with a trainable word embedding: update only the rows each step's batches read, the others' steps
+        replayed exactly when read (:mod:`._lazy_rows`; the weights equal the eager update's bit for bit). Default:
+        on; ``False``: every row every step. Other optimizers and frozen embeddings: no effect.
 
     Returns
     -------
@@ -461,6 +474,8 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     lead = runs[0].config
     stack = StackedClassifiers([run.data.model for run in active], device)
     optimizer = _OPTIMIZERS[lead.optimizer](stack, active[0].data.model, lead)
+    if lazy_rows is not None and optimizer.rows is not None:
+        optimizer.rows.lazy = lazy_rows
     for position, run in enumerate(active):
         _resume_slot(run, optimizer, position, slots)
     pad_to = lead.max_seq_length if lead.pad_to_max_length else None
@@ -475,6 +490,8 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
             bar.update(len(active))
             stopped = [position for position, run in enumerate(active) if gone is not None and gone(run.index)]
             due = [position for position, run in enumerate(active) if run.due() and position not in stopped]
+            if due or stopped:  # checks, snapshots and slots changing read every row
+                optimizer.flush()
             leaving = _validate(stack, active, due) if due else []
             if checked is not None:
                 for position in due:
@@ -537,14 +554,16 @@ def _take(runs: Sequence[EngineRun], queue: deque) -> _Run | None:
 
 def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: SweepConfig, *, seeds: Sequence[int],
               validate: Callable[[StackedClassifiers, Sequence[int]], list[dict[str, float]]], device: str,
-              amp: torch.dtype | None = None, show: bool = False, desc: str = "fused") -> list[FitResult]:
+              amp: torch.dtype | None = None, show: bool = False, desc: str = "fused",
+              lazy_rows: bool | None = None) -> list[FitResult]:
     """Train ``models`` (one per seed, one data set) in as many slots: :func:`fit_runs` without a queue.
 
     Each model ends with its best validation's weights; ``validate(stack, members)`` scores each run of the stack
-    (``members``: positions in ``models``). Returns one ``FitResult`` per model, in order.
+    (``members``: positions in ``models``). ``lazy_rows`` as for :func:`fit_runs`. Returns one ``FitResult`` per
+    model, in order.
     """
     if len(models) != len(seeds):
         raise ValueError(f"{len(models)} models for {len(seeds)} seeds")
     runs = [EngineRun(seed, config, lambda m=model: RunData(m, train, gold, validate))
             for model, seed in zip(models, seeds)]
-    return fit_runs(runs, slots=len(runs), device=device, amp=amp, show=show, desc=desc)
+    return fit_runs(runs, slots=len(runs), device=device, amp=amp, show=show, desc=desc, lazy_rows=lazy_rows)

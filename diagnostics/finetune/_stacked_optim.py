@@ -31,6 +31,7 @@ from torch import nn
 
 from ._bert_adam_kernel import bert_adam_
 from ._config import SweepConfig
+from ._lazy_rows import EmbeddingRows, word_embedding
 from ._modeling import parameter_groups
 
 #: torch's clip_grad_norm_ (and BertAdam's per-tensor clip) divide by the norm plus this.
@@ -41,6 +42,8 @@ class _StackedOptimizer:
     """Moments and per-run views over a stack's parameters; the per-(run, tensor) gradient norms of a step."""
 
     betas = (0.9, 0.999)
+    #: The word-embedding rows of the step (:class:`~._lazy_rows.EmbeddingRows`), where the optimizer keeps them.
+    rows: EmbeddingRows | None = None
 
     def __init__(self, stack, model: nn.Module, config: SweepConfig, *, decay_all: bool):
         self.stack, self.config = stack, config
@@ -82,8 +85,18 @@ class _StackedOptimizer:
                                      part(self.exp_avg_sq, names)) for base_lr, decay, names in self.groups]
         return self._stretches[key]
 
+    def flush(self) -> None:
+        """Bring every deferred update up to date (lazy rows), before anything reads every weight or moment."""
+        if self.rows is not None:
+            self.rows.flush()
+
+    def _settled(self) -> None:
+        if self.rows is not None and self.rows.pending:
+            raise RuntimeError("embedding rows miss updates: flush() before the group's slots change")
+
     def keep(self, runs: Sequence[int]) -> None:
         """Keep the state of the runs at positions ``runs`` (after the stack kept the same positions)."""
+        self._settled()
         index = torch.as_tensor(list(runs), dtype=torch.long, device=self.stack.device)
         self.exp_avg = {n: t.index_select(0, index) for n, t in self.exp_avg.items()}
         self.exp_avg_sq = {n: t.index_select(0, index) for n, t in self.exp_avg_sq.items()}
@@ -93,6 +106,7 @@ class _StackedOptimizer:
     @torch.no_grad()
     def reset(self, position: int) -> None:
         """Clear the moments and step count of slot ``position`` (a run joins the group there)."""
+        self._settled()
         for name in self.names:
             self.exp_avg[name][position].zero_()
             self.exp_avg_sq[name][position].zero_()
@@ -101,6 +115,7 @@ class _StackedOptimizer:
     def slot_state(self, position: int) -> dict[str, torch.Tensor]:
         """CPU copies of slot ``position``'s moments (``exp_avg/<name>``, ``exp_avg_sq/<name>``, in the model's
         layout) and step count (``count``), for :meth:`restore_slot` in another process and stack."""
+        self.flush()
         state = {}
         for name in self.names:
             for kind, moments in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
@@ -112,6 +127,7 @@ class _StackedOptimizer:
     @torch.no_grad()
     def restore_slot(self, position: int, state: dict[str, torch.Tensor]) -> None:
         """Put a run's moments and step count saved by :meth:`slot_state` into slot ``position``."""
+        self._settled()
         for name in self.names:
             for kind, moments in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
                 moments[name][position].copy_(self.stack.model_layout(name, state[f"{kind}/{name}"]))
@@ -223,6 +239,10 @@ class StackedBertAdam(_StackedOptimizer):
     its base rate, decayed on its own plateaus, times BertAdam's warm-up schedule (the factors its loop gives).
     Both clips and the update are one pass over each stacked tensor (:mod:`._bert_adam_kernel`).
 
+    With a trainable word embedding, the engine gives each step's token ids to :attr:`rows`
+    (:class:`~._lazy_rows.EmbeddingRows`): the embedding gradient's norm is taken over the rows the batches read, and
+    with ``lazy_rows`` only those rows are updated, each row's missed steps replayed exactly when it is read again.
+
     Parameters
     ----------
     stack : StackedClassifiers
@@ -231,12 +251,17 @@ class StackedBertAdam(_StackedOptimizer):
         One of the runs' modules (its parameter names).
     config : SweepConfig
         The recipe.
+    lazy_rows : bool, optional
+        Update the word embedding's rows lazily (default: yes, where it trains); ``False``: every row every step.
     """
 
-    def __init__(self, stack, model: nn.Module, config: SweepConfig):
+    def __init__(self, stack, model: nn.Module, config: SweepConfig, *, lazy_rows: bool | None = None):
         super().__init__(stack, model, config, decay_all=True)
         self._base_rates = [base_lr for base_lr, _, _ in self.groups]
         self._decays = [float(decay) for _, decay, names in self.groups for _ in names]
+        embedding = word_embedding(model)
+        if embedding is not None and embedding[0] in self.names:
+            self.rows = EmbeddingRows(self, *embedding, lazy=lazy_rows is not False)
 
     def _bind(self) -> None:
         super()._bind()
@@ -281,11 +306,27 @@ class StackedBertAdam(_StackedOptimizer):
         torch.Tensor
             Each run's gradient norm before clipping, shape (K,), on the device (not read back).
         """
+        if self.rows is not None and self.rows.rows is None:
+            self.rows.flush()  # a step without the engine's rows updates the whole table: nothing may be deferred
         stacked = self._gradients()
-        norms = self.clip_scales(self._norms(stacked))
         params = [self.stack.params[n] for n in self.names]
-        bert_adam_(params, stacked, [self.exp_avg[n] for n in self.names], [self.exp_avg_sq[n] for n in self.names],
-                   self._scale_columns, self._rate_columns, self._decays, *self.betas, self.config.adam_eps)
+        exp_avg, exp_avg_sq = [self.exp_avg[n] for n in self.names], [self.exp_avg_sq[n] for n in self.names]
+        rows = self.rows if self.rows is not None and self.rows.rows is not None else None
+        normed = stacked
+        if rows is not None:  # the embedding's norm over the rows the batches read (the others' gradient is zero)
+            normed = list(stacked)
+            normed[rows.index] = rows.gradient(stacked[rows.index])
+        norms = self.clip_scales(self._norms(normed))
+        if rows is not None and rows.table is not None:  # lazy: the update of the rows read only
+            i = rows.index
+            stacked = normed
+            params[i], exp_avg[i], exp_avg_sq[i] = rows.gathered()
+        bert_adam_(params, stacked, exp_avg, exp_avg_sq, self._scale_columns, self._rate_columns, self._decays,
+                   *self.betas, self.config.adam_eps)
+        if rows is not None:
+            if rows.table is not None:
+                rows.scatter(params[rows.index], exp_avg[rows.index], exp_avg_sq[rows.index])
+            rows.release()
         self._release()
         return norms
 
