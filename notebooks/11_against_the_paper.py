@@ -18,7 +18,7 @@
 # The reference study (Tikhonova et al., 2022) prints 174 numbers and checkable claims in its text: per-category
 # MCCs of single runs (§5.1, §5.2), σ ranges over seeds (Table 6), the effect of extra MNLI data (§5.3, Table 4),
 # feature presence (§5.4, Table 5), probing and data facts. They ship with the package
-# (`diagnostics/stats/paper_numbers.csv`); `stats.against_paper` computes our value of each from this run
+# (`diagnostics/paper/paper_numbers.csv`); `paper.against_paper` computes our value of each from this run
 # store, with the same statistics the other notebooks use, and places the paper's number in our distribution.
 # The answer comes first in every table:
 #
@@ -64,9 +64,9 @@ from IPython.display import Markdown, display
 
 from diagnostics.core.tables import read_table
 from diagnostics.finetune import list_runs
+from diagnostics.paper import against_paper, number_label, paper_chance, paper_table, paper_verdict
 from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths, plan_datasets, probe_results_file
 from diagnostics.plots import paper_comparison, save
-from diagnostics.stats import against_paper, number_label, paper_chance, paper_table, paper_verdict
 
 runs_dir, output_dir = notebook_paths(scale, runs_dir, output_dir, needs=("base", "extra", "presence"),
                                       train_missing=train_missing)

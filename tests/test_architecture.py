@@ -21,7 +21,9 @@ Stages, lowest first (a module may import its own stage and the ones below it, n
 8. ``predictions``: importers and exporters of other tools' prediction files, and ``compare``; needs ``data`` and
    ``stats`` (only ``plots`` and the commands may import it); ``evaluate`` beside it: finished classifiers scored
    into a run store (the sweep's tokenisation, batches, predictions table and store writers; the label names of
-   ``predictions``)
+   ``predictions``); and ``paper``, the reproduction of the reference study (every number it prints beside ours):
+   needs ``stats`` and the probing feature list's name from ``probe`` (only ``plots`` and the commands may import
+   it)
 9. ``plots``, and ``explorer`` (the instability explorer; needs ``annotate`` and ``stats``, the report uses it):
    no stage below draws its own figures
 10. commands: ``pipeline``, ``report``, ``notebooks`` (``diagnostics notebooks`` and the JupyterLab hook), and the
@@ -50,8 +52,8 @@ PACKAGE = ROOT / "diagnostics"
 STAGES = ("foundation", "data", "annotate", "models", "stats", "finetune", "probe", "behave", "predictions", "plots",
           "commands")
 _STAGE_OF_PACKAGE = {"core": 0, "settings": 0, "data": 1, "annotate": 2, "models": 3, "stats": 4, "finetune": 5,
-                     "probe": 6, "behave": 7, "predictions": 8, "evaluate": 8, "plots": 9, "explorer": 9,
-                     "pipeline": 10, "report": 10, "notebooks": 10, "cli": 10}
+                     "probe": 6, "behave": 7, "predictions": 8, "evaluate": 8, "paper": 8, "plots": 9,
+                     "explorer": 9, "pipeline": 10, "report": 10, "notebooks": 10, "cli": 10}
 _COMMAND_MODULES = {"diagnostics.__main__"}
 #: The command line: the package that builds the ``diagnostics`` command.
 COMMAND_LINE = "diagnostics.cli"

@@ -7,7 +7,7 @@ from pathlib import Path
 from diagnostics.core.resources import default_reports_dir, default_runs_dir, work_root
 
 #: The probing results notebook 05 leaves in the figures folder, with a ``run_model`` column (the run store's model
-#: name), for the probing rows of notebook 11 (``stats.against_paper(probes=...)``).
+#: name), for the probing rows of notebook 11 (``paper.against_paper(probes=...)``).
 PROBE_RESULTS = "05_probes.parquet"
 
 

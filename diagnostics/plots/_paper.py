@@ -1,6 +1,6 @@
 """Figure of a run store against the reference study: the paper's MCCs against ours, and what was found.
 
-Takes the output of :func:`diagnostics.stats.against_paper` and returns a matplotlib ``Figure`` (built
+Takes the output of :func:`diagnostics.paper.against_paper` and returns a matplotlib ``Figure`` (built
 without pyplot: nothing is shown or saved).
 """
 
@@ -34,9 +34,9 @@ def paper_comparison(frame: pd.DataFrame, title: str | None = None) -> Figure:
     Parameters
     ----------
     frame : pandas.DataFrame
-        Output of :func:`~diagnostics.stats.against_paper`.
+        Output of :func:`~diagnostics.paper.against_paper`.
     title : str, optional
-        Figure title (e.g. the verdict of :func:`~diagnostics.stats.paper_verdict`).
+        Figure title (e.g. the verdict of :func:`~diagnostics.paper.paper_verdict`).
 
     Returns
     -------

@@ -26,16 +26,14 @@ Pure numpy / pandas / scipy (no torch). Functional API:
   :func:`aso_matrices`, :func:`run_scores`, :func:`violation_ratio`, :class:`ASOResult`
 * agreement: :func:`agreement`, :func:`fleiss_kappa`, :func:`pairwise_agreement`
 * seed planning: :func:`plan_seeds` (:func:`variance_components` then :func:`simulate_plan`), :class:`SeedPlan`
-* against the reference study: :func:`against_paper` (our value beside every number the paper prints, placed in
-  our distribution: prediction or bootstrap interval, verdict, comparability), :func:`paper_verdict`,
-  :func:`paper_chance` (how often "outside" fires by chance), :func:`paper_numbers`; :func:`paper_table`,
-  :func:`format_number` and :func:`number_label` show such tables (significant digits, one dash for missing
-  values, long text wrapped)
 * instances: :func:`instance_stability` (per-example flip rate across seeds), :func:`category_instability`,
   :func:`sigma_drivers` (leave-one-example-out change of σ)
 * slices by feature: :func:`feature_slices` (per feature, MCC / accuracy of the pairs with it against those
   without, σ over seeds, the flipping pairs: :class:`FeatureSlices`) over the features of :func:`feature_matrix`
   (the rule annotator's, or a diagnostic set's own)
+
+The reference study's numbers set beside ours (the paper's reproduction) are :mod:`diagnostics.paper`, built on
+these.
 """
 
 from __future__ import annotations
@@ -68,8 +66,6 @@ _EXPORTS = {
     "rs_corr_variants": "_stability", "LABELS": "_table", "REQUIRED": "_table", "ExampleSetWarning": "_table",
     "example_set_differences": "_table", "read_predictions": "_table", "run_keys": "_table",
     "validate_predictions": "_table", "mcc_by_category": "_scores",
-    "against_paper": "_paper", "paper_chance": "_paper", "paper_numbers": "_paper", "paper_verdict": "_paper",
-    "format_number": "_paper_display", "number_label": "_paper_display", "paper_table": "_paper_display",
     # used by the other stages, the notebooks and the docs
     **dict.fromkeys(["dataset_for", "dataset_frame", "dataset_frames"], "_categories"),
     **dict.fromkeys(["ADJUSTMENTS", "ALTERNATIVES", "PAIRINGS"], "_inference"),

@@ -7,10 +7,10 @@ sum of independent coin flips, and its spread is what says whether a count is su
 
 Each simulated replication draws, for every (experiment, language) the rows read, a study of ``n_paper`` runs and a
 store of ours with our number of runs from a normal model of our runs: their mean and their covariance across
-categories (:func:`~diagnostics.stats._paper_draws.simulate_store`). The study's number is then its statistic on
+categories (:func:`~diagnostics.paper._draws.simulate_store`). The study's number is then its statistic on
 the simulated study (a single-run number: its run with the printed seed index, the same run for every number of
 that seed), our interval is built on the simulated store by the method of the row
-(:func:`~diagnostics.stats._paper_intervals.row_interval`), and the row is outside or not. The count over rows, per
+(:func:`~diagnostics.paper._intervals.row_interval`), and the row is outside or not. The count over rows, per
 replication, is the null distribution of the count: its mean, and the range that holds 90 % or 95 % of it.
 """
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._paper_draws import StoreValues, simulate_store
-from ._paper_intervals import NOISE, row_interval, statistic_draws
-from ._paper_samplers import RUN_VALUES, SAMPLERS
-from ._paper_view import StoreView
+from ._draws import StoreValues, simulate_store
+from ._intervals import NOISE, row_interval, statistic_draws
+from ._samplers import RUN_VALUES, SAMPLERS
+from ._view import StoreView
 
 #: How many runs per setting the study had (§4: seeds 0-5).
 PAPER_SEEDS = 6
@@ -60,7 +60,7 @@ def simulate_outside(view: StoreView, store: StoreValues, rows: list, level: flo
     store : StoreValues
         The model's runs as arrays.
     rows : list of namedtuple
-        Rows of :func:`~diagnostics.stats.paper_numbers` that have an interval on ``store``.
+        Rows of :func:`~diagnostics.paper.paper_numbers` that have an interval on ``store``.
     level : float
         Level of the intervals.
     n_sim : int

@@ -1,8 +1,8 @@
 """The store as the paper's statistics read it: one model's per-category scores, their σ over seeds and the run
 settings (:class:`StoreView`), and the two ways a statistic cannot be given (:class:`NotRun`, :class:`NotComputed`).
 
-Its own module so that the statistics of one value (:mod:`._paper_values`) and of run arrays
-(:mod:`._paper_samplers`) can both build on it without importing each other in a circle.
+Its own module so that the statistics of one value (:mod:`._values`) and of run arrays
+(:mod:`._samplers`) can both build on it without importing each other in a circle.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._scores import OVERALL
-from ._stability import stability
-from ._study import parse_presence_experiment
+from diagnostics.stats import OVERALL, parse_presence_experiment, stability
 
 _EXTRA = re.compile(r"extra-(\d+)")
 
@@ -38,7 +36,7 @@ class StoreView:
     predictions : pandas.DataFrame, optional
         The predictions table the scores came from (for the label shares).
     settings : pandas.DataFrame, optional
-        :func:`~diagnostics.stats._paper_settings.run_settings` of the store.
+        :func:`~diagnostics.paper._settings.run_settings` of the store.
     ddof : int
         Delta degrees of freedom of σ over seeds.
     model : str, optional
@@ -139,7 +137,7 @@ class StoreView:
     def setting(self, experiment: str, column: str):
         """Read one recorded setting of an experiment's runs (the first language's).
 
-        ``column`` is a column of :func:`~diagnostics.stats._paper_settings.run_settings`. Raises ``NotComputed`` when
+        ``column`` is a column of :func:`~diagnostics.paper._settings.run_settings`. Raises ``NotComputed`` when
         no run configs were given, or none for ``experiment``.
         """
         if self.settings is None or self.settings.empty:

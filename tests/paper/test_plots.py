@@ -6,7 +6,7 @@ import pytest
 
 from _stats_fixtures import synthetic_table
 from diagnostics.plots import paper_comparison
-from diagnostics.stats import against_paper
+from diagnostics.paper import against_paper
 
 
 @pytest.fixture(scope="module")

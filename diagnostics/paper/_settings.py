@@ -9,7 +9,7 @@ translations. A run differs from that when its recorded config (``config.json`` 
 scored on another diagnostic set (SweDiagnostics is not the study's Swedish translation; a user's fr / de file is not
 known to be the study's). A config written before the head was recorded is not comparable: what it ran is not
 known. Probing numbers are comparable only when the probes used the study's feature list
-(:data:`STUDY_FEATURE_LIST`).
+(:data:`diagnostics.probe.STUDY_FEATURES_NAME`).
 
 What the paper leaves open is not a reason: the validation schedule (``val_schedule``: it prints none) and the
 order of a mixture's file (``mixture_order``: it does not say) are assumptions, which :func:`run_settings` reads
@@ -24,6 +24,8 @@ from pathlib import PurePath
 
 import pandas as pd
 
+from diagnostics.probe import STUDY_FEATURES_NAME
+
 #: Model names (or final folder names of a local copy) taken for the study's model.
 MBERT_NAMES = frozenset({"bert-base-multilingual-cased", "google-bert/bert-base-multilingual-cased", "mbert"})
 #: The study's recipe: ``recipe`` (jiant v1's trainer), batch size, learning rate, every layer trained.
@@ -34,10 +36,6 @@ STUDY_CLASSIFIER_HEAD = "jiant"
 OPEN_READINGS = ("val_schedule", "mixture_order")
 #: The mixture order of runs stored before ``mixture_order`` was recorded (the only one there was).
 EARLIER_MIXTURE_ORDER = "train_first"
-#: The ``feature_list`` of probing results made with the study's feature list. The same value as
-#: ``diagnostics.probe.STUDY_FEATURES_NAME``, written out here because ``stats`` sits below ``probe`` and may not
-#: import it (a test checks that the two agree).
-STUDY_FEATURE_LIST = "study-text"
 #: Language -> the diagnostic sets that are the study's own for that language.
 STUDY_DIAGNOSTICS: Mapping[str, frozenset] = {"en": frozenset({"axb", "axb_superglue"}),
                                               "ru": frozenset({"lidirus"})}
@@ -144,12 +142,12 @@ def probe_reason(probes: pd.DataFrame | None) -> str | None:
     """Say why probing results are not the study's probes, or ``None`` when they are.
 
     ``probes`` is the probing table of :func:`diagnostics.probe.probe_models`; it is the study's when every row's
-    ``feature_list`` is :data:`STUDY_FEATURE_LIST`. A table without that column (written before it was recorded)
-    or with another list gives ``"probing feature list not the study's"``.
+    ``feature_list`` is :data:`diagnostics.probe.STUDY_FEATURES_NAME`. A table without that column (written before
+    it was recorded) or with another list gives ``"probing feature list not the study's"``.
     """
     if probes is None or probes.empty:
         return None
-    if "feature_list" not in probes.columns or not (probes["feature_list"] == STUDY_FEATURE_LIST).all():
+    if "feature_list" not in probes.columns or not (probes["feature_list"] == STUDY_FEATURES_NAME).all():
         return "probing feature list not the study's"
     return None
 

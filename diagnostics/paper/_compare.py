@@ -1,11 +1,11 @@
 """A run store's numbers beside every number the reference study prints, each placed in our distribution.
 
-The study's numbers (Tikhonova et al., 2022, "Ad astra or astray") are package data, ``paper_numbers.csv``: one
-row per printed number, with its section, figure or table, experiment, language, category and seed, the statistic
-it is and its kind:
+The study's numbers (Tikhonova et al., 2022, "Ad astra or astray") are package data, ``paper_numbers.csv`` (read by
+:func:`~diagnostics.paper.paper_numbers`): one row per printed number, with its section, figure or table,
+experiment, language, category and seed, the statistic it is and its kind:
 
 * ``value``: a measured number (an MCC, a σ, a correlation, a share). It is placed in our distribution
-  (:mod:`diagnostics.stats._paper_intervals`), with an interval over our seeds (the examples are the study's, held
+  (:mod:`diagnostics.paper._intervals`), with an interval over our seeds (the examples are the study's, held
   fixed): a number printed for one seed against the prediction interval of one new run of ours; a mean over seeds
   against its t-interval, a σ against its chi-square interval, anything else about all seeds against its jackknife
   t-interval. The verdict is ``inside`` or ``outside`` that interval, ``degenerate (...)`` when it has no width, or
@@ -15,41 +15,34 @@ it is and its kind:
   Claims and these are compared as printed: ours equals the paper's to the paper's last printed digit (0.42 stands
   for anything from 0.415 to 0.425).
 
-:func:`against_paper` computes our value of each row (:mod:`diagnostics.stats._paper_values`), places it, and says
-whether the comparison means anything (:mod:`diagnostics.stats._paper_settings`): only runs of mBERT trained with
+:func:`against_paper` computes our value of each row (:mod:`diagnostics.paper._values`), places it, and says
+whether the comparison means anything (:mod:`diagnostics.paper._settings`): only runs of mBERT trained with
 the study's recipe, validation schedule and classifier head on the study's data, scored on the study's diagnostic
 sets (and probes with the study's feature list), are comparable. :func:`paper_verdict` says so in one line;
 :func:`paper_chance` says how many numbers would be outside by chance in this store, with the spread of that count
-(:mod:`diagnostics.stats._paper_chance`). Each printed number is one row: the one number printed twice (Conditionals,
+(:mod:`diagnostics.paper._chance`). Each printed number is one row: the one number printed twice (Conditionals,
 en, seed 0, in §5.1 and §5.2) is the §5.1 row, whose note says where else it is printed.
 """
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
-from importlib import resources
 
 import numpy as np
 import pandas as pd
 
-from ._paper_chance import PAPER_SEEDS, count_summary, simulate_outside
-from ._paper_draws import StoreValues
-from ._paper_intervals import CHI_SQUARE, JACKKNIFE, PREDICTION, T_SEEDS, place
-from ._paper_settings import (OPEN_READINGS, STUDY_DIAGNOSTICS, diagnostic_reason, probe_reason, run_settings,
-                              setting_reasons)
-from ._paper_values import PROBE_STATISTICS, STATISTICS
-from ._paper_view import NotComputed, NotRun, StoreView
-from ._scores import category_scores
+from diagnostics.stats import category_scores
 
-PAPER_FILE = "paper_numbers.csv"
-#: Columns of ``paper_numbers.csv``.
-PAPER_COLUMNS = ["section", "source", "experiment", "reference", "language", "category", "seed", "statistic", "kind",
-                 "value", "note"]
-#: Kinds of the paper's numbers (see the module docstring).
-NUMBER_KINDS = ("value", "claim", "design", "setting", "count")
+from ._chance import PAPER_SEEDS, count_summary, simulate_outside
+from ._draws import StoreValues
+from ._intervals import CHI_SQUARE, JACKKNIFE, PREDICTION, T_SEEDS, place
+from ._numbers import paper_numbers
+from ._settings import (OPEN_READINGS, STUDY_DIAGNOSTICS, diagnostic_reason, probe_reason, run_settings,
+                        setting_reasons)
+from ._values import PROBE_STATISTICS, STATISTICS
+from ._view import NotComputed, NotRun, StoreView
+
 #: The answer columns of :func:`against_paper`, first in its result.
 ANSWER_COLUMNS = ["statistic", "paper", "ours", "interval_low", "interval_high", "verdict", "comparable",
                   "why_not_comparable"]
@@ -62,33 +55,6 @@ RESULT_COLUMNS = ANSWER_COLUMNS + ["section", "source", "experiment", "reference
 INTERVAL_KINDS = (PREDICTION, T_SEEDS, CHI_SQUARE, JACKKNIFE)
 #: Where :func:`against_paper` keeps the simulated outside flags (``frame.attrs``), for :func:`paper_chance`.
 NULL_ATTR = "null_outside"
-
-def _half_unit(text: str) -> float:
-    """Half a unit of the last printed digit: ``"0.42"`` -> 0.005, ``"10"`` -> 0.5."""
-    exponent = Decimal(text).as_tuple().exponent
-    return 0.5 * 10.0 ** min(int(exponent), 0)
-
-
-def paper_numbers() -> pd.DataFrame:
-    """Read every number the reference study prints, one row each (package data ``paper_numbers.csv``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns of :data:`PAPER_COLUMNS` plus ``tolerance`` (half a unit of the printed value's last digit).
-        ``section`` is ``§4``, ``§5.1`` ... ``§5.4``, ``§5.4 probing`` or ``data``; ``experiment`` is a run store
-        experiment (``base``: RTE / TERRa alone, ``extra-<n>``: plus n MNLI pairs, ``presence-<feature>-<share>``)
-        or a pattern of them (``extra-*``, ``presence-negation-*``); ``reference`` the experiment a change is
-        measured from; ``language`` a code or ``all`` (pooled or averaged over languages); ``category`` a
-        canonical fine or coarse category or ``overall``; ``seed`` an integer or missing (seed mean or all seeds).
-    """
-    text = resources.files("diagnostics.stats").joinpath(PAPER_FILE).read_text(encoding="utf-8")
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    frame["tolerance"] = frame["value"].map(_half_unit)
-    frame["value"] = frame["value"].astype(float)
-    frame["seed"] = pd.to_numeric(frame["seed"].replace("", None)).astype("Int64")
-    frame["reference"] = frame["reference"].map(lambda text: text or None).astype(object)
-    return frame
 
 
 def _diagnostic_per_language(scores: pd.DataFrame, study: Mapping) -> dict[str, str]:
@@ -138,7 +104,7 @@ def _settings_of(settings: pd.DataFrame, experiment: str, language: str, model) 
 
 def _reading(view: StoreView, row, settings, column: str) -> str | None:
     """How the runs behind one paper row read a setting the paper leaves open (``column`` of
-    :data:`~._paper_settings.OPEN_READINGS`), ``None`` when none records it."""
+    :data:`~._settings.OPEN_READINGS`), ``None`` when none records it."""
     if settings is None:
         return None
     found = [value for experiment, language in _coordinates(view, row)
@@ -168,7 +134,7 @@ def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None,
         Where categories come from, as for :func:`~diagnostics.stats.category_scores` (user-supplied sets).
     study_diagnostics : mapping, optional
         Language -> diagnostic set names to take for the study's own, besides AX-b (en) and LiDiRus (ru)
-        (:data:`~diagnostics.stats._paper_settings.STUDY_DIAGNOSTICS`): e.g. ``{"fr": ["diagnostic_fr"]}`` for
+        (:data:`~diagnostics.paper._settings.STUDY_DIAGNOSTICS`): e.g. ``{"fr": ["diagnostic_fr"]}`` for
         the study's own French translation supplied as a user file.
     validate : bool
         Validate a predictions table against its datasets first.
@@ -194,7 +160,7 @@ def against_paper(table: pd.DataFrame, configs: Iterable[Mapping] | None = None,
         * ``statistic``, ``paper`` (the study's value), ``ours`` (a number printed for one run: the mean of our
           runs' values; else our statistic);
         * ``interval_low``, ``interval_high``: our interval over seeds at ``level``, the examples held fixed
-          (:mod:`~diagnostics.stats._paper_intervals`): the prediction interval of one new run (numbers printed for
+          (:mod:`~diagnostics.paper._intervals`): the prediction interval of one new run (numbers printed for
           one run), the t-interval of a mean, the chi-square interval of a σ, the jackknife t-interval of any other
           statistic about all seeds. Floating-point noise (below 1e-12) reads as 0;
         * ``verdict``: ``"inside"`` / ``"outside"`` that interval, ``"degenerate (all seeds equal)"`` when it has
@@ -369,7 +335,7 @@ def paper_chance(frame: pd.DataFrame) -> pd.DataFrame:
     """How many numbers would lie outside our intervals by chance, with the spread of that count, per interval kind.
 
     "By chance" means: the paper's numbers come from the same distribution as ours (they differ by their seeds
-    only). :func:`against_paper` simulates that (:mod:`~diagnostics.stats._paper_chance`): replications of the study
+    only). :func:`against_paper` simulates that (:mod:`~diagnostics.paper._chance`): replications of the study
     and of our store drawn from a normal model of our runs (their mean and covariance across categories, so rows
     about the same runs move together), each row's number placed in its interval, and the rows outside counted.
     Rows are correlated, so the spread of the count is that of the simulation, not of a sum of independent rows.

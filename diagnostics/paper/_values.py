@@ -2,14 +2,14 @@
 
 One function per statistic name of ``paper_numbers.csv`` (:data:`STATISTICS`), each taking a :class:`StoreView`
 (the scores of one model, with σ over seeds) and one row of the paper's numbers, and returning our value and the
-seed σ that goes with it. They only call the statistics of this package (:func:`~diagnostics.stats.stability`,
-:func:`~diagnostics.stats.rs_corr`, :func:`~diagnostics.stats.deltas` ...). A statistic that the store cannot
-give raises :class:`NotRun` (the experiment or language is missing) or :class:`NotComputed` (it needs
-something other than predictions and probes: annotation, hardware).
+seed σ that goes with it. They only call the statistics of :mod:`diagnostics.stats`
+(:func:`~diagnostics.stats.stability`, :func:`~diagnostics.stats.rs_corr`, :func:`~diagnostics.stats.deltas` ...).
+A statistic that the store cannot give raises :class:`NotRun` (the experiment or language is missing) or
+:class:`NotComputed` (it needs something other than predictions and probes: annotation, hardware).
 
 A number the study printed for one seed is a draw from its distribution of runs; our seed with the same index
 is not its counterpart (the random streams differ). Its statistics (:data:`SEED_VALUES`) give our value in each
-of our runs, and "ours" is their mean; :mod:`diagnostics.stats._paper_intervals` places the study's number
+of our runs, and "ours" is their mean; :mod:`diagnostics.paper._intervals` places the study's number
 among them. A number of one run per language (the cross-language correlation of Fig. 1) is computed for every
 combination of one of our runs per language: the study's design pairs no run of one language with a run of another
 (each language is trained on its own data), so runs with the same seed index are no more a pair than any other.
@@ -25,14 +25,14 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ..core.schema import ENTAILMENT
-from ._scores import ALL
-from ._stability import delta_summary, deltas, mean_cross_language_corr, rs_corr
-from ._paper_draws import StoreValues
-from ._paper_samplers import RUN_VALUES
-from ._paper_view import NotComputed, NotRun, StoreView
-from ._study import average_sigma_decrease, feature_slug, improvement_correlation, parse_presence_experiment, \
-    presence_table
+from diagnostics.core.schema import ENTAILMENT
+from diagnostics.stats import (ALL, average_sigma_decrease, delta_summary, deltas, feature_slug,
+                               improvement_correlation, mean_cross_language_corr, parse_presence_experiment,
+                               presence_table, rs_corr)
+
+from ._draws import StoreValues
+from ._samplers import RUN_VALUES
+from ._view import NotComputed, NotRun, StoreView
 
 _EXTRA = re.compile(r"extra-(\d+)")
 

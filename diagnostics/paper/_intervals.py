@@ -30,7 +30,7 @@ each is built by a method that keeps its level with the few seeds a study has (3
 "inside" means the interval holds the paper's number, "outside" that it does not, and "degenerate (all seeds
 equal)" that the interval has no width (every seed gives the same value: there is no spread to place a number in).
 How often "outside" fires when the paper's numbers come from our distribution is simulated by
-:mod:`diagnostics.stats._paper_chance`.
+:mod:`diagnostics.paper._chance`.
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._paper_draws import leave_one_out
-from ._paper_samplers import NO_INTERVAL, RUN_VALUES, SAMPLERS, SIGMA_RANGES, RunValues, sigma_columns
-from ._paper_values import SEED_VALUES
-from ._paper_view import StoreView
+from ._draws import leave_one_out
+from ._samplers import NO_INTERVAL, RUN_VALUES, SAMPLERS, SIGMA_RANGES, RunValues, sigma_columns
+from ._values import SEED_VALUES
+from ._view import StoreView
 
-#: Interval kinds (the ``interval`` column of :func:`~diagnostics.stats.against_paper`).
+#: Interval kinds (the ``interval`` column of :func:`~diagnostics.paper.against_paper`).
 PREDICTION = "prediction over seeds"
 T_SEEDS = "t over seeds"
 CHI_SQUARE = "chi-square over seeds"
@@ -264,8 +264,8 @@ class _Recorder:
 def statistic_draws(draws, view: StoreView, row) -> tuple[np.ndarray, list[tuple[str, str]]]:
     """Our statistic of one paper row about all seeds on every draw, and the settings it read.
 
-    ``row`` is a row of :func:`~diagnostics.stats.paper_numbers` whose statistic is in
-    :data:`~diagnostics.stats._paper_samplers.SAMPLERS`. Raises ``NotRun`` as the statistic itself does.
+    ``row`` is a row of :func:`~diagnostics.paper.paper_numbers` whose statistic is in
+    :data:`~diagnostics.paper._samplers.SAMPLERS`. Raises ``NotRun`` as the statistic itself does.
     """
     recorder = _Recorder(draws)
     with np.errstate(all="ignore"):
@@ -283,7 +283,7 @@ def jackknife_interval(draws, view: StoreView, row, level: float):
     view : StoreView
         The model's scores.
     row : namedtuple
-        A paper row whose statistic is in :data:`~diagnostics.stats._paper_samplers.SAMPLERS`.
+        A paper row whose statistic is in :data:`~diagnostics.paper._samplers.SAMPLERS`.
     level : float
         Confidence level.
 
@@ -319,7 +319,7 @@ def row_interval(draws, view: StoreView, row, level: float, runs: RunValues | No
     """The interval of one paper row on every draw of ``draws`` (the store itself, or simulated stores).
 
     Returns a dict: ``interval`` (its kind), ``low``, ``high`` (arrays per draw), ``n_seeds`` and, for single-run rows,
-    ``runs`` (:class:`~diagnostics.stats._paper_samplers.RunValues`; given, they stand for the draws' own).
+    ``runs`` (:class:`~diagnostics.paper._samplers.RunValues`; given, they stand for the draws' own).
     ``NotRun`` / ``LookupError`` as the
     statistic raises them; ``KeyError`` for a statistic without an interval.
     """
@@ -355,7 +355,7 @@ def place(view: StoreView, store, row, ours: float, level: float) -> dict:
     store : StoreValues
         The model's runs as arrays.
     row : namedtuple
-        A row of :func:`~diagnostics.stats.paper_numbers`.
+        A row of :func:`~diagnostics.paper.paper_numbers`.
     ours : float
         Our value of the row's statistic.
     level : float

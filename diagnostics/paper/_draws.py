@@ -8,9 +8,9 @@ paper comparison is a function of arrays ``(n_draws, n_seeds, n_categories)``, o
 
 * :class:`StoreValues`: the store as it is (one draw);
 * :func:`leave_one_out`: one setting's seeds left out one at a time, every other setting as it is (the jackknife
-  of :mod:`diagnostics.stats._paper_intervals`);
+  of :mod:`diagnostics.paper._intervals`);
 * :func:`simulate_store`: stores drawn from a normal model of each setting's runs (the mean and the covariance of
-  the categories across our seeds), for how often "outside" fires by chance (:mod:`diagnostics.stats._paper_chance`).
+  the categories across our seeds), for how often "outside" fires by chance (:mod:`diagnostics.paper._chance`).
 """
 
 from __future__ import annotations

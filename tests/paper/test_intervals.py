@@ -10,14 +10,13 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from diagnostics.stats import against_paper, paper_chance, paper_numbers
-from diagnostics.stats._paper_chance import simulate_outside
-from diagnostics.stats._paper_draws import Draws, SettingDraws, StoreValues
-from diagnostics.stats._paper_intervals import (CHI_SQUARE, DEGENERATE, JACKKNIFE, PREDICTION, T_SEEDS,
-                                                prediction_interval, range_tail, row_interval, sigma_interval,
-                                                t_interval)
-from diagnostics.stats._paper_samplers import RUN_VALUES, SAMPLERS
-from diagnostics.stats._paper_view import StoreView
+from diagnostics.paper import against_paper, paper_chance, paper_numbers
+from diagnostics.paper._chance import simulate_outside
+from diagnostics.paper._draws import Draws, SettingDraws, StoreValues
+from diagnostics.paper._intervals import (CHI_SQUARE, DEGENERATE, JACKKNIFE, PREDICTION, T_SEEDS, prediction_interval,
+                                          range_tail, row_interval, sigma_interval, t_interval)
+from diagnostics.paper._samplers import RUN_VALUES, SAMPLERS
+from diagnostics.paper._view import StoreView
 from diagnostics.stats._scores import OVERALL
 
 #: Simulated stores per coverage check, and how far the coverage may be from 95 % (4 binomial sd at 2,000).

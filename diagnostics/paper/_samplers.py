@@ -1,10 +1,10 @@
 """Each statistic about all seeds of the paper comparison, computed on draws of the store (vectorised over them).
 
 One function per statistic name of ``paper_numbers.csv`` (:data:`SAMPLERS`), taking an object with a
-``get(experiment, language)`` method that hands out :class:`~diagnostics.stats._paper_draws.SettingDraws` (the
+``get(experiment, language)`` method that hands out :class:`~diagnostics.paper._draws.SettingDraws` (the
 store itself, its leave-one-seed-out replicates or simulated stores), a
-:class:`~diagnostics.stats._paper_values.StoreView` and one paper row, and returning the statistic per draw. They
-mirror the statistics of :mod:`diagnostics.stats._paper_values`; RS corr leaves out a pair of slots holding the
+:class:`~diagnostics.paper._view.StoreView` and one paper row, and returning the statistic per draw. They
+mirror the statistics of :mod:`diagnostics.paper._values`; RS corr leaves out a pair of slots holding the
 same run. :data:`RUN_VALUES` gives, per draw, our value in every run for the numbers printed for one run.
 """
 
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._paper_draws import SettingDraws
-from ._paper_view import NotRun, StoreView
+from ._draws import SettingDraws
+from ._view import NotRun, StoreView
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:

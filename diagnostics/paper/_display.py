@@ -150,7 +150,7 @@ def number_label(frame: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     frame : pandas.DataFrame
-        Rows of :func:`~diagnostics.stats.against_paper` (or :func:`~diagnostics.stats.paper_numbers`).
+        Rows of :func:`~diagnostics.paper.against_paper` (or :func:`~diagnostics.paper.paper_numbers`).
 
     Returns
     -------
@@ -173,7 +173,7 @@ def paper_table(frame: pd.DataFrame, columns: Sequence[str] | None = None, digit
     Parameters
     ----------
     frame : pandas.DataFrame
-        The table (e.g. rows of :func:`~diagnostics.stats.against_paper`).
+        The table (e.g. rows of :func:`~diagnostics.paper.against_paper`).
     columns : sequence of str, optional
         The columns to show, in order (default: all).
     digits : int

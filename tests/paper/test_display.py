@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diagnostics.stats import format_number, number_label, paper_numbers, paper_table
+from diagnostics.paper import format_number, number_label, paper_numbers, paper_table
 
 
 @pytest.mark.parametrize(("value", "text"), [

@@ -15,11 +15,13 @@ from diagnostics import data
 from diagnostics.core.io_utils import write_json_atomic
 from diagnostics.core.taxonomy import COARSE, canonical_coarse, canonical_fine
 from diagnostics.finetune import SweepConfig, list_runs, run_dir
-from diagnostics.stats import against_paper, category_scores, paper_numbers, paper_verdict
-from diagnostics.stats._paper import ANSWER_COLUMNS, NUMBER_KINDS, PAPER_COLUMNS, RESULT_COLUMNS
-from diagnostics.stats._paper_settings import (STUDY_FEATURE_LIST, diagnostic_reason, is_mbert, probe_reason,
-                                              run_settings, setting_reasons)
-from diagnostics.stats._paper_values import STATISTICS
+from diagnostics.paper import against_paper, paper_numbers, paper_verdict
+from diagnostics.paper._compare import ANSWER_COLUMNS, RESULT_COLUMNS
+from diagnostics.paper._numbers import NUMBER_KINDS, PAPER_COLUMNS
+from diagnostics.paper._settings import diagnostic_reason, is_mbert, probe_reason, run_settings, setting_reasons
+from diagnostics.paper._values import STATISTICS
+from diagnostics.probe import STUDY_FEATURES_NAME
+from diagnostics.stats import category_scores
 
 from _stats_fixtures import synthetic_table
 
@@ -67,8 +69,8 @@ def test_paper_experiments_name_store_experiments():
 
 def test_paper_numbers_are_package_data():
     settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "*.csv" in settings["tool"]["setuptools"]["package-data"]["diagnostics.stats"]
-    assert (ROOT / "diagnostics" / "stats" / "paper_numbers.csv").is_file()
+    assert "*.csv" in settings["tool"]["setuptools"]["package-data"]["diagnostics.paper"]
+    assert (ROOT / "diagnostics" / "paper" / "paper_numbers.csv").is_file()
 
 
 # --- against_paper on synthetic predictions ------------------------------------------------------------------------
@@ -192,7 +194,7 @@ def test_probing_rows_from_a_probe_table(scores):
             rows += _probe_rows(language, model, seed, "lexical_semantics", 10,
                                 0.65 if seed is None else tuned_ls, majority=0.64)
             rows += _probe_rows(language, model, seed, "predicate_argument_structure", 11, 0.75)  # 0.15 over chance
-    probes = pd.DataFrame(rows).assign(feature_list=STUDY_FEATURE_LIST)
+    probes = pd.DataFrame(rows).assign(feature_list=STUDY_FEATURES_NAME)
     compared = against_paper(scores, probes=probes, n_sim=50)
     probing = compared[compared["section"] == "§5.4 probing"]
     assert (probing["status"] == "compared").all()
@@ -316,7 +318,7 @@ def test_the_run_records_the_resolved_schedule_and_head():
     assert setting["val_schedule"] == "jiant_superglue" and setting["classifier_head"] == "jiant"
 
 
-def _probe_table(feature_list=STUDY_FEATURE_LIST):
+def _probe_table(feature_list=STUDY_FEATURES_NAME):
     rows = []
     for language in ("en", "ru"):
         for model, seed in [("pretrained", None)] + [(f"seed={k}", k) for k in range(6)]:
@@ -326,13 +328,13 @@ def _probe_table(feature_list=STUDY_FEATURE_LIST):
     return table if feature_list is None else table.assign(feature_list=feature_list)
 
 
-@pytest.mark.parametrize("feature_list", [STUDY_FEATURE_LIST, "fifteen-features", None])
+@pytest.mark.parametrize("feature_list", [STUDY_FEATURES_NAME, "fifteen-features", None])
 def test_probing_rows_need_the_study_s_feature_list(tmp_path, scores, feature_list):
     table, configs = _mbert_store(tmp_path, scores)
     result = against_paper(table, configs, probes=_probe_table(feature_list), n_sim=20)
     probing = result[(result["section"] == "§5.4 probing") & (result["status"] == "compared")]
     assert len(probing) == 8
-    if feature_list == STUDY_FEATURE_LIST:
+    if feature_list == STUDY_FEATURES_NAME:
         assert probing["comparable"].all() and probing["why_not_comparable"].isna().all()
     else:  # another list, or results written before the list was recorded
         assert not probing["comparable"].any()
@@ -340,13 +342,6 @@ def test_probing_rows_need_the_study_s_feature_list(tmp_path, scores, feature_li
     others = result[(result["section"] != "§5.4 probing") & (result["status"] == "compared")]
     assert others["comparable"].all()
     assert probe_reason(None) is None
-
-
-def test_the_study_feature_list_is_the_probe_stage_s():
-    import diagnostics.probe as probe
-
-    name = getattr(probe, "STUDY_FEATURES_NAME", None)
-    assert name in (None, STUDY_FEATURE_LIST)  # stats may not import probe: the value is written out in both
 
 
 def test_recipe_and_data_reasons():
