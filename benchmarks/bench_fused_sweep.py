@@ -7,9 +7,12 @@ Everything is made in the process, so the script runs on a bare GPU machine from
   3072 intermediate, 512 positions), written to a temporary folder as safetensors and loaded per run by
   ``load_classifier`` with jiant's pair head and dropout 0.1, each run from its own seed (``--size tiny``: a
   2-layer, 32-wide model with a vocabulary of 1,000, to check the script on a CPU);
-* the training pairs: token ids drawn at random, lengths those of the real train pairs (``--dataset rte`` or
-  ``terra``: every pair's length once, from ``benchmarks/data/pair_lengths.json``; lengths in the embedded model's
-  XLM-R tokens, truncated at 256, see that file), random labels;
+* the training pairs: lengths those of the real train pairs (``--dataset rte`` or ``terra``: every pair's length
+  once, from ``benchmarks/data/pair_lengths.json``; lengths in the embedded model's XLM-R tokens, truncated at 256,
+  see that file), token ids drawn from a Zipf law fitted to the same text (``benchmarks/data/token_zipf.json``: the
+  exponent over the text's distinct ids that reads as many distinct ids per batch of 4 pairs as the text, 181 for
+  RTE where uniform ids read about 320; ranks mapped onto the model's ids by a seeded permutation; ``--ids uniform``:
+  ids at random), random labels;
 * the recipe: the study's (``configs/paper.yaml``: jiant's trainer, BertAdam, batch 4, lr 1e-5, global clipping 5.0
   then per tensor 1.0, weight decay 0.01, warm-up 0.1), trained by ``fit_fused`` with a constant validation.
 
@@ -44,7 +47,11 @@ time limit keeps what it measured. The default set took 136 s on an H100 (models
 ``--quick`` trains the baseline and K = 8 at fp32 for a few steps.
 ``--size tiny --device cpu`` checks the script on a CPU in seconds (set ``OMP_NUM_THREADS=1`` where other processes
 share the cores: a thread pool that waits for descheduled threads makes each op take milliseconds).
-``--write-lengths`` remakes ``benchmarks/data/pair_lengths.json`` (needs the package's data and embedded model).
+``--rows-arms`` adds, per fused K at the first precision, an arm with the word embedding's rows updated every step
+and one with lazy rows (``fit_fused(..., lazy_rows=...)``), each recording the rows its steps read
+(``rows_arms``).
+``--write-lengths`` remakes ``benchmarks/data/pair_lengths.json``, ``--write-zipf``
+``benchmarks/data/token_zipf.json`` (both need the package's data and embedded model).
 """
 
 from __future__ import annotations
@@ -71,6 +78,7 @@ if importlib.util.find_spec("diagnostics") is None:  # a checkout without the pa
 
 RESULTS = Path(__file__).resolve().parent / "results"
 LENGTHS = Path(__file__).resolve().parent / "data" / "pair_lengths.json"
+ZIPF = Path(__file__).resolve().parent / "data" / "token_zipf.json"
 SIZES = {"mbert": {"vocab_size": 119547, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                    "intermediate_size": 3072, "max_position_embeddings": 512, "type_vocab_size": 2},
          "tiny": {"vocab_size": 1000, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
@@ -117,6 +125,74 @@ def random_pairs(lengths: list[int], vocab_size: int, seed: int = 0):
         types.append([0] * first + [1] * (n - first))
     gold = torch.from_numpy(rng.integers(0, 2, size=len(ids)).astype(np.int64))
     return TokenInputs(ids, types, 0), gold
+
+
+def zipf_weights(exponent: float, types: int):
+    """P(rank) of a Zipf law over ranks 1 .. ``types``: ``rank ** -exponent``, normalised (float64 numpy)."""
+    import numpy as np
+
+    weights = np.arange(1, types + 1, dtype=np.float64) ** -exponent
+    return weights / weights.sum()
+
+
+def zipf_pairs(lengths: list[int], vocab_size: int, exponent: float, types: int, seed: int = 0):
+    """As :func:`random_pairs`, but the ids inside a pair drawn from a Zipf law (``exponent`` over ``types`` ranks,
+    fitted to real text: :data:`ZIPF`), rank r mapped to the r-th id of a seeded permutation of the model's ids
+    above the special ones (the ranks past the vocabulary's size folded onto it)."""
+    import numpy as np
+    import torch
+
+    from diagnostics.finetune._batching import TokenInputs
+
+    rng = np.random.default_rng(seed)
+    low = 1000 if vocab_size > 2000 else 5
+    ids_of_rank = rng.permutation(np.arange(low, vocab_size))
+    support = min(types, len(ids_of_rank))
+    weights = zipf_weights(exponent, support)
+    lengths = rng.permutation(np.asarray(lengths))
+    drawn = np.split(ids_of_rank[rng.choice(support, size=int(lengths.sum()), p=weights)], np.cumsum(lengths)[:-1])
+    ids, types_ = [], []
+    for row in drawn:
+        n = len(row)
+        row[0], row[-1] = 101 % vocab_size, 102 % vocab_size
+        ids.append(row.tolist())
+        first = max(1, int(0.7 * n))
+        types_.append([0] * first + [1] * (n - first))
+    gold = torch.from_numpy(rng.integers(0, 2, size=len(ids)).astype(np.int64))
+    return TokenInputs(ids, types_, 0), gold
+
+
+def distinct_per_batch(pairs: list[list[int]], batch: int = 4, groups: int = 1, draws: int = 2000,
+                       seed: int = 0) -> float:
+    """Mean number of distinct ids in ``groups`` batches of ``batch`` pairs drawn at random (the rows a fused step
+    of ``groups`` runs reads)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    total = 0
+    for _ in range(draws):
+        chosen = rng.choice(len(pairs), size=batch * groups, replace=False)
+        total += len(set().union(*(pairs[i] for i in chosen)))
+    return total / draws
+
+
+def fit_zipf(pairs: list[list[int]], types: int, batch: int = 4, seed: int = 0) -> tuple[float, float, float]:
+    """The Zipf exponent over ``types`` ranks whose ids, in pairs of the same lengths, give the real pairs' mean
+    number of distinct ids per batch; (exponent, that number for the text, for the fitted law)."""
+    import numpy as np
+
+    target = distinct_per_batch(pairs, batch, seed=seed)
+    lengths = [len(p) for p in pairs]
+    low, high = 0.5, 2.5
+    for _ in range(20):
+        exponent = (low + high) / 2
+        rng = np.random.default_rng(seed)
+        weights = zipf_weights(exponent, types)
+        flat = rng.choice(types, size=sum(lengths), p=weights)
+        drawn = [part.tolist() for part in np.split(flat, np.cumsum(lengths)[:-1])]
+        value = distinct_per_batch(drawn, batch, seed=seed, draws=500)
+        low, high = (exponent, high) if value > target else (low, exponent)
+    return round(exponent, 4), round(target, 2), round(value, 2)
 
 
 def write_model(folder: Path, size: str, seed: int = 0) -> dict:
@@ -172,9 +248,31 @@ def _precision_settings(precision: str):
     return (torch.bfloat16 if precision == "bf16" else None), precision == "tf32"
 
 
-def run_arm(models, train, gold, precision: str, device: str, warmup: int, steps: int, first_seed: int = 0) -> dict:
+@contextlib.contextmanager
+def counting_rows():
+    """Record how many word-embedding rows each training step reads (the union over the group's batches)."""
+    from diagnostics.finetune._lazy_rows import EmbeddingRows
+
+    counts: list[int] = []
+    prepare = EmbeddingRows.prepare
+
+    def counted(self, input_ids):
+        out = prepare(self, input_ids)
+        counts.append(len(self._host_rows))
+        return out
+
+    EmbeddingRows.prepare = counted
+    try:
+        yield counts
+    finally:
+        EmbeddingRows.prepare = prepare
+
+
+def run_arm(models, train, gold, precision: str, device: str, warmup: int, steps: int, first_seed: int = 0,
+            lazy_rows: bool | None = None) -> dict:
     """Train ``models`` (seeded ``first_seed``, ``first_seed + 1`` ...) as one group for ``2 * warmup + steps``
-    steps; the figures of the timed ``steps``."""
+    steps; the figures of the timed ``steps``. ``lazy_rows``: the engine's option (``None``: its default); when
+    given, the arm also records the word-embedding rows its steps read."""
     import torch
 
     from diagnostics.finetune._fused import fit_fused
@@ -190,10 +288,14 @@ def run_arm(models, train, gold, precision: str, device: str, warmup: int, steps
     clock = CheckClock(device)
     config = sweep_config(warmup, 2 * warmup + steps, device, precision)
     arm = {"k": k, "precision": precision, "autocast": str(amp) if amp else None, "tf32": tf32}
+    if lazy_rows is not None:
+        arm["lazy_rows"] = lazy_rows
     started = time.perf_counter()
     try:
-        results = fit_fused(models, train, gold, config, seeds=[first_seed + i for i in range(k)], validate=clock,
-                            device=device, amp=amp, desc=f"K={k} {precision}")
+        with counting_rows() if lazy_rows is not None else contextlib.nullcontext() as rows:
+            results = fit_fused(models, train, gold, config, seeds=[first_seed + i for i in range(k)],
+                                validate=clock, device=device, amp=amp, desc=f"K={k} {precision}",
+                                lazy_rows=lazy_rows)
     except _oom_error() as err:
         results, arm["error"] = None, str(err).splitlines()[0][:300]
     wall = time.perf_counter() - started
@@ -216,6 +318,10 @@ def run_arm(models, train, gold, precision: str, device: str, warmup: int, steps
             "steps_per_s": round(steps / seconds, 3),
             "padding_share": round(1 - real / padded, 4) if padded else None,
             "real_tokens": real, "padded_tokens": padded, "arm_wall_s": round(wall, 2)}
+    if rows:
+        vocab = models[0].config.vocab_size
+        arm |= {"rows_per_step": round(sum(rows) / len(rows), 1), "rows_per_step_max": max(rows), "vocab": vocab,
+                "rows_share": round(sum(rows) / len(rows) / vocab, 5)}
     if cuda:
         arm["peak_memory_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
         arm["peak_reserved_mib"] = round(torch.cuda.max_memory_reserved() / 2**20, 1)
@@ -595,6 +701,49 @@ def write_lengths(path: Path = LENGTHS, cache: str | None = None) -> dict:
     return record
 
 
+def write_zipf(path: Path = ZIPF, cache: str | None = None) -> dict:
+    """Tokenise the RTE and TERRa train pairs with the embedded tokenizer; fit each a Zipf law of its ids (the
+    exponent that gives the text's distinct ids per batch of 4 pairs); write the fits to ``path``."""
+    from diagnostics import data
+    from diagnostics.models import load_tokenizer, resolve_model
+
+    tokenizer = load_tokenizer(resolve_model("embedded", cache=cache).path)
+    datasets = {}
+    for name in ("rte", "terra"):
+        frame = data.load(name, "train")
+        pairs = tokenizer(frame["premise"].astype(str).tolist(), frame["hypothesis"].astype(str).tolist(),
+                          truncation=True, max_length=MAX_SEQ_LENGTH)["input_ids"]
+        counts = Counter(token for pair in pairs for token in pair)
+        exponent, text, fitted = fit_zipf(pairs, len(counts))
+        datasets[name] = {"source": f"diagnostics.data.load({name!r}, 'train')", "pairs": len(pairs),
+                          "tokens": sum(counts.values()), "types": len(counts), "exponent": exponent,
+                          "distinct_per_batch": text, "fitted_distinct_per_batch": fitted,
+                          "distinct_per_8_batches": round(distinct_per_batch(pairs, groups=8, draws=500), 1),
+                          "top_share": round(sum(n for _, n in counts.most_common(100)) / sum(counts.values()), 4)}
+    record = {
+        "description": "A Zipf law of the token ids of the RTE (en) and TERRa (ru) train pairs, per dataset: "
+                       "P(rank) ~ rank ** -exponent over the text's distinct ids ('types'), the exponent fitted so "
+                       "that pairs of the text's lengths drawn from it read as many distinct ids per batch of 4 "
+                       "pairs as the text does ('distinct_per_batch'; the fitted law's 'fitted_distinct_per_batch'"
+                       "). benchmarks/bench_fused_sweep.py draws its token ids from it.",
+        "tokens": "the embedded model's tokenizer (XLM-R SentencePiece), as benchmarks/data/pair_lengths.json",
+        "max_seq_length": MAX_SEQ_LENGTH, "made_by": "python benchmarks/bench_fused_sweep.py --write-zipf",
+        "datasets": datasets}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+def training_pairs(dataset: str, vocab_size: int, ids: str, seed: int = 0):
+    """The benchmark's training pairs: the dataset's lengths, ids drawn from its Zipf fit or (``"uniform"``) at
+    random."""
+    lengths = pair_lengths(dataset)
+    if ids == "uniform":
+        return random_pairs(lengths, vocab_size, seed)
+    fit = json.loads(ZIPF.read_text(encoding="utf-8"))["datasets"][dataset]
+    return zipf_pairs(lengths, vocab_size, fit["exponent"], fit["types"], seed)
+
+
 # --- main ---------------------------------------------------------------------------------------------------------
 
 def _ints(text: str) -> list[int]:
@@ -630,13 +779,23 @@ def main(argv: list[str] | None = None) -> dict:
                         "fused_adamw")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--ids", choices=("zipf", "uniform"), default="zipf",
+                        help="token ids drawn from the dataset's Zipf fit (data/token_zipf.json) or uniformly")
+    parser.add_argument("--rows-arms", action="store_true",
+                        help="also train each fused K at the first precision with lazy word-embedding rows on and "
+                        "off (rows read per step, timing)")
     parser.add_argument("--write-lengths", action="store_true", help=f"remake {LENGTHS.name} and stop")
+    parser.add_argument("--write-zipf", action="store_true", help=f"remake {ZIPF.name} and stop")
     parser.add_argument("--embedded-cache", help="cache root of the embedded model, for --write-lengths")
     args = parser.parse_args(argv)
     if args.write_lengths:
         record = write_lengths(cache=args.embedded_cache)
         print(json.dumps({k: {f: v[f] for f in ("pairs", "mean", "median", "max", "truncated")}
                           for k, v in record["datasets"].items()}, indent=1))
+        return record
+    if args.write_zipf:
+        record = write_zipf(cache=args.embedded_cache)
+        print(json.dumps(record["datasets"], indent=1))
         return record
     ks, precisions = _ints(args.ks), [p for p in args.precisions.split(",") if p]
     warmup, steps, baseline_steps = args.warmup, args.steps, args.baseline_steps
@@ -656,7 +815,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"{facts.get('card') or facts.get('cpu')}, torch {facts['torch']}: {args.size} model, "
           f"{args.dataset} lengths, K {ks}, {precisions}", flush=True)
     tf32_before = torch.backends.cuda.matmul.allow_tf32
-    train, gold = random_pairs(pair_lengths(args.dataset), SIZES[args.size]["vocab_size"], args.seed)
+    train, gold = training_pairs(args.dataset, SIZES[args.size]["vocab_size"], args.ids, args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "model"
         write_model(folder, args.size, args.seed)
@@ -666,6 +825,7 @@ def main(argv: list[str] | None = None) -> dict:
     kind = "cuda" if args.device.startswith("cuda") else "cpu"
     out = args.out or RESULTS / f"bench_fused_sweep_{kind}.json"
     arms: list[dict] = []
+    rows_arms: list[dict] = []
     static: list[dict] = []
     profile = None
 
@@ -680,8 +840,8 @@ def main(argv: list[str] | None = None) -> dict:
                                     f"{MAX_SEQ_LENGTH})",
                          "recipe": RECIPE, "warmup_steps": 2 * warmup, "check_every": warmup, "fused_steps": steps,
                          "baseline_steps": baseline_steps, "ks": ks, "precisions": precisions,
-                         "quick": args.quick, "seed": args.seed},
-            "arms": arms,
+                         "quick": args.quick, "seed": args.seed, "ids": args.ids},
+            "arms": arms, "rows_arms": rows_arms,
             "ratio": {f"K={a['k']} {a['precision']}": a["ratio"] for a in arms[1:] if a["status"] == "ok"},
             "profile": profile, "static_width": static, "total_s": round(time.perf_counter() - started, 1)}
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -711,6 +871,17 @@ def main(argv: list[str] | None = None) -> dict:
                         too_big = k
                 arms.append({"fuse": k, **arm})
                 print(_progress(arms[-1]), flush=True)
+                write_report()
+        for k in ks if args.rows_arms else []:  # the word embedding's rows updated every step, then lazily
+            for lazy in (False, True):
+                arm = run_arm(models[:k], train, gold, precisions[0], args.device, warmup, steps, args.seed,
+                              lazy_rows=lazy)
+                if arm["status"] == "ok":
+                    arm["ratio"] = round(arm["pairs_per_s"] / baseline["pairs_per_s"], 2)
+                rows_arms.append({"fuse": k, **arm})
+                print(f"{'lazy' if lazy else 'eager'} rows: {_progress(rows_arms[-1])}"
+                      + (f", {arm['rows_per_step']} of {arm['vocab']} rows per step" if "rows_per_step" in arm
+                         else ""), flush=True)
                 write_report()
         if args.profile:
             profile = profile_step(models[:ks[0]], train, gold, precisions[0], args.device, args.seed)

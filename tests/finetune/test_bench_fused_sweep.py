@@ -20,7 +20,7 @@ def report(tmp_path_factory):
     env = os.environ | {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_fused_sweep.py"), "--size", "tiny", "--device", "cpu",
                "--ks", ",".join(map(str, KS)), "--warmup", str(WARMUP), "--steps", str(STEPS),
-               "--baseline-steps", str(STEPS), "--profile", "--static-widths", "16", "--out", str(out)]
+               "--baseline-steps", str(STEPS), "--profile", "--static-widths", "16", "--rows-arms", "--out", str(out)]
     done = subprocess.run(command, cwd=out.parent, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text(encoding="utf-8"))
@@ -48,6 +48,29 @@ def test_every_arm_trained(report):
         assert 0 <= arm["padding_share"] < 1
         assert arm["padded_tokens"] >= arm["real_tokens"] > 0
     assert set(report["ratio"]) == {f"K={k} {p}" for p in ("fp32", "tf32", "bf16") for k in KS}
+
+
+def test_the_rows_arms_train_each_k_with_the_word_embedding_updated_every_step_and_lazily(report):
+    arms = report["rows_arms"]
+    assert [(a["k"], a["lazy_rows"]) for a in arms] == [(k, lazy) for k in KS for lazy in (False, True)]
+    for arm in arms:
+        assert arm["status"] == "ok" and arm["precision"] == "fp32" and arm["pairs_per_s"] > 0, arm
+        assert arm["vocab"] == 1000 and 0 < arm["rows_per_step"] <= arm["rows_per_step_max"] <= 1000
+    assert report["settings"]["ids"] == "zipf"
+
+
+def test_zipf_ids_read_as_many_distinct_rows_per_batch_as_the_real_text():
+    """Pairs of the real lengths with ids from the fitted law: distinct ids per batch of 4 pairs within 5 % of the
+    tokenised text's (recorded in benchmarks/data/token_zipf.json), far below uniform ids'."""
+    bench = _bench_module()
+    for dataset in ("rte", "terra"):
+        fit = json.loads(bench.ZIPF.read_text(encoding="utf-8"))["datasets"][dataset]
+        vocab = bench.SIZES["mbert"]["vocab_size"]
+        zipf, _ = bench.training_pairs(dataset, vocab, "zipf")
+        uniform, _ = bench.training_pairs(dataset, vocab, "uniform")
+        drawn = bench.distinct_per_batch(zipf.input_ids, draws=1000)
+        assert abs(drawn - fit["distinct_per_batch"]) < 0.05 * fit["distinct_per_batch"], (dataset, drawn, fit)
+        assert bench.distinct_per_batch(uniform.input_ids, draws=300) > 1.4 * drawn
 
 
 def test_the_profile_covers_one_step(report):
