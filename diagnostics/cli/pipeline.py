@@ -24,7 +24,10 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
                                                  "Repeatable."),
              dry_run: bool = typer.Option(False, "--dry-run", help="List every run with its mixture and state, "
                                           "the counts, the cost, and what stops the plan; train nothing."),
-             as_json: bool = typer.Option(False, "--json", help="With --dry-run: the plan as one JSON document.")
+             as_json: bool = typer.Option(False, "--json", help="With --dry-run: the plan as one JSON document."),
+             detach: bool = typer.Option(False, "--detach", help="Submit the runs still to train to the cluster "
+                                         "(--set executor=submitit) and return at once; the same command without "
+                                         "--detach writes the report once they have finished.")
              ) -> None:
     """Run sweeps -> statistics -> probes -> executed notebooks -> <out>/index.html.
 
@@ -57,6 +60,9 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
         for problem in plan.problems if as_json else ():
             typer.echo(f"problem: {problem}", err=True)
         raise typer.Exit(USER_ERROR_EXIT if plan.problems else 0)
+    if detach:
+        _detach(scale, runs, given, data, overrides)
+        return
     try:
         index = run_pipeline(scale, out, runs, notebook or None, inputs=given)
     except PlanError as err:
@@ -64,3 +70,28 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
             typer.echo(f"error: {' '.join(problem.split())}", err=True)
         raise typer.Exit(USER_ERROR_EXIT) from None
     typer.echo(f"report: {index}")
+
+
+def _detach(scale: str, runs: Path, given, data: list[str], overrides: list[str]) -> None:
+    """Submit the scale's unfinished runs and say how to follow them and finish the report."""
+    import shlex
+
+    from diagnostics.core.errors import USER_ERROR_EXIT
+    from diagnostics.finetune import detached_lines
+    from diagnostics.pipeline import PlanError, detach_pipeline
+
+    try:
+        record = detach_pipeline(scale, runs, given)
+    except PlanError as err:
+        for problem in err.problems:
+            typer.echo(f"error: {' '.join(problem.split())}", err=True)
+        raise typer.Exit(USER_ERROR_EXIT) from None
+    again = shlex.join(["diagnostics", "pipeline", "--scale", scale, "--runs", str(runs),
+                        *(f"--data={item}" for item in data), *(f"--set={item}" for item in overrides)])
+    if record is None:
+        typer.echo(f"every run is finished: nothing submitted; write the report with `{again}`")
+        return
+    for line in detached_lines(record):
+        typer.echo(line)
+    typer.echo(f"once they have finished (`diagnostics sweep wait {runs}`), write the report with `{again}`: it "
+               "trains nothing")

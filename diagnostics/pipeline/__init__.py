@@ -8,7 +8,7 @@ _EXPORTS = {
     **dict.fromkeys(["ScalePlan", "experiment_configs", "extra_size", "plan_datasets", "pretrained_models"],
                     "_scale_plan"),
     # the runner imports the training and notebook machinery
-    "ensure_runs": "_runner", "run_pipeline": "_runner",
+    "ensure_runs": "_runner", "run_pipeline": "_runner", "detach_pipeline": "_runner",
     # used by the other stages, the notebooks and the docs
     "probe_frames": "_scales",
     # what `diagnostics pipeline` reads and plans

@@ -244,6 +244,44 @@ def prepare(plan: ScalePlan) -> Plan:
     return checked
 
 
+def detach_pipeline(scale: str, runs_dir: str | Path | None = None, inputs: PipelineInputs | None = None):
+    """Submit every unfinished run of a scale to the cluster and return at once (``pipeline --detach``).
+
+    The plan is checked and its inputs recorded as for :func:`run_pipeline`; then the runs of every experiment go to
+    the cluster as detached jobs (:func:`diagnostics.finetune.submit_sweeps`), which run on their own. Once they have
+    finished, :func:`run_pipeline` with the same scale, run store and inputs trains nothing and writes the report.
+
+    Parameters
+    ----------
+    scale : str
+        ``tiny``, ``demo`` or ``paper``.
+    runs_dir : str or Path, optional
+        Run store; default ``<project root>/runs/<scale>``.
+    inputs : PipelineInputs, optional
+        Data files and overrides given (see :meth:`ScalePlan.resolve`); they must choose ``executor: submitit``.
+
+    Returns
+    -------
+    DetachedSweep or None
+        The record of what was submitted (written in every experiment folder); ``None`` when every run is finished.
+
+    Raises
+    ------
+    ConfigError
+        For a wrong setting, or an executor that is not the cluster one, before anything is submitted.
+    PlanError
+        When the plan cannot run (one line per problem).
+    """
+    from diagnostics.finetune import check_compatible, plan as sweep_plan, submit_sweeps
+
+    plan = ScalePlan.resolve(scale, runs_dir, inputs)
+    prepare(plan)
+    configs = experiment_configs(plan)
+    for config in configs.values():
+        check_compatible(config, sweep_plan(config))
+    return submit_sweeps(list(configs.values()))
+
+
 def run_pipeline(scale: str = "demo", out_dir: str | Path | None = None, runs_dir: str | Path | None = None,
                  notebooks: list[str] | None = None, lanes: int | None = None,
                  inputs: PipelineInputs | None = None) -> Path:
