@@ -49,9 +49,9 @@ def pipeline(scale: str = typer.Option("demo", help="tiny | demo | paper."),
             raise UserInputError(f"--set {item}: expected key=value, found no '='")
     given = PipelineInputs(parse_data(data), list(overrides))
     if dry_run:
-        from diagnostics.pipeline import make_plan
+        from diagnostics.pipeline import check_plan
 
-        plan = make_plan(ScalePlan.resolve(scale, runs, given))  # a wrong setting: one error line, exit 2
+        plan = check_plan(ScalePlan.resolve(scale, runs, given))  # a wrong setting: one error line, exit 2
         if as_json:
             typer.echo(json.dumps(plan.to_dict(), indent=1, default=str))
         else:

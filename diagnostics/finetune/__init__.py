@@ -34,7 +34,7 @@ _EXPORTS = {
     **dict.fromkeys(["extra_ref", "labelled", "subset", "training_mixture"], "_mixtures"),
     **dict.fromkeys(["input_problems", "locate_model", "model_problems"], "_preflight"),
     **dict.fromkeys(["Run", "is_done", "list_runs", "run_coordinates", "run_folder", "seed_of_folder"], "_store"),
-    **dict.fromkeys(["check_compatible", "jobs", "plan", "run_states", "settings_conflict"], "_sweep"),
+    **dict.fromkeys(["check_compatible", "jobs", "run_states", "settings_conflict", "sweep_runs"], "_sweep"),
     **dict.fromkeys(["job_slots", "resolve_model_path"], "_train"),
     # what `diagnostics evaluate` reuses: the sweep's tokenisation, evaluation batches and predictions table
     **dict.fromkeys(["encode_pairs", "length_sorted_batches"], "_batching"), "prediction_table": "_predict",

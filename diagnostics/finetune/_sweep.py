@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 PROBLEM_STATES = ("failed", "interrupted", "locked", "lost")
 
 
-def plan(config: SweepConfig) -> list[RunSpec]:
+def sweep_runs(config: SweepConfig) -> list[RunSpec]:
     """List all runs of a sweep, ordered language -> model -> seed.
 
     Parameters
@@ -121,7 +121,7 @@ def run_states(config: SweepConfig) -> list[tuple[RunSpec, str]]:
         Each run of :func:`plan` with its state.
     """
     out = []
-    for spec in plan(config):
+    for spec in sweep_runs(config):
         state = store.run_state(spec.path)
         if state == "done" and settings_conflict(config, spec) is not None:
             state = "conflict"
@@ -268,10 +268,10 @@ def _prepare(configs: list[SweepConfig], executor: str | None, workers: int | No
     sources: dict = {}
     for config in configs:
         config.check_inputs(sources)
-        check_compatible(config, plan(config))
+        check_compatible(config, sweep_runs(config))
     rows, todo, order = [], [], {}
     for config in configs:
-        specs = plan(config)
+        specs = sweep_runs(config)
         root = Path(config.output_dir) / config.experiment
         root.mkdir(parents=True, exist_ok=True)
         store.write_json_atomic(root / "sweep.json", config.to_dict())

@@ -12,7 +12,7 @@ _EXPORTS = {
     # used by the other stages, the notebooks and the docs
     "probe_frames": "_scales",
     # what `diagnostics pipeline` reads and plans
-    **dict.fromkeys(["PipelineInputs", "parse_data"], "_inputs"), "PlanError": "_runner", "make_plan": "_plan",
+    **dict.fromkeys(["PipelineInputs", "parse_data"], "_inputs"), "PlanError": "_runner", "check_plan": "_plan",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,7 +1,7 @@
 """Plan before work: every run a scale will train, what is done, what it costs, and what stops it.
 
-:func:`make_plan` lists the runs (experiment, language, seed, model, training mixture with sources and sizes and
-the state in the run store) and checks, before anything trains, that every source exists and holds the sizes
+:func:`check_plan` lists the runs of a scale's plan (experiment, language, seed, model, training mixture with sources
+and sizes and the state in the run store) and checks, before anything trains, that every source exists and holds the sizes
 asked of it, that every language that trains can be scored and that every model is available locally.
 ``diagnostics pipeline --dry-run [--json]`` prints it; the real run refuses to start while it has problems.
 
@@ -26,8 +26,8 @@ from ._substitutes import substitutions
 
 
 @dataclass
-class Plan:
-    """A scale's planned runs, notices and blocking problems.
+class CheckedPlan:
+    """A scale's plan, checked: its runs, notices and blocking problems (what ``pipeline --dry-run`` prints).
 
     Parameters
     ----------
@@ -291,7 +291,7 @@ def model_problem(model: ModelSpec) -> tuple[str | None, str | None]:
     return None, None
 
 
-def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Plan:
+def check_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> CheckedPlan:
     """List every run of a resolved scale, with its state, the sources and sizes of its mixture, notices and problems.
 
     ``scale_plan`` is the scale resolved against its inputs (:meth:`ScalePlan.resolve`); states are read from its
@@ -307,7 +307,7 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
 
     Returns
     -------
-    Plan
+    CheckedPlan
         The runs, their counts and cost, the notices and the problems.
     """
     from diagnostics.finetune import total_steps
@@ -315,7 +315,7 @@ def make_plan(scale_plan: ScalePlan, only: tuple[str, ...] | None = None) -> Pla
 
     spec = scale_plan.spec
     configs = experiment_configs(scale_plan, only)
-    plan = Plan(scale_plan.scale, train_pairs_per_s=spec.train_pairs_per_s)
+    plan = CheckedPlan(scale_plan.scale, train_pairs_per_s=spec.train_pairs_per_s)
     for language in scale_plan.skipped:
         plan.notices.append(f"{language}: skipped (no training data); supply --data {language}.train=PATH and "
                             f"--data {language}.validation=PATH to train it")
@@ -428,7 +428,7 @@ def schedule_costs(runs: list[tuple[SweepConfig, int]], best_check: int = 0) -> 
     -------
     dict
         Reading name -> ``{"runs", "max_pairs", "hours": {rate: hours}, "expected_pairs", "expected_hours",
-        "chosen", "source"}`` (see :attr:`Plan.schedules`); empty without such runs.
+        "chosen", "source"}`` (see :attr:`CheckedPlan.schedules`); empty without such runs.
     """
     from diagnostics.finetune import VAL_SCHEDULES, expected_stop, total_steps
 

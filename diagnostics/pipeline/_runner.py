@@ -19,7 +19,7 @@ from ._inputs import PipelineInputs
 from ._scale_plan import ScalePlan, experiment_configs
 
 if TYPE_CHECKING:
-    from ._plan import Plan
+    from ._plan import CheckedPlan
 
 # the demo's longest notebooks (probing 256 s, behave 55 s, annotators 42 s of 263 s on 2 cores), started first
 SLOWEST_FIRST = ("05_probing", "08_behave", "07_annotate_new_language")
@@ -56,9 +56,9 @@ def unfinished_runs(plan: ScalePlan, only: tuple[str, ...] | None = None) -> tup
     default. Returns the unfinished run folders, in plan order, and the number of runs those experiments have in all.
     """
     from diagnostics.finetune import is_done
-    from diagnostics.finetune import plan as sweep_plan
+    from diagnostics.finetune import sweep_runs
 
-    paths = [spec.path for config in experiment_configs(plan, only).values() for spec in sweep_plan(config)]
+    paths = [spec.path for config in experiment_configs(plan, only).values() for spec in sweep_runs(config)]
     return [p for p in paths if not is_done(p)], len(paths)
 
 
@@ -103,15 +103,15 @@ def ensure_runs(plan: ScalePlan, only: tuple[str, ...] | None = None, *, train: 
         The predictions table of every finished run of those experiments.
     """
     from diagnostics.finetune import collect_predictions, is_done, run_sweeps, verify_run
-    from diagnostics.finetune import check_compatible, plan as sweep_plan
+    from diagnostics.finetune import check_compatible, sweep_runs
 
     if not train:
         require_finished(plan, only)
     configs = experiment_configs(plan, only)
     specs = []
     for config in configs.values():
-        specs += sweep_plan(config)
-        check_compatible(config, sweep_plan(config))  # finished runs made with other settings are never read as these
+        specs += sweep_runs(config)
+        check_compatible(config, sweep_runs(config))  # finished runs made with other settings are never read as these
     # a finished, sound store is only read (it may be read-only): nothing there is rewritten
     if train and any(not is_done(spec.path) or verify_run(spec.path) for spec in specs):
         status = run_sweeps(list(configs.values()))
@@ -220,7 +220,7 @@ def _share_cores() -> None:
         os.environ.setdefault(key, value)
 
 
-def prepare(plan: ScalePlan) -> Plan:
+def prepare(plan: ScalePlan) -> CheckedPlan:
     """Check a resolved scale's plan and record its inputs in the run store, before anything trains.
 
     The plan's problems (missing or too small sources, models not available locally, a language without a
@@ -230,9 +230,9 @@ def prepare(plan: ScalePlan) -> Plan:
     plan's inputs are recorded as ``<runs_dir>/pipeline.json`` with its substitutions (datasets standing in for
     the study's, see :func:`diagnostics.pipeline._inputs.load_substitutions`).
     """
-    from ._plan import build_mixtures, make_plan
+    from ._plan import build_mixtures, check_plan
 
-    checked = make_plan(plan)
+    checked = check_plan(plan)
     if checked.problems:
         raise PlanError(checked.problems)
     problems = build_mixtures(experiment_configs(plan, ("presence",)))
@@ -272,13 +272,13 @@ def detach_pipeline(scale: str, runs_dir: str | Path | None = None, inputs: Pipe
     PlanError
         When the plan cannot run (one line per problem).
     """
-    from diagnostics.finetune import check_compatible, plan as sweep_plan, submit_sweeps
+    from diagnostics.finetune import check_compatible, submit_sweeps, sweep_runs
 
     plan = ScalePlan.resolve(scale, runs_dir, inputs)
     prepare(plan)
     configs = experiment_configs(plan)
     for config in configs.values():
-        check_compatible(config, sweep_plan(config))
+        check_compatible(config, sweep_runs(config))
     return submit_sweeps(list(configs.values()))
 
 

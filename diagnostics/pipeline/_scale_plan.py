@@ -3,7 +3,7 @@
 :meth:`ScalePlan.resolve` reads a scale's settings (:class:`~diagnostics.pipeline.ScaleSpec`), the pipeline's inputs
 (data files and ``--set`` overrides: the scale config's ``pipeline:`` section, those given, or those recorded in the
 run store), the scale's sweep config, and builds the sweep of every experiment. The result is passed whole to what
-plans, trains and reads the runs (:func:`~diagnostics.pipeline._plan.make_plan`,
+plans, trains and reads the runs (:func:`~diagnostics.pipeline._plan.check_plan`,
 :func:`~diagnostics.pipeline.ensure_runs`, :func:`experiment_configs`, :func:`plan_datasets` ...): nothing reads the
 inputs or derives a sweep from the scale's name again. A wrong setting is a one-line
 :class:`~diagnostics.settings.ConfigError` raised by :meth:`~ScalePlan.resolve`, before anything runs.

@@ -294,7 +294,7 @@ def test_sweeps_of_other_experiments_languages_and_sizes_share_a_job_and_equal_t
     """Two experiments (other training sizes, languages and seeds) fill one job of 2 slots; slots are refilled."""
     import json
 
-    from diagnostics.finetune import collect_predictions, jobs, load_config, plan, run_sweeps
+    from diagnostics.finetune import collect_predictions, jobs, load_config, run_sweeps, sweep_runs
 
     from _sweeps import sorted_table, write_config
 
@@ -306,10 +306,10 @@ def test_sweeps_of_other_experiments_languages_and_sizes_share_a_job_and_equal_t
         return [load_config(first), load_config(second)]
 
     fused = configs(tmp_path / "fused", fuse=2)
-    queue = jobs([(config, spec) for config in fused for spec in plan(config)])
+    queue = jobs([(config, spec) for config in fused for spec in sweep_runs(config)])
     assert [len(job) for job in queue] == [5]
     other = configs(tmp_path / "other", fuse=2, batch_size=8)  # another step shape: a job of its own
-    assert len(jobs([(c, s) for c in fused[:1] + other[1:] for s in plan(c)])) == 2
+    assert len(jobs([(c, s) for c in fused[:1] + other[1:] for s in sweep_runs(c)])) == 2
     single = run_sweeps(configs(tmp_path / "single"))
     together = run_sweeps(fused)
     assert single["state"].tolist() == together["state"].tolist() == ["done"] * 5
@@ -328,7 +328,7 @@ def test_a_job_claims_each_run_as_it_takes_a_slot_and_frees_it_once_stored(tmp_p
     import subprocess
     import sys
 
-    from diagnostics.finetune import _train, load_config, plan
+    from diagnostics.finetune import _train, load_config, sweep_runs
 
     from _sweeps import write_config
 
@@ -348,7 +348,7 @@ def test_a_job_claims_each_run_as_it_takes_a_slot_and_frees_it_once_stored(tmp_p
     monkeypatch.setattr(_train, "RunLock", CountingLock)
     config = load_config(write_config(tmp_path, tiny_model_dir, languages=["en"], seeds=[0, 1, 2], train_size=16,
                                       max_epochs=1))
-    specs = plan(config)
+    specs = sweep_runs(config)
     specs[1].path.mkdir(parents=True)
     holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     try:
@@ -365,11 +365,11 @@ def test_fuse_auto_jobs_for_a_cluster_are_cut_here_and_sized_on_their_device(tmp
     """A login node without a GPU cannot measure ``auto``: the cluster's jobs hold runs of every experiment and
     language together, and each measures its slots where it lands; in process, ``auto`` is measured here (1 on a
     CPU: one job per run)."""
-    from diagnostics.finetune import jobs, load_config, plan
+    from diagnostics.finetune import jobs, load_config, sweep_runs
 
     from _sweeps import write_config
 
     config = load_config(write_config(tmp_path, tiny_model_dir, fuse="auto", device="cpu"))
-    todo = [(config, spec) for spec in plan(config)]
+    todo = [(config, spec) for spec in sweep_runs(config)]
     assert [len(job) for job in jobs(todo, "submitit")] == [4]
     assert [len(job) for job in jobs(todo, "inprocess")] == [1, 1, 1, 1]

@@ -13,7 +13,7 @@ from diagnostics.cli import app
 from diagnostics.pipeline._inputs import PipelineInputs
 from diagnostics.pipeline import ScalePlan
 from diagnostics.finetune import expected_stop
-from diagnostics.pipeline._plan import ASSUMED_BEST_CHECK, PLAN_RATES, make_plan
+from diagnostics.pipeline._plan import ASSUMED_BEST_CHECK, PLAN_RATES, check_plan
 
 STUDY_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
 
@@ -137,7 +137,7 @@ def without_fr_diagnostic(language_files):
 
 def test_language_without_a_diagnostic_set_stops_the_plan(tmp_path, tiny_model_dir, language_files):
     inputs = PipelineInputs(without_fr_diagnostic(language_files), [f"models=[{{name: tiny, path: {tiny_model_dir}}}]"])
-    plan = make_plan(ScalePlan.resolve("paper", tmp_path, inputs))
+    plan = check_plan(ScalePlan.resolve("paper", tmp_path, inputs))
     fr = [p for p in plan.problems if p.startswith("fr:")]
     assert len(fr) == 1 and "no diagnostic set" in fr[0] and "--data fr.diagnostics=PATH" in fr[0]
     assert "--set score_missing=skip" in fr[0]
@@ -147,12 +147,12 @@ def test_language_without_a_diagnostic_set_stops_the_plan(tmp_path, tiny_model_d
 def test_score_missing_skip_leaves_the_language_out_and_train_keeps_it(tmp_path, tiny_model_dir, language_files):
     files = without_fr_diagnostic(language_files)
     model = f"models=[{{name: tiny, path: {tiny_model_dir}}}]"
-    skipped = make_plan(ScalePlan.resolve("paper", tmp_path, PipelineInputs(files, [model, "score_missing=skip"])))
+    skipped = check_plan(ScalePlan.resolve("paper", tmp_path, PipelineInputs(files, [model, "score_missing=skip"])))
     assert not any(p.startswith("fr:") for p in skipped.problems)
     assert [n for n in skipped.notices if n.startswith("fr:")] == [
         next(n for n in skipped.notices if n.startswith("fr: skipped (no diagnostic set"))]
     assert {r["language"] for r in skipped.runs} == {"en", "ru", "de", "sv"}
-    trained = make_plan(ScalePlan.resolve("paper", tmp_path, PipelineInputs(files, [model, "score_missing=train"])))
+    trained = check_plan(ScalePlan.resolve("paper", tmp_path, PipelineInputs(files, [model, "score_missing=train"])))
     assert not any(p.startswith("fr:") for p in trained.problems)
     assert any(n.startswith("fr: trains without a diagnostic set") for n in trained.notices)
     assert {r["experiment"] for r in trained.runs if r["language"] == "fr"} == {"base", "extra-374000"}
@@ -174,7 +174,7 @@ def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, langu
                                                 "instead_of": "the study's Swedish diagnostic (the authors' "
                                                               "translation of the English set, not public)"}]}
     assert load_inputs(runs).data["mnli"] == str(mnli)  # the record still reads back as the inputs
-    sick = make_plan(ScalePlan.resolve("demo", tmp_path / "demo", PipelineInputs({}, ["languages=[en]", "seeds=[0]"])))
+    sick = check_plan(ScalePlan.resolve("demo", tmp_path / "demo", PipelineInputs({}, ["languages=[en]", "seeds=[0]"])))
     assert [e["dataset"] for e in sick.substitutions["en"]] == ["sick"]
     assert any(n.startswith("extra English data (en): the bundled SICK stands in for MNLI") for n in sick.notices)
 
@@ -255,10 +255,10 @@ def test_plan_lists_done_runs_and_settings_conflicts(tmp_path, tiny_model_dir):
                                  "train_size=16", "max_seq_length=32"])
     base = ScalePlan.resolve("tiny", tmp_path, inputs).base
     run_sweep(base)
-    plan = make_plan(ScalePlan.resolve("tiny", tmp_path, inputs), only=("base",))
+    plan = check_plan(ScalePlan.resolve("tiny", tmp_path, inputs), only=("base",))
     assert [r["state"] for r in plan.runs] == ["done"] and not plan.problems
     changed = PipelineInputs({}, inputs.overrides + ["lr=0.5"])
-    plan = make_plan(ScalePlan.resolve("tiny", tmp_path, changed), only=("base",))
+    plan = check_plan(ScalePlan.resolve("tiny", tmp_path, changed), only=("base",))
     assert [r["state"] for r in plan.runs] == ["conflict"]
     assert len(plan.problems) == 1 and "lr" in plan.problems[0]
 
