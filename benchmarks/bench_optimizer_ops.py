@@ -68,6 +68,9 @@ RECIPE = {"batch_size": 4, "lr": 1e-5, "dropout": 0.1, "adam_eps": 1e-6, "weight
 
 #: The namespaces whose ops are counted: torch's and the package's own (BertAdam's kernel).
 COUNTED = ("aten", "diagnostics")
+#: Ops that move only the rows they index: the bytes of those rows (and of the index) are counted, not the whole
+#: tensor indexed (``index_select`` reads the rows it returns; ``index_copy_`` reads its source and writes as much).
+ROW_OPS = {"index_select", "index_copy_", "index_copy"}
 #: Per op: its argument that its kernels write only when another argument is given (see the module's docstring).
 WRITTEN_ONLY_WITH = {"_fused_adam_": ("grads", "grad_scale"), "_fused_adamw_": ("grads", "grad_scale")}
 
@@ -121,6 +124,9 @@ def op_counter():
             reads = _nbytes(_tensors(args) + _tensors(kwargs))
             writes = _nbytes(mutated) + (_nbytes(_tensors(out)) if fresh else 0)
             name = str(func)
+            if schema.name.split("::")[-1] in ROW_OPS:
+                moved = _tensors(value("source")) if "source" in names else _tensors(out)
+                reads, writes = _nbytes(moved + _tensors(value("index"))), _nbytes(moved)
             if aliased_read and not mutated:
                 self.views[name] += 1
                 self.view_bytes += reads + _nbytes(_tensors(out))
@@ -267,12 +273,85 @@ def count_ops(structure: dict | None = None, runs: int = 8, batch: tuple[int, in
     return report
 
 
+def count_lazy_rows(structure: dict | None = None, runs: int = 8, batch: tuple[int, int] = (4, 64),
+                    steps: int = 50, seed: int = 0) -> dict:
+    """Count BertAdam's step with lazy word-embedding rows against the eager step, on Zipf token ids.
+
+    ``steps`` steps run on batches of ids drawn from the RTE text's Zipf law (``benchmarks/data/token_zipf.json``,
+    ranks onto the vocabulary at random) with random gradients on the rows read, the eager optimizer and the lazy
+    one side by side; the last step of each is counted (the lazy one's replay of its batch's stale rows
+    included), then the lazy one's :meth:`flush` (every row brought up to date, as at a check), whose bytes are
+    also given per step since the last flush.
+
+    Returns
+    -------
+    dict
+        ``vocab``, ``rows_per_step`` (mean distinct rows read per step over the group), ``eager`` and ``lazy``
+        (counted steps), ``flush`` (with ``bytes_per_element_per_step``).
+    """
+    import numpy as np
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from diagnostics.finetune import SweepConfig
+    from diagnostics.finetune._fused import StackedBertAdam, StackedClassifiers
+    from diagnostics.finetune._modeling import load_classifier
+
+    structure = {**NARROW, **(structure or {})}
+    vocab = structure["vocab_size"]
+    fit = json.loads((Path(__file__).resolve().parent / "data" / "token_zipf.json").read_text())["datasets"]["rte"]
+    rng = np.random.default_rng(seed)
+    support = min(fit["types"], vocab - 5)
+    weights = np.arange(1, support + 1, dtype=np.float64) ** -fit["exponent"]
+    weights /= weights.sum()
+    ids_of_rank = rng.permutation(np.arange(5, vocab))
+    with tempfile.TemporaryDirectory() as tmp:
+        torch.manual_seed(seed)
+        BertModel(BertConfig(**structure)).save_pretrained(tmp, safe_serialization=True)
+        models = [load_classifier(tmp, seed=seed + k, dropout=0.0, head="jiant") for k in range(runs)]
+    jiant = SweepConfig(recipe="jiant", optimizer="bert_adam", **RECIPE)
+    pair = []
+    for lazy in (False, True):
+        stack = StackedClassifiers(models, "cpu")
+        pair.append((stack, StackedBertAdam(stack, models[0], jiant, lazy_rows=lazy)))
+    elements = sum(p.numel() for p in pair[0][0].params.values())
+    generator = torch.Generator().manual_seed(seed)
+    rows, report = [], {"vocab": vocab, "runs": runs, "batch": list(batch), "steps": steps,
+                        "stacked_elements": elements}
+    for step in range(steps):
+        ids = torch.from_numpy(ids_of_rank[rng.choice(support, size=(runs,) + tuple(batch), p=weights)])
+        grads = {n: torch.randn(p.shape, generator=generator) for n, p in pair[0][0].params.items()}
+        for lazy, (stack, optimizer) in zip((False, True), pair):
+            name = optimizer.rows.name
+            last = step == steps - 1
+            with op_counter() if last else contextlib.nullcontext() as counter:
+                _, table = optimizer.rows.prepare(ids)
+                for n, p in stack.params.items():
+                    if n == name and table is not None:
+                        table.grad = grads[n].index_select(1, optimizer.rows.rows)
+                    else:
+                        p.grad = grads[n].clone()
+                if lazy:
+                    rows.append(len(optimizer.rows.rows))
+                optimizer.step([1.0] * runs)
+            if last:
+                report["lazy" if lazy else "eager"] = counter.summary(elements)
+    with op_counter() as counter:
+        pair[1][1].flush()
+    report["flush"] = counter.summary(elements)
+    report["flush"]["bytes_per_element_per_step"] = round(report["flush"]["bytes_per_element"] / steps, 2)
+    report["rows_per_step"] = round(sum(rows) / len(rows), 1)
+    return report
+
+
 def main() -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=8, help="K, the runs stacked")
     parser.add_argument("--layers", type=int, default=NARROW["num_hidden_layers"])
     parser.add_argument("--out", type=Path, default=RESULTS / "bench_optimizer_ops.json")
     parser.add_argument("--label", help="what code was counted (e.g. a commit), recorded as is")
+    parser.add_argument("--lazy-vocab", type=int, default=30000,
+                        help="vocabulary of the lazy word-embedding rows count (its model: 2 layers, hidden 64)")
     args = parser.parse_args()
     import torch
 
@@ -281,12 +360,18 @@ def main() -> dict:
 
     report = {"benchmark": "optimizer_ops", "label": args.label, "diagnostics": diagnostics.__version__,
               "torch": torch.__version__, "python": platform.python_version(), "recipe": RECIPE, **counts}
+    report["lazy_rows"] = count_lazy_rows({"vocab_size": args.lazy_vocab, "num_hidden_layers": 2, "hidden_size": 64,
+                                           "intermediate_size": 256}, runs=args.runs)
     for name in ("bert_adam", "bert_adam_torch_form", "adamw", "torch_adamw_one_run"):
         step = report[name]
         assert math.isfinite(step["bytes_per_element"])
         print(f"{name:>20}: {step['ops']:6d} ops ({step['view_ops']} of them views), "
               f"{step['bytes_per_element']:7.2f} bytes per parameter element")
     print(f"{'ratio to torch AdamW':>20}: {report['ratio_to_torch_adamw']}")
+    lazy = report["lazy_rows"]
+    print(f"{'lazy rows':>20}: {lazy['rows_per_step']} of {lazy['vocab']} rows per step; bytes per element: eager "
+          f"step {lazy['eager']['bytes_per_element']}, lazy step {lazy['lazy']['bytes_per_element']}, flush "
+          f"{lazy['flush']['bytes_per_element']} ({lazy['flush']['bytes_per_element_per_step']} per step)")
     print(f"{'forward / backward':>20}: {report['forward']['ops']} / {report['backward']['ops']} ops")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

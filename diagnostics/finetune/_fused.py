@@ -450,8 +450,8 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
         A run that resumes with a group of one slot also takes back torch's global generator (its dropout draws).
     lazy_rows : bool, optional
         BertAdam with a trainable word embedding: update only the rows each step's batches read, the others' steps
-        replayed exactly when read (:mod:`._lazy_rows`; the weights equal the eager update's bit for bit). Default:
-        on; ``False``: every row every step. Other optimizers and frozen embeddings: no effect.
+        replayed exactly when read (:mod:`._lazy_rows`; the weights equal the eager update's bit for bit). Default
+        (``None``, ``False``): every row every step. Other optimizers and frozen embeddings: no effect.
 
     Returns
     -------

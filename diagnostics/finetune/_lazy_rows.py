@@ -24,6 +24,12 @@ a snapshot of weights or optimizer state, a run leaving or joining the group, th
 The clip norms need the embedding gradient's norm, which a reduction over the whole (mostly zero) gradient and one
 over its nonzero rows round differently. So whenever the engine gives the batch's rows, both modes take that norm over
 the gathered rows (``lazy=False`` keeps the whole table's update and gradient: the eager step to compare with).
+
+Cost: exactness makes a row's missed steps a loop of whole steps (every rounding of every step), so a check's flush
+replays about as many row-steps as the eager update would have made. As torch ops (this module's form, any device)
+each replayed step is a dozen passes over its rows, more bytes than the eager kernel's one pass, so the engine's
+default is the eager update. Lazy rows pay with a kernel that replays a row's missed steps in registers (one read
+and one write of the row per flush), which this module does not have yet.
 """
 
 from __future__ import annotations

@@ -252,7 +252,8 @@ class StackedBertAdam(_StackedOptimizer):
     config : SweepConfig
         The recipe.
     lazy_rows : bool, optional
-        Update the word embedding's rows lazily (default: yes, where it trains); ``False``: every row every step.
+        Update the word embedding's rows lazily where it trains (default: no, every row every step: replayed as
+        torch ops, a row's missed steps move more bytes than the eager kernel saves, see :mod:`._lazy_rows`).
     """
 
     def __init__(self, stack, model: nn.Module, config: SweepConfig, *, lazy_rows: bool | None = None):
@@ -261,7 +262,7 @@ class StackedBertAdam(_StackedOptimizer):
         self._decays = [float(decay) for _, decay, names in self.groups for _ in names]
         embedding = word_embedding(model)
         if embedding is not None and embedding[0] in self.names:
-            self.rows = EmbeddingRows(self, *embedding, lazy=lazy_rows is not False)
+            self.rows = EmbeddingRows(self, *embedding, lazy=bool(lazy_rows))
 
     def _bind(self) -> None:
         super()._bind()

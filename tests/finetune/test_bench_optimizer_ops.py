@@ -84,3 +84,22 @@ def test_a_fused_adam_step_writes_its_gradients_only_when_it_unscales_them(bench
     tensor_bytes = n * 4
     reads, writes = 4 * tensor_bytes + 4, (4 if scaled else 3) * tensor_bytes  # step count read; p, m, v (, g) written
     assert counter.summary()["bytes"] == reads + writes + (4 if scaled else 0)  # the scale read
+
+
+def test_lazy_rows_are_counted_against_the_eager_step(bench):
+    structure = {"num_hidden_layers": 1, "hidden_size": 16, "num_attention_heads": 2, "intermediate_size": 32,
+                 "vocab_size": 3000, "max_position_embeddings": 32}
+    lazy = bench.count_lazy_rows(structure, runs=2, batch=(2, 8), steps=4)
+    assert lazy["vocab"] == 3000 and 0 < lazy["rows_per_step"] < 3000 / 2
+    # the lazy step moves the rows it read (and replays), the eager one the whole table
+    assert lazy["lazy"]["bytes_per_element"] < lazy["eager"]["bytes_per_element"]
+    assert lazy["flush"]["bytes"] > 0 and lazy["flush"]["bytes_per_element_per_step"] > 0
+
+
+def test_an_index_select_moves_only_the_rows_it_reads(bench):
+    import torch
+
+    table, index = torch.zeros(100, 8), torch.tensor([3, 7])
+    with bench.op_counter() as counter:
+        table.index_select(0, index)
+    assert counter.summary()["bytes"] == 2 * (2 * 8 * 4) + 2 * 8

@@ -171,7 +171,8 @@ def test_the_padding_row_keeps_its_index_in_the_sub_table():
     config = _config()
     models = [Embedded(0)]
     stack = StackedClassifiers(models, "cpu")
-    optimizer = StackedBertAdam(stack, models[0], config)
+    assert not StackedBertAdam(stack, models[0], config).rows.lazy  # the engine's default: every row every step
+    optimizer = StackedBertAdam(stack, models[0], config, lazy_rows=True)
     assert word_embedding(models[0]) == ("word_embeddings.weight", PAD)
     ids = torch.tensor([[[PAD, 17, 5, PAD], [300, 5, 5, 2]]])
     local, table = optimizer.rows.prepare(ids)
