@@ -6,25 +6,8 @@
 # they are missing it installs nothing, says why and exits 0, and the tests that need the tools skip with the same
 # reason. A failing apt-get install fails the script (and scripts/test.sh --slow).
 set -euo pipefail
-have() { command -v "$1" >/dev/null 2>&1; }
+source "$(dirname "$0")/apt_packages.sh"
 if have bindfs && have faketime; then
   exit 0
 fi
-if ! have apt-get; then
-  echo "setup_fault_tools: apt-get not found, so bindfs and faketime cannot be installed here; the fault tests" \
-       "that need them will be skipped"
-  exit 0
-fi
-if [ "$(id -u)" -eq 0 ]; then
-  SUDO=()
-elif have sudo && sudo -n true 2>/dev/null; then
-  SUDO=(sudo -n)
-else
-  echo "setup_fault_tools: apt-get needs root and there is no passwordless sudo, so bindfs and faketime cannot be" \
-       "installed; the fault tests that need them will be skipped"
-  exit 0
-fi
-echo "setup_fault_tools: installing the Debian packages bindfs and faketime with apt-get (once)"
-"${SUDO[@]}" apt-get update -qq
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bindfs faketime \
-  >/dev/null
+apt_packages setup_fault_tools "the fault tests that need them will be skipped" bindfs faketime || exit 0

@@ -20,25 +20,12 @@ import numpy as np
 import pandas as pd
 
 from ._draws import StoreValues, simulate_store
-from ._intervals import NOISE, row_interval, statistic_draws
+from ._intervals import NOISE, RecordingDraws, row_interval, statistic_draws
 from ._samplers import RUN_VALUES, SAMPLERS
 from ._view import StoreView
 
 #: How many runs per setting the study had (§4: seeds 0-5).
 PAPER_SEEDS = 6
-
-
-class _Settings:
-    """Wraps a draws object to collect the settings a row reads (values handed through unchanged)."""
-
-    def __init__(self, draws):
-        self.draws, self.used = draws, []
-
-    def get(self, experiment: str, language: str, stratified: bool = False):
-        found = self.draws.get(experiment, language)
-        if (experiment, language) not in self.used:
-            self.used.append((experiment, language))
-        return found
 
 
 def _paper_value(draws, view: StoreView, row) -> np.ndarray:
@@ -78,7 +65,7 @@ def simulate_outside(view: StoreView, store: StoreValues, rows: list, level: flo
     """
     used = []
     for row in rows:
-        recorder = _Settings(store)
+        recorder = RecordingDraws(store)
         with np.errstate(all="ignore"):
             row_interval(recorder, view, row, level)
             if row.statistic in RUN_VALUES and not pd.isna(row.seed):

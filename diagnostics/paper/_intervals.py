@@ -248,8 +248,8 @@ def _sigma_range_interval(draws, view: StoreView, row, level: float):
     return low, high, min(column.shape[1] for column in columns)
 
 
-class _Recorder:
-    """Wraps a draws object to note which settings a statistic reads."""
+class RecordingDraws:
+    """Wraps a draws object to note which settings a statistic reads (values handed through unchanged)."""
 
     def __init__(self, draws):
         self.draws, self.used = draws, []
@@ -267,7 +267,7 @@ def statistic_draws(draws, view: StoreView, row) -> tuple[np.ndarray, list[tuple
     ``row`` is a row of :func:`~diagnostics.paper.paper_numbers` whose statistic is in
     :data:`~diagnostics.paper._samplers.SAMPLERS`. Raises ``NotRun`` as the statistic itself does.
     """
-    recorder = _Recorder(draws)
+    recorder = RecordingDraws(draws)
     with np.errstate(all="ignore"):
         values = np.asarray(SAMPLERS[row.statistic](recorder, view, row), dtype=np.float64)
     return values, recorder.used
