@@ -3,8 +3,9 @@ BertAdam) store the run hashes and AX-b predictions committed in ``tests/finetun
 
 A change that alters either on purpose (a new default, an exact kernel) rewrites the file with
 ``DIAGNOSTICS_UPDATE_FIXED=1 pytest tests/finetune/test_fixed_behaviour.py`` and says why in the CHANGELOG.
-P(entailment) is compared within 1e-4: the same seed gives the same run on one machine bit for bit, while CPUs with
-other vector units round matrix products differently in the last bits."""
+P(entailment) is compared within 1e-4, and its pattern over the examples by correlation (above 0.999): the same
+seed gives the same run on one machine bit for bit, while CPUs with other vector units round matrix products
+differently in the last bits."""
 
 import json
 import os
@@ -30,7 +31,7 @@ def _sweep(tmp_path, tiny_model_dir, recipe: str) -> dict:
     axb = table[table["dataset"] == "axb"].sort_values("example_id")
     stored = json.loads((sweep_runs(load_config(config))[0].path / "config.json").read_text(encoding="utf-8"))
     return {"run_hash": stored["run"]["run_hash"], "examples": axb["example_id"].astype(str).tolist(),
-            "p_entailment": [round(float(p), 7) for p in axb["probability"]]}
+            "p_entailment": [round(float(p), 9) for p in axb["probability"]]}
 
 
 def test_the_stored_runs_are_the_committed_ones(tmp_path, tiny_model_dir):
@@ -43,5 +44,7 @@ def test_the_stored_runs_are_the_committed_ones(tmp_path, tiny_model_dir):
     for recipe, run in found.items():
         assert run["run_hash"] == committed[recipe]["run_hash"], recipe
         assert run["examples"] == committed[recipe]["examples"], recipe
-        np.testing.assert_allclose(run["p_entailment"], committed[recipe]["p_entailment"], atol=1e-4, rtol=0,
-                                   err_msg=recipe)
+        found_p, committed_p = np.array(run["p_entailment"]), np.array(committed[recipe]["p_entailment"])
+        np.testing.assert_allclose(found_p, committed_p, atol=1e-4, rtol=0, err_msg=recipe)
+        # a tiny model moves little from 0.5: the pattern across examples must hold too, not only the level
+        assert np.corrcoef(found_p, committed_p)[0, 1] > 0.999, recipe
