@@ -87,8 +87,18 @@ def mcc(y_true, y_pred) -> float:
     -------
     float
         In [-1, 1]; 0.0 when a margin is empty (see :func:`mcc_from_counts`).
+
+    Raises
+    ------
+    ValueError
+        For labels that are not numbers or booleans (text labels such as ``"entailment"``).
     """
     y, p = np.asarray(y_true), np.asarray(y_pred)
+    for name, values in (("y_true", y), ("y_pred", p)):
+        if values.dtype.kind not in "biuf":  # text labels would all be left out, and the MCC read 0
+            example = next(iter(values.ravel()), None)
+            raise ValueError(f"mcc: {name} must hold 1/0 (or True/False), found {values.dtype} values such as "
+                             f"{example!r}; compare text labels with 'entailment' first")
     y1, y0, p1, p0 = y == 1, y == 0, p == 1, p == 0
     count = np.count_nonzero
     value, _ = mcc_from_counts(count(y1 & p1), count(y0 & p1), count(y1 & p0), count(y0 & p0))

@@ -8,7 +8,7 @@ from sklearn.metrics import matthews_corrcoef
 from _stats_fixtures import synthetic_table
 from diagnostics import data
 from diagnostics.core.taxonomy import COARSE, COARSE_OF
-from diagnostics.stats import OVERALL, binary_counts, category_scores, mcc_from_counts
+from diagnostics.stats import OVERALL, binary_counts, category_scores, mcc, mcc_from_counts
 
 
 @pytest.mark.filterwarnings("ignore:A single label:UserWarning")
@@ -101,3 +101,13 @@ def test_dataset_without_features_gives_pooled_score_only():
     scores = category_scores(table, dataset=frame)
     assert list(scores["level"]) == ["all"]
     assert scores["degenerate"].item()
+
+
+def test_text_labels_are_refused_not_read_as_missing():
+    labels = np.array(["entailment", "not_entailment", "entailment"])
+    with pytest.raises(ValueError, match="y_true must hold 1/0.*'entailment'"):
+        mcc(labels, np.array([1, 0, 1]))
+    with pytest.raises(ValueError, match="y_pred must hold 1/0"):
+        mcc(np.array([1, 0, 1]), labels)
+    assert mcc(labels == "entailment", np.array([True, False, True])) == 1.0
+    assert mcc(np.array([1, 0, -1, 1]), np.array([1, 0, 1, 1])) == 1.0  # -1: a missing label, left out
