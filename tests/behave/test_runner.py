@@ -153,6 +153,7 @@ def tiny_runs(tmp_path_factory):
     return runs
 
 
+@pytest.mark.slow
 def test_tiny_transformers_models_across_seeds(tiny_runs, tmp_path):
     cases = generate_suite("ru", seed=0, max_per_test=4) + generate_suite("sv", seed=0, max_per_test=4)
     suite = save_suite(cases, tmp_path / "s.jsonl")

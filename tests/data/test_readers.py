@@ -155,6 +155,7 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(m
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(record=st.dictionaries(st.sampled_from(["idx", "label", "sentence1", "sentence2", "logic", "knowledge", "premise",
                                                 "hypothesis", "meta", "id"]), json_values, max_size=6))
+@pytest.mark.slow
 def test_readers_on_random_json_records(tmp_path, record):
     path = tmp_path / "rec.jsonl"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")

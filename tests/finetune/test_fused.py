@@ -289,6 +289,7 @@ def test_runs_of_different_training_keys_refuse_to_share_a_group(small_model_dir
         fit_runs(runs, slots=2, device="cpu")
 
 
+@pytest.mark.slow
 def test_sweeps_of_other_experiments_languages_and_sizes_share_a_job_and_equal_their_single_runs(tmp_path,
                                                                                               tiny_model_dir):
     """Two experiments (other training sizes, languages and seeds) fill one job of 2 slots; slots are refilled."""

@@ -342,6 +342,7 @@ def test_tiny_run_with_the_jiant_recipe(tmp_path, tiny):
         ("custom", "jiant", "per_sentence")
 
 
+@pytest.mark.slow
 def test_tiny_run_under_the_per_epoch_reading_stops_at_ten_epochs(tmp_path, tiny):
     from diagnostics.finetune._run_spec import RunSpec, spec_dict
     from diagnostics.finetune._train import train_run

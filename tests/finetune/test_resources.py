@@ -121,6 +121,7 @@ def test_a_run_records_the_training_figures_under_their_own_names(tiny_model_dir
     assert res["fitness"] == pytest.approx(quality * measured.throughput / math.log(measured.peak_memory_bytes))
 
 
+@pytest.mark.slow
 def test_cli_measure_prints_json_and_reports_bad_options_in_one_line(tiny_model_dir, tmp_path):
     from diagnostics.cli import app
 

@@ -240,6 +240,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds workers through /proc (Linux)")
 def test_killing_a_pool_sweep_ends_its_workers(tmp_path, tiny_model_dir):
     config = tmp_path / "sweep.yaml"

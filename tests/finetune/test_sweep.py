@@ -51,6 +51,7 @@ def test_two_languages_two_seeds_write_axb_and_lidirus(reference):
     assert table["probability"].between(0, 1).all()
 
 
+@pytest.mark.slow
 def test_sigkill_mid_sweep_then_restart_equals_uninterrupted(tiny, tmp_path, reference):
     ref_result, ref_root = reference
     config_path = write_config(tmp_path, tiny)
@@ -138,6 +139,7 @@ def test_config_written_next_to_runs(reference):
     assert json.loads((root / "s/sweep.json").read_text())["seeds"] == [0, 1]
 
 
+@pytest.mark.slow
 def test_several_sweeps_share_one_pool_and_match_separate_sweeps(tiny, tmp_path, reference):
     from diagnostics.finetune import run_sweeps
 

@@ -76,6 +76,7 @@ def test_run_folder_contents_and_metrics(tmp_path, tiny):
     assert (path / "DONE").stat().st_mtime_ns == stamp
 
 
+@pytest.mark.slow
 def test_top_k_with_all_layers_matches_full_finetuning_with_frozen_embeddings(tmp_path, tiny):
     """Cached inputs of the frozen part are exact: with dropout off the two paths train the same model; the top-k
     run's checkpoint (frozen layers re-attached) reproduces its stored predictions."""

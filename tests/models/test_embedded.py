@@ -143,6 +143,7 @@ def test_prepare_reuses_verified_cache_and_resolves_embedded(embedded):
     assert resolve_model("multilingual-e5-small", cache=cache, prepare=False).path == folder
 
 
+@pytest.mark.slow
 def test_checksum_mismatch_is_detected_and_rebuilt(embedded):
     cache, folder = embedded
     manifest = json.loads((folder / MANIFEST).read_text())

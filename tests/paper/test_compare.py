@@ -110,7 +110,7 @@ def scores(predictions):
 
 @pytest.fixture(scope="module")
 def compared(predictions):
-    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, n_sim=200)
+    return against_paper(predictions, dataset={"axb": "axb", "lidirus": "lidirus"}, n_sim=100)
 
 
 def test_our_values_are_sklearn_mccs(predictions, compared):
@@ -171,7 +171,7 @@ def test_rows_the_store_cannot_give(compared, scores):
     assert not_compared["comparable"].isna().all() and not_compared["why_not_comparable"].isna().all()
     assert not_compared["interval_low"].isna().all()
     # from scores instead of predictions: the label shares need the predictions; the intervals are the same
-    from_scores = against_paper(scores, n_sim=200)
+    from_scores = against_paper(scores, n_sim=20)
     assert _row(from_scores, "entailment_share", "en", "overall")["status"] == "not computed"
     assert _row(from_scores, "mcc", "en", "Conditionals", 0)["ours"] == \
         _row(compared, "mcc", "en", "Conditionals", 0)["ours"]
@@ -195,7 +195,7 @@ def test_probing_rows_from_a_probe_table(scores):
                                 0.65 if seed is None else tuned_ls, majority=0.64)
             rows += _probe_rows(language, model, seed, "predicate_argument_structure", 11, 0.75)  # 0.15 over chance
     probes = pd.DataFrame(rows).assign(feature_list=STUDY_FEATURES_NAME)
-    compared = against_paper(scores, probes=probes, n_sim=50)
+    compared = against_paper(scores, probes=probes, n_sim=20)
     probing = compared[compared["section"] == "§5.4 probing"]
     assert (probing["status"] == "compared").all()
     ours = {(r.statistic, r.language, r.category): r.ours for r in probing.itertuples()}
@@ -219,7 +219,7 @@ def test_probing_rows_from_a_probe_table(scores):
     accuracy = _row(probing, "probe_accuracy", "all", "overall")
     assert accuracy["verdict"].startswith("no interval: a probe is one fit") and pd.isna(accuracy["interval_low"])
     # a probe table of another model of the store gives this one no probing row
-    other = against_paper(scores, probes=probes.assign(run_model="another"), n_sim=50)
+    other = against_paper(scores, probes=probes.assign(run_model="another"), n_sim=20)
     assert (other.loc[other["section"] == "§5.4 probing", "status"] == "not computed").all()
 
 
@@ -260,7 +260,7 @@ def _mbert_store(tmp_path, table, recorded=STUDY_RUN):
 def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, scores):
     table = scores.assign(model="embedded")
     configs = _store(tmp_path, table, "embedded", batch_size=16, lr=1e-4, train_top_k_layers=2)
-    result = against_paper(table, configs, n_sim=50)
+    result = against_paper(table, configs, n_sim=20)
     reasons = "embedded model, demo recipe, classifier head not recorded"  # no jiant schedule to read
     assert paper_verdict(result) == f"not comparable: {reasons}"
     compared = result[result["status"] == "compared"]
@@ -271,7 +271,7 @@ def test_embedded_model_with_the_demo_recipe_is_not_comparable(tmp_path, scores)
 
 def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, scores):
     table, configs = _mbert_store(tmp_path, scores)
-    result = against_paper(table, configs, n_sim=50)
+    result = against_paper(table, configs, n_sim=20)
     compared = result[result["status"] == "compared"]
     assert compared["comparable"].all() and compared["why_not_comparable"].isna().all()
     verdict = paper_verdict(result)

@@ -1,6 +1,7 @@
-"""The main job end to end at the tiny scale, run once for this module: sweeps, every notebook in two lanes, the
+"""The main job end to end at the tiny scale, run once for this module: sweeps, the notebooks in two lanes, the
 manifest and the report; a rerun reuses every finished run. Every notebook executes top to bottom, and its .ipynb
-pair matches the .py source.
+pair matches the .py source. The default suite runs the main job with the :data:`QUICK` notebooks; the slow target
+runs it whole (every notebook, the manifest's timings and notebook 05's probe results).
 
 The module is collected first (``runs_first``): under ``--dist loadfile`` the whole module goes to one worker, and
 its few minutes of main job start at once instead of last."""
@@ -18,6 +19,15 @@ from _paths import ROOT
 pytestmark = pytest.mark.runs_first
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+#: The notebooks the default suite executes (one of each kind: datasets, seed statistics, the paper's verdict); the
+#: slow target executes every notebook in the whole main job.
+QUICK = ("00_datasets", "02_seed_stability", "11_against_the_paper")
+
+
+def _main_job(root, notebooks=None):
+    out, runs = root / "report", root / "runs"
+    index = run_pipeline("tiny", out_dir=out, runs_dir=runs, notebooks=notebooks, lanes=2)
+    return out, runs, index
 
 
 @pytest.fixture(scope="module")
@@ -26,15 +36,19 @@ def tiny_pipeline(tmp_path_factory):
 
     Returns ``(report folder, run store, index.html)``; tests read its outputs and must not change them.
     """
-    root = tmp_path_factory.mktemp("tiny-pipeline")
-    out, runs = root / "report", root / "runs"
-    index = run_pipeline("tiny", out_dir=out, runs_dir=runs, lanes=2)
-    return out, runs, index
+    return _main_job(tmp_path_factory.mktemp("tiny-pipeline"))
 
 
-@pytest.mark.parametrize("script", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_at_tiny_scale(script, tiny_pipeline):
-    out, _, _ = tiny_pipeline
+@pytest.fixture(scope="module")
+def quick_pipeline(tmp_path_factory):
+    """The main job at the tiny scale with the :data:`QUICK` notebooks only, run once per module."""
+    return _main_job(tmp_path_factory.mktemp("quick-pipeline"), list(QUICK))
+
+
+@pytest.mark.parametrize("script", [pytest.param(p, marks=() if p.stem in QUICK else pytest.mark.slow)
+                                    for p in NOTEBOOKS], ids=lambda p: p.stem)
+def test_notebook_runs_at_tiny_scale(script, request):
+    out, _, _ = request.getfixturevalue("quick_pipeline" if script.stem in QUICK else "tiny_pipeline")
     executed = json.loads((out / "notebooks" / f"{script.stem}.ipynb").read_text(encoding="utf-8"))
     code = [c for c in executed["cells"] if c["cell_type"] == "code"]
     assert code and all(c.get("execution_count") for c in code), "a code cell did not run"
@@ -53,6 +67,18 @@ def test_ipynb_pair_in_sync(script):
     assert [c.source for c in jupytext.read(pair).cells] == sources, f"run `jupytext --sync {script}`"
 
 
+def test_the_quick_main_job_writes_the_report_and_a_rerun_trains_nothing(quick_pipeline, tmp_path):
+    out, runs, index = quick_pipeline
+    assert index.is_file()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(manifest["timings_s"]["notebooks"]) == list(QUICK)
+    assert manifest["runs"] == 2 * 2 + 1 * 2 + 2 * 2  # base en+ru, extra-32 en, presence 0.25 / 0.75 en; 2 seeds
+    done = sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE"))
+    assert run_pipeline("tiny", out_dir=tmp_path / "again", runs_dir=runs, notebooks=["00_datasets"]).is_file()
+    assert sorted(p.stat().st_mtime_ns for p in runs.rglob("DONE")) == done  # nothing retrained
+
+
+@pytest.mark.slow
 def test_tiny_pipeline_writes_report_manifest_and_reuses_runs(tiny_pipeline, tmp_path):
     out, runs, index = tiny_pipeline
     assert index.is_file() and index.stat().st_size > 10_000

@@ -137,6 +137,7 @@ def test_memo_reuses_layers_identical_across_models_and_refits_the_others(monkey
     pd.testing.assert_frame_equal(second, fresh)
 
 
+@pytest.mark.slow
 def test_layers_fitted_in_two_processes_equal_the_fits_here_and_share_the_memo():
     from diagnostics.probe._gold import gold_cv_layers
 

@@ -146,6 +146,7 @@ def _coverage(n_examples, n_seeds, reps, n_boot, sd_example=1.5, sd_seed=0.3, in
     return hits / reps
 
 
+@pytest.mark.slow
 def test_ci_coverage_of_the_true_mean():
     """Population: example difficulty and seed skill both random; the CI must cover the mean 93-97% of the time."""
     assert 0.93 <= _coverage(n_examples=400, n_seeds=10, reps=1000, n_boot=400) <= 0.97
