@@ -144,7 +144,7 @@ def train(size: int, lr: float, schedule: str, seed: int = 0) -> dict[str, float
     return out
 
 
-@pytest.mark.parametrize("size", [1, 3, 8])
+@pytest.mark.parametrize("size", [1, 3, pytest.param(8, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("lr, schedule", [(1e-3, "constant"), (1e-5, "plateau")])
 def test_the_engine_drifts_from_float64_bert_adam_no_more_than_its_float32_run(size, lr, schedule):
     drift = train(size, lr, schedule)

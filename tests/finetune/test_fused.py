@@ -115,6 +115,7 @@ def test_a_run_that_stops_leaves_the_group_and_the_others_match_their_solo_runs(
                                    predict_proba(solo_model, val, 8, "cpu", None), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_dropout_on_the_same_group_reproduces_itself(small_model_dir, pairs):
     config = _config(dropout=0.1, max_epochs=2)
     _, _, val, _ = pairs

@@ -58,7 +58,7 @@ def _history(run):
     return metrics, metrics["history"]
 
 
-@pytest.mark.parametrize("recipe", ["epoch", "jiant"])
+@pytest.mark.parametrize("recipe", ["epoch", pytest.param("jiant", marks=pytest.mark.slow)])
 def test_a_run_stopped_after_a_check_goes_on_from_it_and_equals_the_run_never_stopped(tmp_path, tiny_model_dir,
                                                                                        monkeypatch, recipe):
     settings = dict(languages=["en"], seeds=[3], train_size=48, max_epochs=3, dropout=0.1,

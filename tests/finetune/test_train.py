@@ -132,6 +132,7 @@ def test_failure_leaves_failed_marker_and_clean_retry(tmp_path, tiny, monkeypatc
     assert result["state"].tolist() == ["failed"] and "not bundled" in result["error"].iat[0]
 
 
+@pytest.mark.slow
 def test_cpu_bf16_is_recorded_and_deterministic(tmp_path, tiny):
     from diagnostics.models import cpu_bf16_supported
 

@@ -167,6 +167,7 @@ def test_tiny_model_loads_and_classifies(tiny):
     assert logits.shape == (2, 2) and torch.isfinite(logits).all()
 
 
+@pytest.mark.slow
 def test_tiny_model_is_deterministic_per_seed(tmp_path, tiny):
     same = tiny_random_model(tmp_path / "same", seed=0)
     other = tiny_random_model(tmp_path / "other", seed=1)

@@ -53,6 +53,7 @@ def test_notebook_paths_resolve_from_the_project_root(tmp_path, monkeypatch, cap
     assert not (root / "reports" / "tiny").exists()
 
 
+@pytest.mark.slow
 def test_notebooks_side_by_side_yield_their_cores(tmp_path, monkeypatch, capsys):
     """Lanes oversubscribe the cores: their kernels' OpenMP threads wait passively, unless the user chose."""
     from diagnostics.pipeline._runner import SHARED_CORES_ENV, _share_cores, execute_notebooks

@@ -88,6 +88,7 @@ def test_plot_errors_and_spread_heatmap():
         seed_spread_by_layer(synthetic_table(seeds=(None, 0)))
 
 
+@pytest.mark.slow
 def test_cli_probe_run_writes_tables_and_figures(tmp_path):
     from diagnostics.models import tiny_random_model
 
