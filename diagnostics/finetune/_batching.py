@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ._jiant import CHUNK
+
 
 @dataclass
 class TokenInputs:
@@ -189,7 +191,7 @@ def batch_order(lengths: np.ndarray, batch_size: int, generator: torch.Generator
 
 
 def bucket_batches(lengths: np.ndarray, batch_size: int, generator: torch.Generator, *, padding_noise: float = 0.1,
-                   chunk: int = 10000) -> list[np.ndarray]:
+                   chunk: int = CHUNK) -> list[np.ndarray]:
     """One epoch of batches as AllenNLP 0.8's ``BucketIterator`` cuts them for jiant v1 (``biggest_batch_first``).
 
     The examples are taken in input order in chunks of ``chunk`` (jiant's ``max_instances_in_memory``). Each chunk

@@ -18,12 +18,8 @@ import math
 from dataclasses import dataclass
 
 from ._config import MIXTURE_ORDERS
-from ._jiant import VAL_SCHEDULES, PlateauController
+from ._jiant import CHUNK, VAL_SCHEDULES, PlateauController
 from ._loop import _jiant_plan
-
-#: Pairs AllenNLP's iterator reads at a time (jiant's ``max_instances_in_memory``); equals
-#: :func:`._batching.bucket_batches`'s default.
-CHUNK = 10_000
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+#: Examples AllenNLP's ``BucketIterator`` reads at a time for jiant v1 (its ``max_instances_in_memory``).
+CHUNK = 10_000
 #: torch's ReduceLROnPlateau skips a decay smaller than this (its ``eps``).
 _DECAY_EPS = 1e-8
 
