@@ -1,8 +1,8 @@
 """Plan before work: every run a scale will train, what is done, what it costs, and what stops it.
 
 :func:`check_plan` lists the runs of a scale's plan (experiment, language, seed, model, training mixture with sources
-and sizes and the state in the run store) and checks, before anything trains, that every source exists and holds the sizes
-asked of it, that every language that trains can be scored and that every model is available locally.
+and sizes and the state in the run store) and checks, before anything trains, that every source exists and holds the
+sizes asked of it, that every language that trains can be scored and that every model is available locally.
 ``diagnostics pipeline --dry-run [--json]`` prints it; the real run refuses to start while it has problems.
 
 Its cost comes from the training loop's own planning function, :func:`diagnostics.finetune.total_steps`:
@@ -459,10 +459,10 @@ MIN_RUNS_FOR_BEST_CHECK = 3
 
 def _best_check(path) -> list[int]:
     """The best check of a finished run (from its ``metrics.json``), or nothing where it has none."""
-    import json
+    from diagnostics.finetune import Run
 
     try:
-        best = json.loads((Path(path) / "metrics.json").read_text(encoding="utf-8")).get("best") or {}
+        best = Run.at(path).metrics().get("best") or {}
     except (OSError, ValueError):
         return []
     return [int(best["check"])] if isinstance(best.get("check"), int) else []
