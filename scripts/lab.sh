@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Open the analysis notebooks in JupyterLab. Sets up like the other scripts, registers the Python of .venv as the
 # kernel "nli-diagnostics (.venv)" and starts `jupyter lab` on notebooks/, where every notebook reads the demo's
-# run store (runs/demo, made by `bash scripts/demo.sh`) and only reads it. Opening and saving a notebook leaves
-# both files of its pair unchanged; the outputs of a notebook run in Lab stay in the file on disk but never reach git
-# (the nbstripout filter that scripts/setup.sh configures; after each save
-# diagnostics.notebooks.lab.post_save_hook lets `git status` see that only outputs changed). As root, passes
+# run store (runs/demo, made by `bash scripts/demo.sh`) and only reads it. An unedited notebook is never marked
+# changed, and opening and saving it leaves both files of its pair unchanged; the outputs of a notebook run in Lab
+# stay in the file on disk but never reach git (the nbstripout filter that scripts/setup.sh configures; after each
+# save diagnostics.notebooks.lab.post_save_hook lets `git status` see that only outputs changed). As root, passes
 # --allow-root. Extra arguments go to `jupyter lab` (e.g. --no-browser --port 8890).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,9 @@ if [ "$(id -u)" -eq 0 ]; then
   for arg in "$@"; do [ "$arg" != --allow-root ] || as_root=(); done
   echo "lab: running as root: starting jupyter lab with --allow-root"
 fi
+# the contents manager serves each notebook with the kernel's Python version in language_info, which Lab otherwise
+# adds when the kernel connects, marking an unedited notebook changed (diagnostics/notebooks/lab.py says why)
 exec .venv/bin/jupyter lab "${root[@]}" "${as_root[@]}" \
+  --ServerApp.contents_manager_class=diagnostics.notebooks.lab.ContentsManager \
   --ContentsManager.pre_save_hook=diagnostics.notebooks.lab.pre_save_hook \
   --ContentsManager.post_save_hook=diagnostics.notebooks.lab.post_save_hook "$@"

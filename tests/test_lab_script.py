@@ -54,5 +54,6 @@ def test_as_another_user_lab_starts_as_before(tmp_path):
     lines, jupyter = _lab(tmp_path, 1000, "--no-browser")
     assert ROOT_LINE not in lines and "--allow-root" not in jupyter
     assert jupyter == ["lab", "--notebook-dir=notebooks",
+                       "--ServerApp.contents_manager_class=diagnostics.notebooks.lab.ContentsManager",
                        "--ContentsManager.pre_save_hook=diagnostics.notebooks.lab.pre_save_hook",
                        "--ContentsManager.post_save_hook=diagnostics.notebooks.lab.post_save_hook", "--no-browser"]

@@ -6,7 +6,8 @@ Python running the tests as ``.venv``): a notebook run in a kernel and saved as 
 (with ``diagnostics.notebooks.lab``'s hooks), outputs, execution counts and the metadata Lab adds over the tracked
 file, leaves ``git status`` clean and ``git diff`` empty; a source edit shows, and its commit holds no outputs. Saved
 by another tool, the outputs do not reach git either. Every committed notebook of this checkout passes through the
-filter unchanged (otherwise it would show as modified wherever the filter is installed).
+filter unchanged (otherwise it would show as modified wherever the filter is installed). Lab loads a notebook through
+the contents manager of ``scripts/lab.sh`` as its kernel describes it, so that connecting the kernel marks nothing.
 """
 
 from __future__ import annotations
@@ -171,6 +172,37 @@ def test_outputs_saved_in_lab_stay_out_of_git_and_source_edits_show(repo, execut
     assert stored["metadata"] == json.loads(committed)["metadata"]
     assert _git(repo, "status", "--porcelain") == ""
     assert PRINTED + "\\n" in path.read_text(encoding="utf-8")  # the file on disk keeps its outputs
+
+
+def test_lab_loads_a_notebook_as_its_kernel_describes_it_and_saves_it_unchanged(repo, executed):
+    """Lab marks a notebook changed ("Save changes?" on close) as soon as the connected kernel's ``language_info``
+    differs from the notebook it loaded. Through the contents manager of ``scripts/lab.sh``, the committed notebook
+    arrives with exactly what the kernel reports (its Python version included, which the file does not hold), and
+    saved unedited it stays byte for byte, git clean."""
+    import asyncio
+
+    from diagnostics.notebooks import lab
+
+    path = repo / NOTEBOOK
+    committed = path.read_bytes()
+    assert "version\": \"3." not in committed.decode()  # no machine's Python version in the committed file
+    threads = []
+    manager = lab.ContentsManager(root_dir=str(repo))
+    manager.register_pre_save_hook(lab.pre_save_hook)
+    manager.register_post_save_hook(lambda **kw: threads.append(lab.post_save_hook(**kw)))
+    model = asyncio.run(manager.get(NOTEBOOK))
+    assert model["content"]["metadata"]["language_info"] == executed.metadata["language_info"]
+    assert asyncio.run(manager.get(NOTEBOOK, content=False))["content"] is None  # listings pass through
+    asyncio.run(manager.save({"type": "notebook", "format": "json", "content": model["content"]}, NOTEBOOK))
+    for thread in filter(None, threads):
+        thread.join(60)
+    assert path.read_bytes() == committed
+    assert _git(repo, "status", "--porcelain") == ""
+    # another language's notebook, or one that already names its version, is served as it is on disk
+    other = {"type": "notebook", "content": {"metadata": {"language_info": {"name": "R"}}}}
+    assert lab.with_kernel_version(copy.deepcopy(other)) == other
+    pinned = {"type": "notebook", "content": {"metadata": {"language_info": {"name": "python", "version": "3.9.1"}}}}
+    assert lab.with_kernel_version(copy.deepcopy(pinned)) == pinned
 
 
 def test_outputs_saved_by_any_other_tool_never_reach_git(repo, executed):

@@ -2,9 +2,18 @@
 
 ``bash scripts/lab.sh`` registers :data:`KERNEL_DISPLAY_NAME` (the Python of ``.venv``, kernel name ``python3``,
 so papermill, nbmake and VS Code find it under its usual name) and starts ``jupyter lab`` with
-:func:`pre_save_hook` and :func:`post_save_hook`. Every notebook's committed metadata is :func:`notebook_header`:
-what Lab writes for that kernel, so that opening and saving an unedited notebook leaves both files of its jupytext
-pair byte for byte.
+:class:`ContentsManager`, :func:`pre_save_hook` and :func:`post_save_hook`. Every notebook's committed metadata is
+:func:`notebook_header`: what Lab writes for that kernel, so that opening and saving an unedited notebook leaves both
+files of its jupytext pair byte for byte.
+
+Lab writes one more key when the kernel connects: ``language_info.version``, the kernel's Python version. That key
+differs between machines (3.11.7 here, 3.11.9 there), so it is never committed: the git filter and
+:func:`pre_save_hook` drop it. Lab compares what the kernel reports with the notebook it loaded, and a notebook
+without the key would be marked changed ("Save changes?" on close) a few seconds after it opens, although nobody
+edited it. :class:`ContentsManager` therefore serves every Python notebook with the version of the Python that runs
+the server (in ``scripts/lab.sh`` the same interpreter as the kernel, ``.venv``'s) filled in
+(:func:`with_kernel_version`): the kernel's report then equals the loaded notebook, nothing is marked, and the file
+on disk keeps no version.
 
 Outputs of a notebook run in Lab stay in the file on disk and never reach git: ``.gitattributes`` sends ``*.ipynb``
 through the nbstripout filter that ``scripts/setup_git.sh`` configures, so ``git diff`` and commits see the notebook
@@ -16,9 +25,12 @@ one it recorded before it asks the filter, so :func:`post_save_hook` records the
 from __future__ import annotations
 
 import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from jupytext.async_contentsmanager import AsyncTextFileContentsManager
 
 #: the git filter (``.gitattributes``: ``*.ipynb filter=nbstripout``) that keeps outputs out of git
 GIT_FILTER = "nbstripout"
@@ -43,6 +55,82 @@ def notebook_header() -> dict[str, Any]:
     return {"kernelspec": {"display_name": KERNEL_DISPLAY_NAME, "language": "python", "name": KERNEL_NAME},
             "language_info": {key: (dict(value) if isinstance(value, dict) else value)
                               for key, value in LANGUAGE_INFO.items()}}
+
+
+def kernel_python_version() -> str:
+    """The Python version an ipykernel running this interpreter reports as ``language_info.version``.
+
+    Returns
+    -------
+    str
+        ``sys.version`` up to its first space, as ipykernel writes it (e.g. ``"3.11.7"``).
+    """
+    return sys.version.split()[0]
+
+
+def with_kernel_version(model: dict, version: str | None = None) -> dict:
+    """Fill in the ``language_info.version`` that the notebook's Python kernel will report when Lab connects to it.
+
+    Only a notebook model whose ``language_info`` names Python and has no version is changed (in place); any other
+    model (a file, a folder, a listing, another language's notebook, one with its version) is returned as it came.
+
+    Parameters
+    ----------
+    model : dict
+        A contents model as the server's contents manager returns it.
+    version : str, optional
+        The version to fill in; :func:`kernel_python_version` when not given.
+
+    Returns
+    -------
+    dict
+        ``model`` itself.
+    """
+    content = model.get("content") if model.get("type") == "notebook" else None
+    metadata = content.get("metadata") if isinstance(content, dict) else None
+    info = metadata.get("language_info") if isinstance(metadata, dict) else None
+    if isinstance(info, dict) and info.get("name") == "python" and "version" not in info:
+        info["version"] = version or kernel_python_version()
+    return model
+
+
+class ContentsManager(AsyncTextFileContentsManager):
+    """Jupytext's contents manager (paired notebooks) serving notebooks as the project's kernel will describe them.
+
+    Set as ``--ServerApp.contents_manager_class=diagnostics.notebooks.lab.ContentsManager`` (``scripts/lab.sh``
+    does). Every notebook it returns passes through :func:`with_kernel_version`, so that an unedited notebook is not
+    marked changed when its kernel connects; what it writes is unchanged (:func:`pre_save_hook` drops the version
+    again).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        What the server passes to a contents manager (its configuration: ``root_dir``, ``parent``, ``log`` ...).
+    """
+
+    async def get(self, path, content=True, type=None, format=None, **kwargs):  # noqa: A002 - the server's names
+        """The contents model of ``path``, a Python notebook's with its kernel's ``language_info.version``.
+
+        Parameters
+        ----------
+        path : str
+            The file or folder, relative to the server's root.
+        content : bool
+            Whether to return the contents (a listing's or a file's); without them nothing is filled in.
+        type : str, optional
+            ``"notebook"``, ``"file"`` or ``"directory"``, as the server asks.
+        format : str, optional
+            ``"text"``, ``"base64"`` or ``"json"``, as the server asks.
+        **kwargs
+            Whatever else the server passes (``require_hash`` ...), passed on.
+
+        Returns
+        -------
+        dict
+            The model jupytext's contents manager returns, through :func:`with_kernel_version`.
+        """
+        model = await super().get(path, content=content, type=type, format=format, **kwargs)
+        return with_kernel_version(model) if content else model
 
 
 def pre_save_hook(model: dict, path: str = "", contents_manager: Any = None, **kwargs: Any) -> None:
