@@ -184,3 +184,34 @@ def run_all(driver, name: str, timeout: float) -> None:
         ".filter(function (t) { return t.indexOf('Traceback') >= 0 || t.indexOf('Error') >= 0; });",
         active_panel(driver))
     assert not errors, errors
+
+
+_TABLE_WIDTHS = """
+var root = arguments[0] ? document.querySelector(arguments[0]) : document;
+return Array.from(root.querySelectorAll('table')).map(function (table) {
+  table.scrollIntoView({block: 'center'});  // Lab lays out only the cells near the view
+  var box = table.parentElement;  // the nearest box that scrolls or clips: the table is shown within it
+  while (box.parentElement && ['auto', 'scroll', 'hidden', 'clip'].indexOf(getComputedStyle(box).overflowX) < 0) {
+    box = box.parentElement;
+  }
+  var rect = table.getBoundingClientRect(), boxRect = box.getBoundingClientRect();
+  return {head: Array.from(table.querySelectorAll('th')).map(function (th) { return th.textContent; }).join('|'),
+          width: rect.width, box_width: box.clientWidth, box_right: boxRect.right, viewport: window.innerWidth,
+          scrolls: ['auto', 'scroll'].indexOf(getComputedStyle(box).overflowX) >= 0,
+          columns: Math.max.apply(null, [0].concat(Array.from(table.rows).map(function (r) {
+            return r.cells.length;
+          })))};
+});
+"""
+
+
+def table_widths(driver, scope: str | None = None) -> list[dict]:
+    """Every table under ``scope`` (a CSS selector; the whole page by default), scrolled into view and measured: its
+    width, the width of the nearest box that scrolls or clips it, that box's right edge, the window's width, whether
+    the box scrolls, the table's header text and column count."""
+    return driver.execute_script(_TABLE_WIDTHS, scope)
+
+
+def overflowing(tables: list[dict]) -> list[dict]:
+    """The tables wider than the box that shows them (a pixel of rounding allowed)."""
+    return [t for t in tables if t["width"] > t["box_width"] + 1]

@@ -6,10 +6,16 @@ One test, marked slow (the tiny main job, a Lab server and two notebooks run in 
 1. the notebooks, copied by ``diagnostics notebooks copy`` for the tiny run store, open through Lab's file browser;
 2. notebook 10 runs all its cells; a click on a heat-map cell of the explorer widget lists exactly that category's
    examples with every seed's prediction, in view, the cell outlined;
-3. notebook 02 runs all its cells and its figures render;
-4. a committed notebook opened (the kernel "nli-diagnostics (.venv)" starts) and saved stays byte for byte, and
-   ``git status`` of ``notebooks/`` does not change;
+3. notebook 02 runs all its cells, its figures render, at 1400 px with the file browser open every table fits its
+   output (the 15 columns of "How many seeds do I need?" included), and its figures go to the interactive folder
+   (``reports/interactive/tiny/figures``), not into the main job's report;
+4. a committed notebook opened (the kernel "nli-diagnostics (.venv)" starts) is not marked changed once its kernel
+   connected, and saved it stays byte for byte, and ``git status`` of ``notebooks/`` does not change;
 5. the run store, read-only during the session, has the same files and bytes afterwards.
+
+A second test opens a report of the tiny run's widest tables (Table 4's 19 columns, the 15 of "How many seeds do I
+need?") at 1400 px: the seeds table fits the page, and none is cut: a table wider than the page scrolls inside its
+own box, which lies within the window.
 
 Screenshots of every step go to ``tests/artifacts/lab_browser/`` (git-ignored); the paths are printed.
 """
@@ -26,7 +32,8 @@ from pathlib import Path
 import pytest
 
 from _lab_browser import browser  # noqa: F401 - a fixture
-from _lab_browser import active_panel, kernel_ready, menu, open_notebook, run_all, running_lab, shot, wait_for
+from _lab_browser import (active_panel, kernel_ready, menu, open_notebook, overflowing, run_all, running_lab, shot,
+                          table_widths, wait_for)
 from _paths import ROOT
 
 SAVED = "10_instability_explorer"  # the committed notebook opened and saved
@@ -104,6 +111,7 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
     from selenium.webdriver.common.by import By
 
     from diagnostics import explorer as ex
+    from diagnostics.core.resources import work_root
     from diagnostics.core.schema import ENTAILMENT
     from diagnostics.pipeline import ScalePlan, ensure_runs
 
@@ -111,6 +119,9 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
     store_before = _tree_digest(run_store)
     pair = [ROOT / "notebooks" / f"{SAVED}{suffix}" for suffix in (".ipynb", ".py")]
     pair_before, porcelain_before = [p.read_bytes() for p in pair], _porcelain()
+    report = run_store.parent / "report"  # the main job's report (the pipeline's, when this test made the store)
+    report_before = _tree_digest(report) if report.is_dir() else {}
+    interactive, started = work_root() / "reports" / "interactive" / "tiny" / "figures", time.time() - 1
     _set_writable(run_store, False)  # the notebooks only read the run store
     try:
         browser.get(f"{url}/lab?token={token}")
@@ -162,6 +173,14 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
             "function (i) { return [i.naturalWidth, i.naturalHeight]; });", active_panel(browser))
         assert len(images) >= 2 and all(w > 100 and h > 100 for w, h in images), images
         shot(browser, "05_notebook02_figures")
+        # at 1400 px with the file browser open, every table fits its output (headers wrap after underscores)
+        assert browser.find_element(By.CSS_SELECTOR, ".jp-DirListing").is_displayed()
+        tables = table_widths(browser, ".jp-NotebookPanel:not(.lm-mod-hidden)")
+        assert any("reachable_share" in t["head"] and t["columns"] >= 15 for t in tables), "no seeds-needed table"
+        assert not overflowing(tables), overflowing(tables)
+        # an interactive run writes its figures apart from the main job's report
+        assert (_tree_digest(report) if report.is_dir() else {}) == report_before
+        assert any(p.stat().st_mtime >= started for p in interactive.glob("02_category_seed_mcc_*.png")), interactive
 
         # step 4: a committed notebook opened (kernel started) and saved: no byte changes
         browser.find_element(By.CSS_SELECTOR, ".jp-BreadCrumbs-home").click()
@@ -170,7 +189,10 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
             By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Toolbar-kernelName")), 120,
             "the kernel nli-diagnostics (.venv)")
         kernel_ready(browser, 60)
-        time.sleep(2)
+        time.sleep(5)  # Lab writes the kernel's metadata into the notebook a moment after the kernel connects
+        tab = browser.find_element(By.CSS_SELECTOR, ".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
+        assert f"notebooks/{SAVED}.ipynb" in (tab.get_attribute("title") or ""), tab.get_attribute("title")
+        assert "jp-mod-dirty" not in tab.get_attribute("class"), "the unedited notebook is marked changed"
         menu(browser, "File", "Save Notebook")
         time.sleep(3)
         shot(browser, "06_saved_committed_notebook")
@@ -179,3 +201,35 @@ def test_jupyterlab_opens_runs_and_saves_the_notebooks_without_changing_them(lab
     finally:
         _set_writable(run_store, True)
     assert _tree_digest(run_store) == store_before, "the run store changed"
+
+
+def test_the_reports_wide_tables_fit_or_scroll_in_their_own_box_at_1400_px(browser, run_store, tmp_path):
+    import nbformat
+
+    from diagnostics import stats
+    from diagnostics.pipeline import ScalePlan, ensure_runs, plan_datasets
+    from diagnostics.report import render_report
+
+    plan = ScalePlan.resolve("tiny", run_store / "tiny")
+    predictions = ensure_runs(plan, only=("base", "extra"), train=False)
+    datasets = plan_datasets(plan)
+    scores = stats.category_scores(predictions, datasets)
+    extra = sorted(e for e in predictions["experiment"].unique() if e != "base")[-1]
+    table4 = stats.display_table(stats.extra_data_table(scores, {"experiment": "base"}, {"experiment": extra},
+                                                        ddof=1)).round(3)
+    seeds = stats.plan_seeds(predictions[predictions["experiment"] == "base"], half_width=0.05, max_seeds=30,
+                             n_sims=100, dataset=datasets).summary()
+    assert table4.shape[1] >= 18 and seeds.shape[1] >= 14
+    cells = [nbformat.v4.new_code_cell("table", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/html": frame._repr_html_(), "text/plain": repr(frame)})])
+        for frame in (table4, seeds)]
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / "notebooks" / "tables.ipynb")
+    browser.get(render_report(tmp_path).as_uri())
+    shot(browser, "07_report_tables")
+    tables = table_widths(browser)
+    assert len(tables) == 2 and browser.execute_script("return window.innerWidth") == 1400
+    fits = [t for t in tables if t not in overflowing(tables)]
+    assert any("reachable_share" in t["head"] for t in fits), tables
+    for table in overflowing(tables):  # wider than the page: scrolls in its own box, which the window shows whole
+        assert table["scrolls"] and table["box_right"] <= table["viewport"], table

@@ -25,6 +25,10 @@ def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: s
                    needs: tuple[str, ...] | None = None, train_missing: bool = False) -> tuple[Path, Path]:
     """The run store and the figures folder of a notebook, as absolute paths; prints which run store it reads.
 
+    Every analysis notebook calls it first, so it also sets how the notebook shows tables: in an IPython kernel, wide
+    pandas tables break their headers after underscores (:func:`diagnostics.report.use_breakable_headers`), to fit
+    beside JupyterLab's file browser and in the report.
+
     Parameters
     ----------
     scale : str
@@ -68,6 +72,9 @@ def notebook_paths(scale: str, runs_dir: str | Path | None = None, output_dir: s
         print(f"{scale} scale: reading the run store {runs} ({', '.join(needs)}: {state})")
     figures.mkdir(parents=True, exist_ok=True)
     print(f"figures go to {figures}")
+    from diagnostics.report import use_breakable_headers
+
+    use_breakable_headers()  # a no-op outside a kernel
     return runs, figures
 
 

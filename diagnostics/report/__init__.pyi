@@ -9,9 +9,15 @@ from ._explorer_compare import (
 from ._html import (
     render_report as render_report,
 )
+from ._tables import (
+    breakable_headers as breakable_headers,
+    use_breakable_headers as use_breakable_headers,
+)
 
 __all__ = [
+    'breakable_headers',
     'render_explorer',
     'render_report',
     'resolve_pair',
+    'use_breakable_headers',
 ]

@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 from ..core.errors import UserInputError
 from ..core.io_utils import output_folder
 from ._explorer import EXPLORER_PAGE
+from ._tables import breakable_headers
 
 #: The report's page, beside ``notebooks/`` and ``figures/``.
 INDEX_PAGE = "index.html"
@@ -20,7 +21,8 @@ INDEX_PAGE = "index.html"
 REPORT_PAGES = (INDEX_PAGE, EXPLORER_PAGE)
 
 _STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1560px;margin:2em auto;padding:0 1em;color:#222}
+p,li,h1,h2,h3,h4,details{max-width:1100px}
 nav{background:#f4f6f8;padding:.6em 1em;border-radius:6px;display:flex;flex-wrap:wrap;gap:.3em 1.2em}
 nav a{white-space:nowrap} .out{overflow-x:auto;max-width:100%} .empty{color:#555;font-style:italic}
 section{border-top:2px solid #ddd;margin-top:2.5em;padding-top:.5em}
@@ -54,9 +56,9 @@ def _cell_html(cell, md: MarkdownIt) -> str:
             elif _plain_text(bundle).startswith("Empty DataFrame"):  # a result table without rows, said in words
                 parts.append("<p class='empty'>(an empty table: no row to show)</p>")
             elif "text/html" in bundle:
-                # wide tables scroll inside their own box, not the page
+                # a wide table's headers break after underscores; one still wider scrolls inside its own box
                 text = "".join(bundle["text/html"]) if isinstance(bundle["text/html"], list) else bundle["text/html"]
-                parts.append(f"<div class='out'>{text}</div>")
+                parts.append(f"<div class='out'>{breakable_headers(text)}</div>")
             elif "text/markdown" in bundle:
                 parts.append(md.render(bundle["text/markdown"]))
             elif "text/plain" in bundle:
