@@ -14,6 +14,7 @@ place of the queue; ``cluster: debug`` runs each job in this process when its re
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -143,6 +144,41 @@ def _local_states(waiting: list[_Waiting]) -> dict[str, JobState]:
     return {w.job_id: JobState("COMPLETED" if w.handle.done() else "RUNNING", "", "process") for w in waiting}
 
 
+class _Asking:
+    """One question to SLURM (``squeue``, then ``sinfo``) in a thread of its own, so that the watcher's loop goes on
+    reading result files and printing its waiting lines while a controller that does not answer keeps the command
+    waiting (up to :data:`~._slurm.COMMAND_TIMEOUT_S`)."""
+
+    def __init__(self, ask: Callable[[], Any]):
+        self.answer: Any = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        threading.Thread(target=self._run, args=(ask,), daemon=True, name="slurm-poll").start()
+
+    def _run(self, ask: Callable[[], Any]) -> None:
+        try:
+            self.answer = ask()
+        except BaseException as err:  # handed to the watcher's thread, raised there
+            self.error = err
+        finally:
+            self.done.set()
+
+    def result(self) -> Any:
+        """The answer (call once :attr:`done` is set); the question's exception is raised here."""
+        if self.error is not None:
+            raise self.error
+        return self.answer
+
+
+def _ask(ids: list[str], states: Callable[[list[str]], dict[str, JobState] | None],
+         nodes: Callable[[list[str]], dict[str, str] | None] | None) -> tuple[dict[str, JobState] | None,
+                                                                             dict[str, str] | None]:
+    """The jobs' states and, when some run on nodes, those nodes' states (``None`` when not asked or unknown)."""
+    known = states(ids)
+    busy = sorted({state.nodes for state in (known or {}).values() if state is not None and state.nodes})
+    return known, (nodes(busy) if nodes is not None and busy else None)
+
+
 def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, JobState] | None],
           failure: Callable[[RunSpec, BaseException], dict[str, Any]], poll_s: float, grace_s: float,
           clock: Callable[[], float] | None = None, sleep: Callable[[float], None] | None = None,
@@ -151,14 +187,17 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
     """Yield the outcomes of each job as it ends, in the order the jobs end.
 
     Each job's result file is read every second; ``states`` (job ids -> :class:`JobState`, ``None`` when unknown) is
-    asked every ``poll_s`` seconds. A job SLURM calls ended (or no longer lists) while it has no result is given up
-    ``grace_s`` seconds later (:func:`lost_outcomes`); an unknown state never counts as ended. A job that raised
-    outside the training (``error`` result) is reported with ``failure``. ``waiting`` is emptied as jobs end.
-    ``clock`` and ``sleep`` default to :func:`time.monotonic` and :func:`time.sleep`.
+    asked every ``poll_s`` seconds, in a thread of its own: an answer that comes within a second is used in the same
+    round, a slower one when it comes, and meanwhile the loop goes on (no new question while one is open). A job
+    SLURM calls ended (or no longer lists) while it has no result is given up ``grace_s`` seconds later
+    (:func:`lost_outcomes`); an unknown state never counts as ended. A job that raised outside the training (``error``
+    result) is reported with ``failure``. ``waiting`` is emptied as jobs end. ``clock`` and ``sleep`` default to
+    :func:`time.monotonic` and :func:`time.sleep`.
 
-    While it waits, ``log`` (a :class:`~._waiting.WaitLog` on ``clock`` by default) prints a line at least every
-    :data:`~._waiting.WAIT_LINE_S` seconds: the jobs by state and reason (pending, held, on a drained node: ``nodes``
-    gives the nodes' states), since when, and for how long ``squeue`` has not answered.
+    While it waits, ``log`` (a :class:`~._waiting.WaitLog` on ``clock`` by default) prints a line every
+    :data:`~._waiting.WAIT_LINE_S` seconds, on time also while ``squeue`` hangs: the jobs by state and reason
+    (pending, held, on a drained node: ``nodes`` gives the states of the nodes the jobs run on, asked with the jobs'
+    states), since when, and for how long ``squeue`` has not answered.
     """
     clock = clock or time.monotonic
     sleep = sleep or time.sleep
@@ -166,6 +205,8 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
     next_poll = clock()
     answered = clock()  # the last time ``states`` answered
     silent = False
+    found: dict[str, str] | None = None  # the running jobs' nodes' states, as last asked
+    asking: _Asking | None = None
     for item in waiting:
         item.since = answered
     while waiting:
@@ -177,9 +218,14 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
         if not waiting:
             return
         now = clock()
-        if now >= next_poll:
+        if asking is None and now >= next_poll:
             next_poll = now + poll_s
-            known = states([item.job_id for item in waiting])
+            ids = [item.job_id for item in waiting]
+            asking = _Asking(lambda: _ask(ids, states, nodes))
+            asking.done.wait(max(0.0, min(1.0, poll_s, log.due_in())))  # not past a line that is due
+        if asking is not None and asking.done.is_set():
+            known, found = asking.result()
+            asking = None
             silent = known is None
             if not silent:
                 answered = now
@@ -199,17 +245,10 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
                 result = read_result(item.handle)  # a last look: the file may have arrived just now
                 yield from (_outcomes(item, result, failure) if result is not None else lost_outcomes(item))
         if waiting:
-            log.tick(lambda: _waiting_line(waiting, now, scheduler, now - answered if silent else None, nodes))
-            sleep(min(1.0, poll_s))
-
-
-def _waiting_line(waiting: list[_Waiting], now: float, scheduler: str, silent_s: float | None,
-                  nodes: Callable[[list[str]], dict[str, str] | None] | None) -> str:
-    """The watcher's waiting line (:func:`~._waiting.describe_jobs`), the running jobs' nodes asked of ``nodes``."""
-    busy = [item.state.nodes for item in waiting if item.state is not None and item.state.nodes]
-    found = nodes(busy) if nodes is not None and busy and silent_s is None else None
-    return describe_jobs([(item.job_id, item.state, item.since) for item in waiting], now, scheduler=scheduler,
-                         silent_s=silent_s, nodes=found)
+            log.tick(lambda: describe_jobs([(item.job_id, item.state, item.since) for item in waiting], now,
+                                           scheduler=scheduler, silent_s=now - answered if silent else None,
+                                           nodes=None if silent else found))
+            sleep(max(0.0, min(1.0, poll_s, log.due_in())))
 
 
 def _outcomes(item: _Waiting, result: tuple[str, Any], failure: Callable) -> list[dict[str, Any]]:

@@ -58,6 +58,11 @@ class WaitLog:
         """Start counting the wait again (something the sweep waited for arrived)."""
         self.started = self.last = self.clock()
 
+    def due_in(self) -> float:
+        """Seconds until the next line is due (0 or less: due now); a loop sleeps no longer than this, so that the
+        line comes on time."""
+        return self.last + self.interval_s - self.clock()
+
     def tick(self, describe: Callable[[], str]) -> bool:
         """Write ``waiting <how long>: <describe()>`` when a line is due; whether one was written."""
         now = self.clock()

@@ -2,8 +2,9 @@
 sweep: a run signalled as a preemption or a time limit (``scancel --signal=USR2``), or requeued from outside
 (``scontrol requeue``), after its first check goes on from that check in its requeued job and ends with the
 predictions of the same run never stopped; a detached sweep (``sweep run --detach``) returns at once and ``sweep
-status`` / ``sweep wait`` follow its jobs to the end; the watcher says so while slurmctld is down and while its job's
-node is drained, and goes on; a cancelled fused job marks only the runs it holds, not one another process holds.
+status`` / ``sweep wait`` follow its jobs to the end; with slurmctld stopped for three minutes and then its node
+drained, the sweep says what it waits for at least once a minute and finishes once both are back; a fused job
+cancelled (TERM) or requeued (USR2) marks only the runs it holds, not one another process holds.
 Each test keeps slurmctld's and slurmd's lines in its ``slurm-logs/`` folder."""
 
 import json
@@ -18,7 +19,9 @@ import pandas as pd
 import pytest
 
 from diagnostics.finetune import collect_predictions, load_config, run_sweep, verify_run
+from diagnostics.finetune._slurm import COMMAND_TIMEOUT_S
 from diagnostics.finetune._store import run_state
+from diagnostics.finetune._waiting import WAIT_LINE_S
 
 from _slurm_cluster import Lines, diagnostics, queue, sweep_cli, sweep_config, wait_for_running
 from _slurm_cluster import cluster, daemon_logs, tiny  # noqa: F401 - the fixtures of the real cluster
@@ -146,65 +149,115 @@ def _start_controller() -> None:
                                      check=False).stdout.count("UP") > 0, 60, "slurmctld answering")
 
 
+#: How long the outage test keeps slurmctld stopped.
+OUTAGE_S = 180
+#: The longest a sweep may go without a waiting line: a minute, and a second for the line to reach the test's reader
+#: on a loaded host.
+LINE_GAP_S = WAIT_LINE_S + 1
+
+
+def _waiting_lines(lines: Lines, start: float, end: float) -> list[tuple[float, str]]:
+    return [(when, line) for when, line in lines.lines if start <= when <= end and line.startswith("waiting ")]
+
+
+def _names_drained(line: str, array: str) -> bool:
+    """Whether a waiting line says that the array's second task waits for a drained node (squeue's reason)."""
+    return f"{array}_1" in line and ("DRAINED" in line or "ReqNodeNotAvail" in line)
+
+
+def _gaps(times: list[float]) -> list[float]:
+    return [b - a for a, b in zip(times, times[1:])]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("cluster", ["no-accounting"], indirect=True)
-def test_the_watcher_says_so_while_slurmctld_is_down_and_while_its_node_is_drained_and_goes_on(cluster, tiny,
-                                                                                              tmp_path):
-    # a run that trains for minutes: it outlasts the stop and the drain, then is cancelled
-    config = sweep_config(tmp_path, tiny, languages=["en"], seeds=[0], max_epochs=400, patience=400)
-    run = tmp_path / "runs/s/en/tiny/seed=0"
+def test_the_sweep_says_what_it_waits_for_through_a_controller_outage_and_a_drained_node_and_then_finishes(
+        cluster, tiny, tmp_path):
+    # two runs, one task at a time: the second can start only once slurmctld is back and the node resumed
+    config = sweep_config(tmp_path, tiny, languages=["en"], seeds=[0, 1],
+                          executor_options={"slurm_array_parallelism": 1})
+    runs = [tmp_path / f"runs/s/en/tiny/seed={seed}" for seed in (0, 1)]
     node = socket.gethostname().split(".")[0]
     sweep = sweep_cli(config, tmp_path)
     lines = Lines(sweep.stdout)
-    job = wait_for_running("", run / "config.json")
-    down = time.time()
-    _stop_controller(cluster)
-    try:
-        _wait_for(lambda: any("squeue has not answered for" in line for _, line in lines.lines), 150,
-                  "a waiting line about the silent squeue", every=1)
-    finally:
-        _start_controller()
-    up = time.time()
-    said, line = lines.first("squeue has not answered for")
-    assert said < up + 5 and f"{job}" in line and "controller down or busy?" in line
+    job = wait_for_running("_0", runs[0] / "config.json")
+    array = job.split("_")[0]
     subprocess.run(["scontrol", "update", f"NodeName={node}", "State=DRAIN", "Reason=maintenance"], check=True)
     try:
-        # a node drained while a job runs on it is "draining" until the job ends
-        drained = _wait_for(lambda: [line for when, line in lines.lines if when > up and "(node drain" in line],
-                            150, "a waiting line naming the drained node", every=1)
-        assert f"RUNNING on {node} (node draining) {job}" in drained[0]
-        assert sweep.poll() is None and run_state(run) == "running"  # still watched, still training
+        down = time.time()
+        _stop_controller(cluster)
+        try:
+            time.sleep(OUTAGE_S)
+            assert sweep.poll() is None, lines.text  # a silent controller ends nothing
+        finally:
+            _start_controller()
+        up = time.time()
+        # drained: the second task waits for the node; the sweep says so at least once a minute
+        _wait_for(lambda: sum(_names_drained(line, array) for _, line in _waiting_lines(lines, up, time.time())) >= 2,
+                  4 * WAIT_LINE_S, "two waiting lines naming the drained node", every=1)
+        assert sweep.poll() is None and run_state(runs[1]) == "pending", lines.text
     finally:
+        resumed = time.time()
         subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], check=False)
-        subprocess.run(["scancel", job], check=False)
-    assert sweep.wait(timeout=300) == 1
+    assert sweep.wait(timeout=600) == 0, lines.text
     lines.join()
-    assert f"SLURM job {job} ended without a result (state CANCELLED" in lines.text
-    print(f"\nslurmctld down {up - down:.0f} s: said {lines.first('squeue has not answered')[0] - down:.0f} s "
-          f"after the stop; drained node named {lines.first('(node drain')[0] - up:.0f} s after the restart")
+    ended = time.time()
+
+    waiting = _waiting_lines(lines, 0, resumed)
+    during = [(when, line) for when, line in waiting if down <= when <= up]
+    before = [when for when, _ in waiting if when < down]
+    times = [when for when, _ in waiting if when >= down]
+    assert max(_gaps(before[-1:] + times)) <= LINE_GAP_S, waiting  # never a silent minute, down or drained
+    assert (before[-1] if before else down) + LINE_GAP_S >= times[0]
+    silent = [line for when, line in during if when > down + COMMAND_TIMEOUT_S]
+    assert len(silent) >= 2 and all("squeue has not answered for" in line and "controller down or busy?" in line
+                                    for line in silent), during
+    assert " min " in silent[-1].split("squeue has not answered for ")[1].split("(")[0]  # a minute and more
+    drained = [line for _, line in _waiting_lines(lines, up, resumed) if _names_drained(line, array)]
+    assert len(drained) >= 2, waiting
+    for run in runs:
+        assert not verify_run(run)
+    assert (runs[1] / "DONE").stat().st_mtime > resumed  # trained once the node was back
+    gaps = _gaps(before[-1:] + times)
+    print(f"\nslurmctld down {up - down:.0f} s, node drained {resumed - up:.0f} s more: {len(during)} waiting lines "
+          f"while down ({len(silent)} naming the silent squeue), longest gap between lines {max(gaps):.1f} s; the "
+          f"sweep ended {ended - resumed:.0f} s after the node resumed")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cluster", ["no-accounting"], indirect=True)
-def test_a_cancelled_fused_job_marks_only_the_runs_it_holds(cluster, tiny, tmp_path):
+@pytest.mark.parametrize("stop", ["scancel (TERM)", "scancel --signal=USR2 (requeue)"])
+def test_a_stopped_fused_job_marks_only_the_runs_it_holds(cluster, tiny, tmp_path, stop):
     from diagnostics.finetune._run_lock import RunLock
 
     # one job of two runs trained together; another process (this one) holds the second run all along
-    config = sweep_config(tmp_path, tiny, languages=["en"], seeds=[0, 1], fuse=2, max_epochs=400, patience=400)
+    requeue = "USR2" in stop
+    config = sweep_config(tmp_path, tiny, languages=["en"], seeds=[0, 1], fuse=2, max_epochs=400, patience=400,
+                          executor_options={"requeue": requeue})
     ours, theirs = (tmp_path / f"runs/s/en/tiny/seed={seed}" for seed in (0, 1))
     theirs.mkdir(parents=True)
     held = RunLock(theirs).acquire()
+    before = sorted(path.name for path in theirs.iterdir())
     try:
         sweep = sweep_cli(config, tmp_path)
         lines = Lines(sweep.stdout)
         job = wait_for_running("", ours / "config.json")
         time.sleep(2)  # past the claim of the second run (refused: held here)
-        subprocess.run(["scancel", job], check=True)  # SIGTERM, then SIGKILL KillWait later
+        if requeue:  # submitit's warning before the time limit, or a preemption: the job requeues itself
+            subprocess.run(["scancel", "--signal=USR2", job], check=True)
+            _wait_pending(job)
+            assert "requeued" in (ours / "INTERRUPTED").read_text()
+            assert run_state(ours) == "interrupted"
+            subprocess.run(["scancel", job], check=True)  # the requeued job goes no further here
+        else:
+            subprocess.run(["scancel", job], check=True)  # SIGTERM, then SIGKILL KillWait later
         assert sweep.wait(timeout=300) == 1
         lines.join()
-        assert "SIGTERM" in (ours / "INTERRUPTED").read_text()
+        if not requeue:
+            assert "SIGTERM" in (ours / "INTERRUPTED").read_text()
+            assert run_state(ours) == "interrupted"
         assert not (theirs / "INTERRUPTED").exists() and not (theirs / "FAILED").exists()
+        assert sorted(path.name for path in theirs.iterdir()) == before  # nothing of the job landed there
         assert held.holds() and run_state(theirs) == "running"  # its lease untouched
-        assert run_state(ours) == "interrupted"
     finally:
         held.release()

@@ -69,6 +69,48 @@ def test_the_watcher_says_what_it_waits_for_while_squeue_is_silent_and_tasks_pen
     assert "squeue has not answered" not in last
 
 
+def test_lines_come_on_time_while_squeue_hangs_and_its_answer_is_used_when_it_comes(tmp_path):
+    """squeue hangs 1.5 s per question (a controller that does not answer, each try until its timeout), then says
+    the job is held; the job ends at 4 s. The lines (every 0.3 s, real clock) never wait for the hanging command."""
+    folder = run_dir(tmp_path / "runs", "e", "en", "m", 0)
+    folder.mkdir(parents=True)
+    job, spec = FakeJob(tmp_path, "8_0"), FakeSpec(folder)
+    t0 = time.monotonic()
+    asked = []
+
+    def states(ids):
+        asked.append(time.monotonic() - t0)
+        time.sleep(1.5)
+        if time.monotonic() - t0 > 4:
+            job.finish([{"path": str(spec.path), "state": "done"}])
+        return None if len(asked) == 1 else {i: JobState("PENDING", "", "squeue", "JobHeldUser") for i in ids}
+
+    stream = _Stamped()
+    outcomes = list(watch([_Waiting(job, [spec])], states=states, failure=failure, poll_s=0.1, grace_s=10,
+                          log=WaitLog(interval_s=0.3, stream=stream)))
+    assert [o["state"] for o in outcomes] == ["done"]
+    times = [t - t0 for t, _ in stream.lines]
+    assert len(asked) >= 2 and all(b - a >= 1.4 for a, b in zip(asked, asked[1:]))  # one question at a time
+    assert max(b - a for a, b in zip([0.0, *times], times)) < 0.3 + 0.25, times  # on time, never 1.5 s late
+    texts = [text for _, text in stream.lines]
+    assert all("state unknown 8_0" in text for text in texts if "squeue has not answered" in text)
+    assert any("squeue has not answered for 1 s" in text for text in texts)  # the first answer: none
+    assert "PENDING (JobHeldUser: held: release with scontrol release) 8_0" in texts[-1]
+
+
+class _Stamped:
+    """A stream keeping each line with the time it was written."""
+
+    def __init__(self):
+        self.lines = []
+
+    def write(self, text):
+        self.lines.extend((time.monotonic(), line) for line in text.splitlines())
+
+    def flush(self):
+        pass
+
+
 def test_the_interval_is_a_module_constant_tests_can_shorten(monkeypatch):
     monkeypatch.setattr(_waiting, "WAIT_LINE_S", 0.5)
     assert WaitLog().interval_s == 0.5
