@@ -125,7 +125,7 @@ summary = pd.concat([layer_summary(probes, metric).assign(metric=metric)
 wide = summary.pivot_table(index=["language", "task", "layer"], columns="metric",
                            values=["mean", "std", "pretrained", "chance"]).swaplevel(axis=1).sort_index(axis=1)
 with pd.option_context("display.max_rows", len(wide) + 1):
-    display(wide.round(3))
+    display(wide.round(3).astype(object).where(wide.notna(), "empty"))  # "empty", not NaN, as the text says
 
 # %% [markdown]
 # ## Probes cross-validated on the gold tags (no annotator)
@@ -189,7 +189,7 @@ codes.groupby(["language", "model", "task"])[["online_codelength", "compression"
 # %% [markdown]
 # ### Which metric tells the fine-tuned seeds from the pretrained model?
 # Per layer, how far the seeds' mean lies from the pretrained model in units of the seeds' own σ
-# (`diagnostics.probe.seed_separation`: (mean − pretrained) / σ; empty where the seeds do not differ, e.g. in the
+# (`diagnostics.probe.seed_separation`: (mean − pretrained) / σ; `empty` where the seeds do not differ, e.g. in the
 # frozen lower layers): a metric with a large |separation| tells fine-tuning apart beyond seed noise. Only layers
 # where some seed differs from the pretrained model are shown.
 
@@ -200,4 +200,4 @@ changed = separation.groupby(["language", "task", "layer"])["difference"].transf
 wide = separation[changed].pivot_table(index=["language", "task", "layer"], columns="metric",
                                        values=["difference", "separation"])
 with pd.option_context("display.max_rows", len(wide) + 1):
-    display(wide.round(3))
+    display(wide.round(3).astype(object).where(wide.notna(), "empty"))  # "empty", not NaN, as the text says
