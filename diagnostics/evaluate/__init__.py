@@ -2,7 +2,8 @@
 
 * :func:`evaluate_models` runs sequence classifiers (folders, hub ids, the sweep's checkpoints) on registered sets
   or user files, several models as seeds of one, and stores each as a run (``stats``, ``compare``, the explorer
-  and the notebooks read them like trained runs); a finished evaluation is not redone;
+  and the notebooks read them like trained runs); a finished evaluation is not redone; :func:`read_evaluations`
+  reads a store's evaluations back (runs, predictions, the sets scored);
 * :func:`head_labels` is the rule that maps a head's ``config.id2label`` onto entailment / not_entailment
   (3-way heads collapse), overridable by a label map; :func:`describe_rule` records it;
 * :func:`pick_device` (CUDA, then Apple ``mps``, then the CPU) and :func:`autocast_dtype` (fp32 / bf16 / fp16);
@@ -24,6 +25,7 @@ _EXPORTS = {
                      "pick_device", "require_classifier"], "_infer"),
     **dict.fromkeys(["describe_rule", "head_labels"], "_labels"),
     **dict.fromkeys(["evaluation_key", "stored_evaluation", "write_evaluation_run"], "_runs"),
+    "read_evaluations": "_read",
     **dict.fromkeys(["SOURCES", "default_cache", "feature_categories", "one_split",
                      "slice_by_feature"], "_slicing"),
 }

@@ -21,6 +21,9 @@ from ._labels import (
     describe_rule as describe_rule,
     head_labels as head_labels,
 )
+from ._read import (
+    read_evaluations as read_evaluations,
+)
 from ._runs import (
     evaluation_key as evaluation_key,
     stored_evaluation as stored_evaluation,
@@ -53,6 +56,7 @@ __all__ = [
     'load_classifier_head',
     'one_split',
     'pick_device',
+    'read_evaluations',
     'require_classifier',
     'resolve_models',
     'slice_by_feature',

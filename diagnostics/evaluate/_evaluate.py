@@ -68,10 +68,15 @@ class Evaluation:
         ``path``, ``rows``, ``seconds``.
     predictions : pandas.DataFrame
         The predictions tables of those runs, concatenated.
+    datasets : dict
+        The sets scored, name -> :class:`~diagnostics.data.DataRef` (its split, or the user's file): pass it as
+        ``datasets`` / ``dataset`` to the statistics (:func:`~diagnostics.evaluate.slice_by_feature`,
+        :func:`diagnostics.stats.category_scores`), which then read those sets as they were scored.
     """
 
     runs: pd.DataFrame
     predictions: pd.DataFrame
+    datasets: dict = field(default_factory=dict)
 
 
 def dataset_refs(items: Sequence[str | DataRef]) -> list[DataRef]:
@@ -401,7 +406,8 @@ def evaluate_models(models: Sequence[str], datasets: Sequence[str | DataRef], *,
         del loaded
     runs = pd.DataFrame(rows, columns=["experiment", "language", "model", "seed", "state", "path", "rows",
                                        "seconds"])
-    return Evaluation(runs, pd.concat(tables, ignore_index=True) if tables else pd.DataFrame())
+    return Evaluation(runs, pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(),
+                      {ref.name: ref for ref in refs})
 
 
 def _id2label(path: Path) -> dict:

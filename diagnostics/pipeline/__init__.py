@@ -9,6 +9,8 @@ _EXPORTS = {
                     "_scale_plan"),
     # the runner imports the training and notebook machinery
     "ensure_runs": "_runner", "run_pipeline": "_runner", "detach_pipeline": "_runner",
+    # the notebooks the main job skips, and how a test executes one as the main job does
+    **dict.fromkeys(["NOT_IN_MAIN_JOB", "execute_notebook"], "_runner"),
     # used by the other stages, the notebooks and the docs
     "probe_frames": "_scales",
     # what `diagnostics pipeline` reads and plans

@@ -13,9 +13,11 @@ from ._plan import (
     check_plan as check_plan,
 )
 from ._runner import (
+    NOT_IN_MAIN_JOB as NOT_IN_MAIN_JOB,
     PlanError as PlanError,
     detach_pipeline as detach_pipeline,
     ensure_runs as ensure_runs,
+    execute_notebook as execute_notebook,
     run_pipeline as run_pipeline,
 )
 from ._scale_plan import (
@@ -32,6 +34,7 @@ from ._scales import (
 )
 
 __all__ = [
+    'NOT_IN_MAIN_JOB',
     'PROBE_RESULTS',
     'PipelineInputs',
     'PlanError',
@@ -41,6 +44,7 @@ __all__ = [
     'check_plan',
     'detach_pipeline',
     'ensure_runs',
+    'execute_notebook',
     'experiment_configs',
     'extra_size',
     'notebook_paths',

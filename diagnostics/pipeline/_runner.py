@@ -21,6 +21,11 @@ from ._scale_plan import ScalePlan, experiment_configs
 if TYPE_CHECKING:
     from ._plan import CheckedPlan
 
+#: Notebooks the main job does not execute, each with the reason: they read a store the main job does not make.
+NOT_IN_MAIN_JOB = {
+    "12_evaluate_any_model": "reads the runs `diagnostics evaluate` stored for models trained elsewhere; the main job "
+                             "scores the models it trains itself, already in the other notebooks",
+}
 # the demo's longest notebooks (probing 256 s, behave 55 s, annotators 42 s of 263 s on 2 cores), started first
 SLOWEST_FIRST = ("05_probing", "08_behave", "07_annotate_new_language")
 #: Environment of the kernels when notebooks run side by side: OpenMP threads that wait yield their core instead of
@@ -140,27 +145,48 @@ def versions() -> dict[str, Any]:
     return found
 
 
-def execute_notebook(script: Path, scale: str, out_dir: Path, runs_dir: Path) -> float:
+def execute_notebook(script: Path, scale: str | None, out_dir: Path, runs_dir: Path,
+                     parameters: dict[str, Any] | None = None) -> float:
     """Execute one jupytext notebook script with papermill into ``out_dir/notebooks``.
 
-    ``script`` is the notebook's jupytext script (``notebooks/NN_*.py``), ``scale`` its ``scale`` parameter and
-    ``runs_dir`` the run store it reads. The executed notebook goes to ``out_dir/notebooks/``, its figures to
-    ``out_dir/figures/``. The kernel listens on sockets of its own (:mod:`diagnostics.pipeline._kernel`), so
-    notebooks started at once never race for a port. Returns the seconds of execution, rounded to 0.1.
+    The executed notebook goes to ``out_dir/notebooks/``, its figures to ``out_dir/figures/``. The kernel listens
+    on sockets of its own (:mod:`diagnostics.pipeline._kernel`), so notebooks started at once never race for a port.
+
+    Parameters
+    ----------
+    script : Path
+        The notebook's jupytext script (``notebooks/NN_*.py``).
+    scale : str or None
+        Its ``scale`` parameter (unused with ``parameters``).
+    out_dir : Path
+        The report folder.
+    runs_dir : Path
+        The run store it reads (its ``runs_dir`` parameter).
+    parameters : dict, optional
+        The notebook's own parameters, instead of ``scale`` and ``train_missing`` (a notebook of
+        :data:`NOT_IN_MAIN_JOB`); ``output_dir`` and ``runs_dir`` are passed always.
+
+    Returns
+    -------
+    float
+        The seconds of execution, rounded to 0.1.
     """
     import jupytext
     import papermill
 
     from ._kernel import notebook_kernel_manager
 
+    (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
     source = out_dir / "notebooks" / f".{script.stem}.source.ipynb"
     jupytext.write(jupytext.read(script), source)
     t0 = time.perf_counter()
     papermill.execute_notebook(str(source), str(out_dir / "notebooks" / f"{script.stem}.ipynb"),
                                cwd=str(notebooks_dir().parent), kernel_name="python3", progress_bar=False,
                                kernel_manager_class=notebook_kernel_manager(),
-                               parameters={"scale": scale, "output_dir": str((out_dir / "figures").resolve()),
-                                           "runs_dir": str(Path(runs_dir).resolve()), "train_missing": True},
+                               parameters={"output_dir": str((out_dir / "figures").resolve()),
+                                           "runs_dir": str(Path(runs_dir).resolve()),
+                                           **({"scale": scale, "train_missing": True} if parameters is None
+                                              else parameters)},
                                # only errors from the kernel's start-up (over TCP, on Windows: a warning per notebook)
                                extra_arguments=["--IPKernelApp.log_level=ERROR"])
     source.unlink()
@@ -172,7 +198,8 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
     """Execute the analysis notebooks with papermill into ``out_dir/notebooks``; returns seconds per notebook.
 
     ``scale`` (``tiny``, ``demo`` or ``paper``) and the run store ``runs_dir`` are passed to each notebook, as in
-    :func:`execute_notebook`; ``names`` are the notebook stems to execute (all by default). ``lanes`` notebooks are
+    :func:`execute_notebook`; ``names`` are the notebook stems to execute (all by default; never those of
+    :data:`NOT_IN_MAIN_JOB`, which read a store the main job does not make). ``lanes`` notebooks are
     executed at once (separate processes). The notebooks only read the run store and write their own files, so
     their order does not matter; the slowest (:data:`SLOWEST_FIRST`) start first. Two lanes on 2 cores overlap
     the single-threaded parts (kernel start-up, imports, spaCy, probe fits) of one notebook with another's; their
@@ -180,7 +207,8 @@ def execute_notebooks(scale: str, out_dir: Path, runs_dir: Path, names: list[str
     Returns notebook stem -> seconds, sorted by stem.
     """
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
-    scripts = [s for s in sorted(notebooks_dir().glob("[0-9][0-9]_*.py")) if names is None or s.stem in names]
+    scripts = [s for s in sorted(notebooks_dir().glob("[0-9][0-9]_*.py"))
+               if s.stem not in NOT_IN_MAIN_JOB and (names is None or s.stem in names)]
     scripts.sort(key=lambda s: (SLOWEST_FIRST.index(s.stem) if s.stem in SLOWEST_FIRST else len(SLOWEST_FIRST),
                                 s.stem))
     at_once = max(1, min(lanes, len(scripts)))

@@ -21,6 +21,7 @@ _EXPORTS = {
     **dict.fromkeys(["category_language_heatmap", "category_seed_heatmap", "category_trajectories", "ci_forest_plot",
                      "delta_heatmap"], "_stats"),
     "feature_slices_figure": "_slices",
+    "seed_conclusions_figure": "_conclusions",
     "validation_curves": "_sweep",
 }
 

@@ -15,6 +15,9 @@ from ._compare import (
     delta_figure as delta_figure,
     write_comparison as write_comparison,
 )
+from ._conclusions import (
+    seed_conclusions_figure as seed_conclusions_figure,
+)
 from ._curves import (
     metric_curve as metric_curve,
 )
@@ -78,6 +81,7 @@ __all__ = [
     'metric_curve',
     'paper_comparison',
     'save',
+    'seed_conclusions_figure',
     'seed_plan_figure',
     'seed_spread_by_layer',
     'validation_curves',

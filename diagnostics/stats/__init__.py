@@ -31,6 +31,8 @@ Pure numpy / pandas / scipy (no torch). Functional API:
 * slices by feature: :func:`feature_slices` (per feature, MCC / accuracy of the pairs with it against those
   without, σ over seeds, the flipping pairs: :class:`FeatureSlices`) over the features of :func:`feature_matrix`
   (the rule annotator's, or a diagnostic set's own)
+* conclusions across seeds: :func:`seed_conclusions` (per category or feature, what the seeds conclude together and
+  how many of them alone conclude the same: would the answer survive another seed?)
 
 The reference study's numbers set beside ours (the paper's reproduction) are :mod:`diagnostics.paper`, built on
 these.
@@ -74,6 +76,7 @@ _EXPORTS = {
     "SETTING_KEYS": "_table",
     "overall_n": "_scores",
     **dict.fromkeys(["FeatureSlices", "feature_matrix", "feature_slices"], "_slices"),
+    "seed_conclusions": "_conclusions",
     # what `diagnostics stats` writes and the choices it checks
     **dict.fromkeys(["write_feature_report", "write_report"], "_report"), "RESAMPLE": "_bootstrap",
     **dict.fromkeys(["BY", "EXAMPLES", "SEED_SHAPES"], "_planner"),

@@ -28,6 +28,9 @@ from ._categories import (
     dataset_frame as dataset_frame,
     dataset_frames as dataset_frames,
 )
+from ._conclusions import (
+    seed_conclusions as seed_conclusions,
+)
 from ._inference import (
     ADJUSTMENTS as ADJUSTMENTS,
     ALTERNATIVES as ALTERNATIVES,
@@ -199,6 +202,7 @@ __all__ = [
     'rs_corr_variants',
     'run_keys',
     'run_scores',
+    'seed_conclusions',
     'seed_correlations',
     'seed_stability_table',
     'select_rows',

@@ -12,13 +12,15 @@ import jupytext
 import pytest
 
 from diagnostics.core.tables import read_table
-from diagnostics.pipeline import PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, run_pipeline
+from diagnostics.pipeline import NOT_IN_MAIN_JOB, PROBE_RESULTS, ScalePlan, ensure_runs, notebook_paths, run_pipeline
 
 from _paths import ROOT
 
 pytestmark = pytest.mark.runs_first
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+#: The notebooks the main job executes (``NOT_IN_MAIN_JOB`` read stores it does not make; tested on their own).
+MAIN_JOB = [p for p in NOTEBOOKS if p.stem not in NOT_IN_MAIN_JOB]
 #: The notebooks the default suite executes (one of each kind: datasets, seed statistics, the paper's verdict); the
 #: slow target executes every notebook in the whole main job.
 QUICK = ("00_datasets", "02_seed_stability", "11_against_the_paper")
@@ -46,7 +48,7 @@ def quick_pipeline(tmp_path_factory):
 
 
 @pytest.mark.parametrize("script", [pytest.param(p, marks=() if p.stem in QUICK else pytest.mark.slow)
-                                    for p in NOTEBOOKS], ids=lambda p: p.stem)
+                                    for p in MAIN_JOB], ids=lambda p: p.stem)
 def test_notebook_runs_at_tiny_scale(script, request):
     out, _, _ = request.getfixturevalue("quick_pipeline" if script.stem in QUICK else "tiny_pipeline")
     executed = json.loads((out / "notebooks" / f"{script.stem}.ipynb").read_text(encoding="utf-8"))
@@ -83,7 +85,7 @@ def test_tiny_pipeline_writes_report_manifest_and_reuses_runs(tiny_pipeline, tmp
     out, runs, index = tiny_pipeline
     assert index.is_file() and index.stat().st_size > 10_000
     manifest = json.loads((out / "manifest.json").read_text())
-    stems = [p.stem for p in NOTEBOOKS]
+    stems = [p.stem for p in MAIN_JOB]
     assert sorted(manifest["timings_s"]["notebooks"]) == stems
     assert manifest["runs"] == 2 * 2 + 1 * 2 + 2 * 2  # base en+ru, extra-32 en, presence 0.25 / 0.75 en; 2 seeds
     assert manifest["code"]["version"] and manifest["versions"]["code"] == manifest["code"]  # which code made it
