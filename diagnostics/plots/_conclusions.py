@@ -52,7 +52,7 @@ def seed_conclusions_figure(conclusions: pd.DataFrame, *, max_rows: int = 25) ->
         ax.scatter(group["effect"], y, c=colors, s=22, zorder=3)
         ax.set_yticks(y, [f"{name} ({n}) {k}/{s}" for name, n, k, s in
                           zip(group[item], group["n"], group["seeds_agreeing"], group["n_seeds"])], fontsize=8)
-        ax.set_xlabel(f"MCC difference from the {group['reference'].iat[0]} (seeds' range, mean)", fontsize=8)
+        ax.set_xlabel(f"MCC minus the MCC of {group['reference'].iat[0]} (seeds' range, mean)", fontsize=8)
         values = values if isinstance(values, tuple) else (values,)
         ax.set_title(" / ".join(str(v) for v in values), fontsize=9)
         ax.plot([], [], color=HOLDS, linewidth=2.2, label="every seed concludes the same")

@@ -20,7 +20,7 @@ from ._table import SETTING_KEYS
 #: What a seed (or the seeds' mean) concludes from a difference: above ``margin``, below ``-margin``, or neither.
 CONCLUSIONS = ("higher", "lower", "no clear difference")
 #: What the difference of a category and of a feature is taken against (column ``reference``).
-REFERENCES = {"category": "all examples of the set", "feature": "pairs without the feature"}
+REFERENCES = {"category": "all examples of the set", "feature": "the pairs without the feature"}
 
 
 def _reading(effect: np.ndarray, margin: float) -> np.ndarray:

@@ -39,7 +39,7 @@ def test_a_panel_per_setting_a_range_per_category_coloured_by_whether_it_holds()
     segments = [np.asarray(s) for s in lines.get_segments()]
     assert [tuple(s[:, 0]) for s in segments] == [(0.08, 0.2), (-0.3, 0.4), (-0.25, -0.15)]
     assert [to_hex(c) for c in lines.get_colors()] == [HOLDS, DEPENDS, HOLDS]
-    assert "MCC difference from the all examples of the set" in ax.get_xlabel()
+    assert ax.get_xlabel().startswith("MCC minus the MCC of all examples of the set")
 
 
 def test_only_the_largest_differences_and_an_empty_table():

@@ -90,5 +90,5 @@ def test_from_real_predictions_the_category_and_the_feature_readings_match_their
     by_feature = seed_conclusions(slices).set_index("feature").loc["Negation"]
     seeds = slices.per_seed.pivot_table(index="seed", columns="side", values="mcc")
     assert by_feature["effect"] == pytest.approx((seeds["with"] - seeds["without"]).mean())
-    assert by_feature["reference"] == "pairs without the feature" and by_feature["n"] == 40
+    assert by_feature["reference"] == "the pairs without the feature" and by_feature["n"] == 40
     assert by_feature["conclusion"] == "lower" and by_feature["holds"]
