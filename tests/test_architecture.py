@@ -80,6 +80,8 @@ def _modules() -> dict[str, tuple[Path, bool]]:
 
 MODULES = _modules()
 TREES = {name: ast.parse(path.read_text(encoding="utf-8"), filename=str(path)) for name, (path, _) in MODULES.items()}
+#: Every node of each module, walked once (the checks below walk them again and again)
+NODES = {name: list(ast.walk(tree)) for name, tree in TREES.items()}
 
 
 def _known(name: str) -> str | None:
@@ -115,7 +117,7 @@ def import_graph() -> dict[str, set[str]]:
     graph = {}
     for module, (_, is_package) in MODULES.items():
         deps = set()
-        for node in ast.walk(TREES[module]):
+        for node in NODES[module]:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for dep in _imported(module, is_package, node):
                     deps.add(dep)
@@ -181,7 +183,7 @@ def upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
 
 
 def _strings(module: str) -> list[ast.Constant]:
-    return [n for n in ast.walk(TREES[module]) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [n for n in NODES[module] if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
 # --- the import graph -------------------------------------------------------------------------------------------
@@ -290,7 +292,7 @@ def test_commands_live_in_the_command_line():
     """A stage holds no commands: outside ``diagnostics.cli`` only the help format (``core.cli_help``) imports
     Typer or Click, and no module is called ``_cli``."""
     def imports_typer(module: str) -> bool:
-        return any(name.split(".")[0] in ("typer", "click") for node in ast.walk(TREES[module])
+        return any(name.split(".")[0] in ("typer", "click") for node in NODES[module]
                    for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else
                                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []))
 
@@ -338,7 +340,7 @@ def test_prediction_columns_are_listed_only_in_the_schema():
     for module in MODULES:
         if module == "diagnostics.core.schema":
             continue
-        for node in ast.walk(TREES[module]):
+        for node in NODES[module]:
             if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
                 values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
                 if {"example_id", "prediction"} <= values:
@@ -347,7 +349,7 @@ def test_prediction_columns_are_listed_only_in_the_schema():
 
 
 def _assigned(name: str) -> list[str]:
-    return sorted(m for m in MODULES for n in ast.walk(TREES[m]) if isinstance(n, (ast.Assign, ast.AnnAssign))
+    return sorted(m for m in MODULES for n in NODES[m] if isinstance(n, (ast.Assign, ast.AnnAssign))
                   for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
                   if isinstance(t, ast.Name) and t.id == name)
 
@@ -362,7 +364,7 @@ def test_file_kinds_are_defined_once():
 
 
 def test_mcc_is_defined_once():
-    defined = sorted(f"{m}.{n.name}" for m in MODULES for n in ast.walk(TREES[m])
+    defined = sorted(f"{m}.{n.name}" for m in MODULES for n in NODES[m]
                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in ("mcc", "mcc_from_counts"))
     assert defined == ["diagnostics.stats._mcc.mcc", "diagnostics.stats._mcc.mcc_from_counts"]
     from diagnostics.finetune import _quality as quality
@@ -373,11 +375,11 @@ def test_mcc_is_defined_once():
 
 
 def test_atomic_writes_go_through_io_utils():
-    calls = sorted(m for m in MODULES for n in ast.walk(TREES[m])
+    calls = sorted(m for m in MODULES for n in NODES[m]
                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "replace"
                    and isinstance(n.func.value, ast.Name) and n.func.value.id == "os")
     assert sorted(set(calls)) == ["diagnostics.core.io_utils"]
-    assert _assigned("write_json_atomic") == [] and len([m for m in MODULES for n in ast.walk(TREES[m])
+    assert _assigned("write_json_atomic") == [] and len([m for m in MODULES for n in NODES[m]
                                                           if isinstance(n, ast.FunctionDef)
                                                           and n.name == "write_json_atomic"]) == 1
     from diagnostics.core import io_utils
@@ -387,7 +389,7 @@ def test_atomic_writes_go_through_io_utils():
 
 
 def test_line_aware_yaml_loader_is_defined_once():
-    loaders = sorted(m for m in MODULES for n in ast.walk(TREES[m]) if isinstance(n, ast.ClassDef)
+    loaders = sorted(m for m in MODULES for n in NODES[m] if isinstance(n, ast.ClassDef)
                      for b in n.bases if isinstance(b, ast.Attribute) and b.attr.endswith("Loader"))
     assert loaders == ["diagnostics.core.yaml_lines"]
     from diagnostics.behave import _yamllines as yamllines
@@ -433,7 +435,7 @@ def test_no_module_is_over_the_line_limit():
 
 
 def _defined(name: str) -> list[str]:
-    return sorted(m for m in MODULES for n in ast.walk(TREES[m])
+    return sorted(m for m in MODULES for n in NODES[m]
                   if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name)
 
 
@@ -447,7 +449,7 @@ def test_settings_are_read_and_parsed_in_one_place():
     # ranges and choices live in each field's metadata (``setting(check=..., choices=...)``), not in side tables
     assert _assigned("_RANGES") == [] and _assigned("_CHOICES") == []
     # every KEY=VALUE option is split by ``split_pair`` (a label map's VALUE=LABEL items split at the last ``=``)
-    split = sorted(f"{m}:{n.lineno}" for m in MODULES if m != "diagnostics.settings._input" for n in ast.walk(TREES[m])
+    split = sorted(f"{m}:{n.lineno}" for m in MODULES if m != "diagnostics.settings._input" for n in NODES[m]
                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "partition"
                    and n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == "=")
     assert not split, f"KEY=VALUE split by hand (use diagnostics.settings.split_pair): {split}"
@@ -456,7 +458,7 @@ def test_settings_are_read_and_parsed_in_one_place():
 def test_executors_are_named_once():
     assert _assigned("EXECUTOR_NAMES") == ["diagnostics.finetune._config"]
     assert _assigned("EXECUTORS") == ["diagnostics.finetune._executors"]
-    spelled = sorted(f"{m}:{n.lineno}" for m in MODULES for n in ast.walk(TREES[m]) if isinstance(n, ast.Tuple)
+    spelled = sorted(f"{m}:{n.lineno}" for m in MODULES for n in NODES[m] if isinstance(n, ast.Tuple)
                      and {"inprocess", "pool", "submitit"} <= {e.value for e in n.elts if isinstance(e, ast.Constant)})
     assert len(spelled) == 1 and spelled[0].startswith("diagnostics.finetune._config:"), spelled
     from diagnostics.finetune import _config as config
@@ -475,7 +477,7 @@ def test_the_dataset_registry_is_changed_only_by_its_module():
     for module in MODULES:
         if module == "diagnostics.data._registry":
             continue
-        for node in ast.walk(TREES[module]):
+        for node in NODES[module]:
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else \
                 [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
             if any(isinstance(t, ast.Subscript) and _is_registry(t.value) for t in targets) \
@@ -568,15 +570,15 @@ def test_one_module_takes_the_run_lock_and_one_training_step_exists():
     """The run lifecycle (lock, done, failed) lives in one module; one function of the engine takes a training step
     (calls ``backward``) and one loop (:func:`fit_runs`) drives it for both recipes."""
     takers = sorted({module for module in MODULES if module != "diagnostics.finetune._run_lock"
-                     for node in ast.walk(TREES[module]) if isinstance(node, ast.Call)
+                     for node in NODES[module] if isinstance(node, ast.Call)
                      and getattr(node.func, "id", getattr(node.func, "attr", None)) == "RunLock"})
     assert takers == ["diagnostics.finetune._train"], f"modules that take the run lock: {takers}"
-    optimizers = sorted(f"{module}.{node.name}" for module in MODULES for node in ast.walk(TREES[module])
+    optimizers = sorted(f"{module}.{node.name}" for module in MODULES for node in NODES[module]
                         if isinstance(node, ast.ClassDef) and any(getattr(b, "attr", getattr(b, "id", "")) ==
                                                                   "Optimizer" for b in node.bases))
     assert not optimizers, f"torch optimizers beside the engine's stacked ones: {optimizers}"
     functions = [(module, node) for module in MODULES if module.startswith("diagnostics.finetune")
-                 for node in ast.walk(TREES[module]) if isinstance(node, ast.FunctionDef)]
+                 for node in NODES[module] if isinstance(node, ast.FunctionDef)]
     steps = sorted(f"{module}.{node.name}" for module, node in functions
                    if any(isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "backward"
                           for call in ast.walk(node)))
