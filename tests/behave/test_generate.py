@@ -1,11 +1,8 @@
-"""Seeded generation, size caps, case records, and the strict jsonl suite format."""
-
-import json
+"""Seeded generation: size caps, distinct cases, slots filled consistently, every language covered."""
 
 import pytest
 
-from diagnostics.behave import Case, SuiteFormatError, generate_suite, generate_suites, load_suite, save_suite
-from diagnostics.behave._perturb import add_typo, strip_punctuation
+from diagnostics.behave import generate_suite, generate_suites, load_suite, save_suite
 
 LANGUAGES = ["en", "ru", "fr", "de", "sv"]
 
@@ -75,66 +72,11 @@ def test_numbers_respect_their_ranges():
         assert f" {n} " in c.premise and f" {m} " in c.hypothesis
 
 
-def test_typo_and_punctuation_perturbations():
-    import random
-
-    rng = random.Random(0)
-    typo = add_typo("Anna bought a ticket.", rng)
-    assert typo != "Anna bought a ticket." and sorted(typo) == sorted("Anna bought a ticket.")
-    assert typo[0] == "A" and len(typo) == len("Anna bought a ticket.")
-    assert add_typo("a b c.", rng) is None
-    assert strip_punctuation("Anna left.") == "Anna left"
-    assert strip_punctuation("Anna left") is None
-
-
 def test_suite_roundtrip(tmp_path, suites):
     cases = suites["ru"] + suites["fr"]
     path = save_suite(cases, tmp_path / "suite.jsonl")
     assert "Анна" in path.read_text(encoding="utf-8") or "Иван" in path.read_text(encoding="utf-8")
     assert [c.to_dict() for c in load_suite(path)] == [c.to_dict() for c in cases]
-
-
-def test_user_written_minimal_case(tmp_path):
-    path = tmp_path / "mine.jsonl"
-    path.write_text(json.dumps({"id": "x1", "language": "en", "test": "mine", "capability": "Negation",
-                                "type": "MFT", "premise": "A.", "hypothesis": "B.", "label": "entailment"}) + "\n\n")
-    (case,) = load_suite(path)
-    assert case == Case(id="x1", language="en", test="mine", capability="Negation", type="MFT", premise="A.",
-                        hypothesis="B.", label="entailment")
-
-
-GOOD = {"id": "x1", "language": "en", "test": "t", "capability": "Negation", "type": "MFT", "premise": "A.",
-        "hypothesis": "B.", "label": "entailment"}
-
-
-@pytest.mark.parametrize("record,needle", [
-    ({**GOOD, "label": "entailed"}, "label in"),
-    ({**GOOD, "type": "CHK"}, "type in"),
-    ({k: v for k, v in GOOD.items() if k != "premise"}, "field 'premise'"),
-    ({**GOOD, "type": "INV", "label": None}, "original_premise"),
-    ({**GOOD, "colour": 1}, "fields among"),
-    ({**GOOD, "seed": "0"}, "seed as an integer"),
-    ({**GOOD, "hypothesis": 3}, "hypothesis as a non-empty string"),
-])
-def test_suite_errors_name_file_and_line(tmp_path, record, needle):
-    path = tmp_path / "bad.jsonl"
-    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(record) + "\n")
-    if record.get("id") == GOOD["id"] and needle != "fields among":
-        record["id"] = "x2"
-        path.write_text(json.dumps(GOOD) + "\n" + json.dumps(record) + "\n")
-    with pytest.raises(SuiteFormatError) as err:
-        load_suite(path)
-    assert str(err.value).startswith(f"{path}:2: expected") and needle in str(err.value)
-
-
-def test_suite_duplicate_ids_and_bad_json(tmp_path):
-    path = tmp_path / "dup.jsonl"
-    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(GOOD) + "\n")
-    with pytest.raises(SuiteFormatError, match=r"dup.jsonl:2: expected a unique case id, found 'x1' \(also on line 1\)"):
-        load_suite(path)
-    path.write_text(json.dumps(GOOD) + "\n{not json\n")
-    with pytest.raises(SuiteFormatError, match=r"dup.jsonl:2: expected one JSON object per line"):
-        load_suite(path)
 
 
 def test_generate_suites_covers_all_languages():

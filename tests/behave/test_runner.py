@@ -8,7 +8,6 @@ from scipy.stats import pearsonr
 from diagnostics.behave import (Case, failure_rates, generate_suite, generate_suites, rs_corr, run_suite, run_sweep,
                                 save_suite, summarise_across_seeds)
 from diagnostics.behave import LexicalOverlapPredictor
-from diagnostics.behave._predictors import label_order, resolve_model_dir, run_coordinates
 
 E, N = "entailment", "not_entailment"
 
@@ -106,26 +105,6 @@ def test_rs_corr_skips_constant_vectors():
 def test_summary_requires_seeds():
     with pytest.raises(ValueError, match="seed"):
         summarise_across_seeds(run_suite(HAND, lookup))
-
-
-def test_label_order():
-    assert label_order({0: "LABEL_0", 1: "LABEL_1"}, 2) == [E, N]
-    assert label_order({0: "not_entailment", 1: "entailment"}, 2) == [N, E]
-    assert label_order({0: "contradiction", 1: "neutral", 2: "entailment"}, 3) == [N, N, E]
-    with pytest.raises(ValueError, match="cannot map"):
-        label_order({0: "positive", 1: "negative"}, 2)
-    with pytest.raises(ValueError, match="3 unnamed"):
-        label_order(None, 3)
-
-
-def test_run_coordinates_from_path(tmp_path):
-    path = tmp_path / "runs" / "rte_only" / "ru" / "e5-small" / "seed=4"
-    assert run_coordinates(path) == {"experiment": "rte_only", "language": "ru", "model": "e5-small", "seed": 4}
-    with pytest.raises(FileNotFoundError, match="no such run directory"):
-        resolve_model_dir(path)
-    path.mkdir(parents=True)
-    with pytest.raises(FileNotFoundError, match="config.json"):
-        resolve_model_dir(path)
 
 
 @pytest.fixture(scope="module")

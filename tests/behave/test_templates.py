@@ -6,7 +6,6 @@ import pytest
 
 from diagnostics.behave import TemplateError, available_languages, load_templates
 from diagnostics.behave._generate import generate_suite, render_with
-from diagnostics.behave._plural import plural_category
 from diagnostics.core.taxonomy import FINE
 
 LANGUAGES = ["en", "ru", "fr", "de", "sv"]
@@ -94,19 +93,6 @@ def test_same_tests_in_every_language():
 def test_ru_inflection_keeps_capitalisation_of_compound_city():
     premise, _ = render_with("ru", "universal_mft", a="Иван", g="гости", c="Санкт-Петербург", x="купили билет")
     assert "в Санкт-Петербурге" in premise
-
-
-@pytest.mark.parametrize("n,expected", [(1, "one"), (2, "few"), (5, "many"), (11, "many"), (21, "one"),
-                                        (22, "few"), (112, "many")])
-def test_russian_plural_categories(n, expected):
-    assert plural_category("ru", n) == expected
-
-
-def test_plural_categories_other_languages():
-    assert [plural_category("en", n) for n in (0, 1, 2)] == ["other", "one", "other"]
-    assert [plural_category("fr", n) for n in (0, 1, 2)] == ["one", "one", "other"]
-    with pytest.raises(ValueError, match="no plural rules"):
-        plural_category("xx", 1)
 
 
 GOOD = """language: en
