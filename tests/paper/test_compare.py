@@ -1,10 +1,8 @@
-"""The reference study's numbers as package data, and a run store's numbers beside them."""
+"""A run store's numbers beside the reference study's, and which of its runs are comparable with the study's."""
 
 from __future__ import annotations
 
 import functools
-import re
-import tomllib
 
 import numpy as np
 import pandas as pd
@@ -13,65 +11,19 @@ from sklearn.metrics import matthews_corrcoef
 
 from diagnostics import data
 from diagnostics.core.io_utils import write_json_atomic
-from diagnostics.core.taxonomy import COARSE, canonical_coarse, canonical_fine
 from diagnostics.finetune import SweepConfig, list_runs, run_dir
-from diagnostics.paper import against_paper, paper_numbers, paper_verdict
+from diagnostics.paper import against_paper, paper_verdict
 from diagnostics.paper._compare import ANSWER_COLUMNS, RESULT_COLUMNS
-from diagnostics.paper._numbers import NUMBER_KINDS, PAPER_COLUMNS
-from diagnostics.paper._settings import diagnostic_reason, is_mbert, probe_reason, run_settings, setting_reasons
-from diagnostics.paper._values import STATISTICS
+from diagnostics.paper._settings import probe_reason, run_settings
 from diagnostics.probe import STUDY_FEATURES_NAME
 from diagnostics.stats import category_scores
 
+from _paper_stores import SECTION_COUNTS, STUDY_RUN, paper_row
 from _stats_fixtures import synthetic_table
 
-from _paths import ROOT
-
-#: Rows per section, counted by hand in the study's text (reference/paper-numbers.md): one row per printed number,
-#: per seed of a value printed for several seeds, per category of a claim, and per end of a σ range.
-SECTION_COUNTS = {"§4": 7, "§5.1": 28, "§5.2": 62, "§5.3": 39, "§5.4": 20, "§5.4 probing": 8, "data": 10}
 
 
 # --- the data file -------------------------------------------------------------------------------------------------
-
-def test_paper_numbers_parse_with_one_row_per_printed_number():
-    numbers = paper_numbers()
-    assert list(numbers.columns[:len(PAPER_COLUMNS)]) == PAPER_COLUMNS
-    assert numbers["section"].value_counts().to_dict() == SECTION_COUNTS
-    assert numbers["value"].notna().all() and set(numbers["kind"]) <= set(NUMBER_KINDS)
-    assert set(numbers["statistic"]) <= set(STATISTICS)
-    assert set(numbers["language"]) <= {"en", "fr", "de", "ru", "sv", "all"}
-    assert numbers["seed"].dropna().between(0, 5).all()
-    assert set(numbers.loc[numbers["kind"] == "claim", "value"]) <= {0.0, 1.0}
-    # a few numbers read exactly as printed
-    row = numbers[(numbers["statistic"] == "mcc") & (numbers["category"] == "Restrictivity")
-                  & (numbers["seed"] == 1)].squeeze()
-    assert row["value"] == -0.65 and row["language"] == "ru" and row["tolerance"] == pytest.approx(0.005)
-    assert numbers.loc[numbers["statistic"] == "setting_lr", "value"].item() == 1e-5
-    assert (numbers["statistic"] == "all_seeds_positive").sum() == 13
-    assert (numbers["statistic"] == "mostly_negative").sum() == 8
-
-
-def test_paper_categories_are_canonical():
-    for name in paper_numbers()["category"]:
-        if name == "overall":
-            continue
-        canonical = canonical_coarse(name) if name in COARSE else canonical_fine(name)
-        assert canonical == name
-
-
-def test_paper_experiments_name_store_experiments():
-    pattern = re.compile(r"base|extra-(\d+|\*)|presence-(\*|[a-z_]+)(-(\*|0\.\d+))?")
-    numbers = paper_numbers()
-    assert all(pattern.fullmatch(e) for e in numbers["experiment"])
-    assert set(numbers["reference"].dropna()) == {"base"}
-
-
-def test_paper_numbers_are_package_data():
-    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "*.csv" in settings["tool"]["setuptools"]["package-data"]["diagnostics.paper"]
-    assert (ROOT / "diagnostics" / "paper" / "paper_numbers.csv").is_file()
-
 
 # --- against_paper on synthetic predictions ------------------------------------------------------------------------
 
@@ -96,12 +48,6 @@ def _sklearn_mcc(predictions, language, seed, category):
     return matthews_corrcoef(rows["label"], rows["prediction"])
 
 
-def _row(frame, statistic, language, category, seed=None):
-    chosen = (frame["statistic"] == statistic) & (frame["language"] == language) & (frame["category"] == category)
-    chosen &= frame["seed"].isna() if seed is None else (frame["seed"] == seed)
-    return frame[chosen].iloc[0]
-
-
 @pytest.fixture(scope="module")
 def scores(predictions):
     """The predictions' category scores: the comparability tests need no example draws."""
@@ -118,7 +64,7 @@ def test_our_values_are_sklearn_mccs(predictions, compared):
     assert RESULT_COLUMNS[:len(ANSWER_COLUMNS)] == ANSWER_COLUMNS  # the answer first
     for language, category, seed in (("en", "Conditionals", 0), ("en", "Conditionals", 4), ("ru", "Datives", 0),
                                       ("ru", "Restrictivity", 1), ("en", "Nominalization", 3)):
-        row = _row(compared, "mcc", language, category, seed)
+        row = paper_row(compared, "mcc", language, category, seed)
         per_seed = np.array([_sklearn_mcc(predictions, language, s, category) for s in range(6)])
         assert row["ours"] == pytest.approx(per_seed.mean())  # a single run of the paper among all our seeds
         assert row["sigma"] == pytest.approx(np.std(per_seed, ddof=1))
@@ -133,31 +79,31 @@ def test_overall_mcc_is_the_mean_of_the_category_mccs(predictions, compared):
     dataset = data.load("axb")
     categories = sorted({f for features in dataset["features"] for f in features})
     expected = np.mean([[_sklearn_mcc(predictions, "en", s, c) for c in categories] for s in range(6)])
-    assert _row(compared, "mcc", "en", "overall", 0)["ours"] == pytest.approx(expected)
+    assert paper_row(compared, "mcc", "en", "overall", 0)["ours"] == pytest.approx(expected)
 
 
 def test_claims_and_ranges(predictions, compared):
     per_seed = [_sklearn_mcc(predictions, "en", s, "Core args") for s in range(6)]
-    claim = _row(compared, "all_seeds_positive", "en", "Core args")
+    claim = paper_row(compared, "all_seeds_positive", "en", "Core args")
     assert claim["ours"] == float(all(m > 0 for m in per_seed))
     assert claim["as_printed"] == (claim["ours"] == 1.0) and claim["verdict"].startswith("no interval: a claim")
     assert claim["verdict"].endswith("ours agrees" if claim["as_printed"] else "ours disagrees")
     sigmas = {lang: np.std([_sklearn_mcc(predictions, lang, s, "Datives") for s in range(6)], ddof=1)
               for lang in ("en", "ru")}
-    assert _row(compared, "sigma_range_low", "all", "Datives")["ours"] == pytest.approx(min(sigmas.values()))
-    high = _row(compared, "sigma_range_high", "all", "Datives")
+    assert paper_row(compared, "sigma_range_low", "all", "Datives")["ours"] == pytest.approx(min(sigmas.values()))
+    high = paper_row(compared, "sigma_range_high", "all", "Datives")
     assert high["ours"] == pytest.approx(max(sigmas.values()))
     assert high["interval"] == "chi-square over seeds" and high["verdict"] in ("inside", "outside")
     assert high["interval_low"] < high["ours"] < high["interval_high"] and 0 < high["chance_outside"] < 1
 
 
 def test_data_rows_count_the_public_sets(compared):
-    assert _row(compared, "n_pairs", "en", "overall")["ours"] == 1104
-    share = _row(compared, "entailment_share", "ru", "overall")
+    assert paper_row(compared, "n_pairs", "en", "overall")["ours"] == 1104
+    share = paper_row(compared, "entailment_share", "ru", "overall")
     assert share["ours"] == pytest.approx((data.load("lidirus")["label"] == "entailment").mean())
     assert share["as_printed"]  # 0.42 as printed (0.4167 rounds to it)
     assert share["verdict"] == "no interval: a count; same as printed"
-    assert not _row(compared, "n_pairs", "en", "Universal")["as_printed"]  # the paper's 14 against the public 18
+    assert not paper_row(compared, "n_pairs", "en", "Universal")["as_printed"]  # the paper's 14 against the public 18
 
 
 def test_rows_the_store_cannot_give(compared, scores):
@@ -172,12 +118,12 @@ def test_rows_the_store_cannot_give(compared, scores):
     assert not_compared["interval_low"].isna().all()
     # from scores instead of predictions: the label shares need the predictions; the intervals are the same
     from_scores = against_paper(scores, n_sim=20)
-    assert _row(from_scores, "entailment_share", "en", "overall")["status"] == "not computed"
-    assert _row(from_scores, "mcc", "en", "Conditionals", 0)["ours"] == \
-        _row(compared, "mcc", "en", "Conditionals", 0)["ours"]
+    assert paper_row(from_scores, "entailment_share", "en", "overall")["status"] == "not computed"
+    assert paper_row(from_scores, "mcc", "en", "Conditionals", 0)["ours"] == \
+        paper_row(compared, "mcc", "en", "Conditionals", 0)["ours"]
     low = ["interval_low", "interval_high", "verdict"]  # examples are fixed: the scores give the same intervals
-    assert _row(from_scores, "sigma_range_low", "all", "Datives")[low].tolist() == \
-        _row(compared, "sigma_range_low", "all", "Datives")[low].tolist()
+    assert paper_row(from_scores, "sigma_range_low", "all", "Datives")[low].tolist() == \
+        paper_row(compared, "sigma_range_low", "all", "Datives")[low].tolist()
 
 
 def _probe_rows(language, model, seed, task, best_layer, best, majority=0.6):
@@ -216,7 +162,7 @@ def test_probing_rows_from_a_probe_table(scores):
     agree = {(r.statistic, r.category): r.as_printed for r in probing.itertuples() if r.language == "all"}
     assert agree[("best_in_lower_layers", "Logic")] and agree[("near_or_below_chance", "Lexical Semantics")]
     assert not agree[("near_or_below_chance", "Predicate-Argument Structure")]
-    accuracy = _row(probing, "probe_accuracy", "all", "overall")
+    accuracy = paper_row(probing, "probe_accuracy", "all", "overall")
     assert accuracy["verdict"].startswith("no interval: a probe is one fit") and pd.isna(accuracy["interval_low"])
     # a probe table of another model of the store gives this one no probing row
     other = against_paper(scores, probes=probes.assign(run_model="another"), n_sim=20)
@@ -224,10 +170,6 @@ def test_probing_rows_from_a_probe_table(scores):
 
 
 # --- comparability from the run store's configs --------------------------------------------------------------------
-
-#: What the trainer records of the study's run: its reading of the validation schedule and its classifier head.
-STUDY_RUN = {"val_schedule": "russiansuperglue", "classifier_head": "jiant"}
-
 
 def _store(tmp_path, table, model, recorded=None, **sweep):
     """Write each run's config.json where and as the run store writes it; return the configs read back.
@@ -278,7 +220,7 @@ def test_mbert_with_the_jiant_recipe_is_comparable(tmp_path, scores):
     assert verdict.startswith(f"comparable: {len(compared)} numbers")
     placed = compared[compared["verdict"].isin(["inside", "outside"])]
     assert f"{(placed['verdict'] == 'outside').sum()} of {len(placed)} lie outside our 95% interval" in verdict
-    setting = _row(result, "setting_batch_size", "all", "overall")
+    setting = paper_row(result, "setting_batch_size", "all", "overall")
     assert setting["ours"] == 4 and setting["as_printed"]
     assert (compared["val_schedule"] == "russiansuperglue").all()
     assert (compared["mixture_order"] == "train_first").all()  # the default order, as each config records it
@@ -311,13 +253,6 @@ def test_what_the_paper_leaves_open_is_named_per_row_not_refused(tmp_path, score
     assert (compared["mixture_order"] == recorded.get("mixture_order", "train_first")).all()
 
 
-def test_the_run_records_the_resolved_schedule_and_head():
-    config = {"run": {"experiment": "base", "language": "en", "model": "m", "val_schedule": "jiant_superglue"},
-              "sweep": {"val_schedule": None, "classifier_head": "jiant"}}
-    setting = run_settings([config]).iloc[0]
-    assert setting["val_schedule"] == "jiant_superglue" and setting["classifier_head"] == "jiant"
-
-
 def _probe_table(feature_list=STUDY_FEATURES_NAME):
     rows = []
     for language in ("en", "ru"):
@@ -342,27 +277,6 @@ def test_probing_rows_need_the_study_s_feature_list(tmp_path, scores, feature_li
     others = result[(result["section"] != "§5.4 probing") & (result["status"] == "compared")]
     assert others["comparable"].all()
     assert probe_reason(None) is None
-
-
-def test_recipe_and_data_reasons():
-    study = {"model": "bert-base-multilingual-cased", "recipe": "jiant", "batch_size": 4, "lr": 1e-5,
-             "train_top_k_layers": None, "train_size": None, "extra_name": None, "extra_size": 0,
-             "experiment": "base", **STUDY_RUN}
-    assert setting_reasons(study) == []
-    assert setting_reasons({**study, "recipe": "epoch"}) == ["epoch recipe"]  # a config without `recipe` reads epoch
-    assert setting_reasons({**study, "experiment": "extra-10000", "extra_name": "sick", "extra_size": 10000}) == \
-        ["extra data from SICK instead of MNLI"]
-    assert setting_reasons({**study, "train_size": 1000, "extra_name": "sick", "extra_size": 3000}) == \
-        ["a 1000-pair training subset", "3000 SICK pairs added to the language's own data"]
-    assert setting_reasons({**study, "val_schedule": None, "classifier_head": float("nan")}) == \
-        ["classifier head not recorded"]  # the paper prints no schedule: an assumption, not a reason
-    assert setting_reasons({**study, "val_schedule": "per_epoch", "mixture_order": "shuffled"}) == []
-    assert is_mbert("mbert", "/models/anything") and is_mbert("local", "/models/bert-base-multilingual-cased")
-    assert not is_mbert("embedded")
-    assert diagnostic_reason("sv", "swediagnostics") == "sv scored on SweDiagnostics instead of the study's sv set"
-    assert diagnostic_reason("fr", "diagnostic_fr") is not None
-    assert diagnostic_reason("fr", "diagnostic_fr", {"fr": ["diagnostic_fr"]}) is None
-    assert diagnostic_reason("en", "axb") is None
 
 
 def test_missing_recipe_key_reads_as_epoch(tmp_path, scores):

@@ -1,49 +1,24 @@
-"""Each paper number placed in an interval over our seeds (examples fixed), and the chance figure with its spread,
-on hand-built stores and simulated data whose answers are known."""
+"""Each paper number placed in an interval over our seeds (examples fixed), on hand-built stores and simulated data
+whose answers are known."""
 
 from __future__ import annotations
-
-import collections
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from diagnostics.paper import against_paper, paper_chance, paper_numbers
-from diagnostics.paper._chance import simulate_outside
-from diagnostics.paper._draws import Draws, SettingDraws, StoreValues
+from diagnostics.paper import against_paper
+from diagnostics.paper._draws import Draws, SettingDraws
 from diagnostics.paper._intervals import (CHI_SQUARE, DEGENERATE, JACKKNIFE, PREDICTION, T_SEEDS, prediction_interval,
                                           range_tail, row_interval, sigma_interval, t_interval)
 from diagnostics.paper._samplers import RUN_VALUES, SAMPLERS
-from diagnostics.paper._view import StoreView
 from diagnostics.stats._scores import OVERALL
+
+from _paper_stores import Row, hand_scores, paper_row
 
 #: Simulated stores per coverage check, and how far the coverage may be from 95 % (4 binomial sd at 2,000).
 STORES, TOLERANCE = 2000, 0.02
-Row = collections.namedtuple("Row", "statistic experiment reference language category seed kind value")
-
-
-def _scores(values: dict, experiment: str = "base", model: str = "m") -> pd.DataFrame:
-    """A category_scores table by hand: ``{(language, category): [MCC of seed 0, 1, ...]}`` plus each run's overall
-    row (the mean of its categories)."""
-    rows = []
-    for (language, category), mccs in values.items():
-        dataset = {"en": "axb", "ru": "lidirus"}[language]
-        for seed, value in enumerate(mccs):
-            rows.append({"experiment": experiment, "language": language, "model": model, "dataset": dataset,
-                         "seed": seed, "level": "fine", "category": category, "coarse": None, "n": 20, "mcc": value,
-                         "accuracy": np.nan, "degenerate": False})
-    frame = pd.DataFrame(rows)
-    overall = frame.groupby(["experiment", "language", "model", "dataset", "seed"], as_index=False)["mcc"].mean()
-    overall = overall.assign(level="overall", category=OVERALL, coarse=None, n=20, accuracy=np.nan, degenerate=False)
-    return pd.concat([frame, overall[frame.columns]], ignore_index=True)
-
-
-def _row(frame, statistic, language, category, seed=None):
-    chosen = (frame["statistic"] == statistic) & (frame["language"] == language) & (frame["category"] == category)
-    chosen &= frame["seed"].isna() if seed is None else (frame["seed"] == seed)
-    return frame[chosen].iloc[0]
 
 
 class _View:
@@ -161,34 +136,21 @@ def test_correlation_rows_cover(n):
     assert 0.93 <= _coverage(found["low"], found["high"], truth)[0] <= 0.985
 
 
-def test_cross_language_runs_are_not_paired_by_seed_index():
-    scores = _scores({("en", "a"): [0.1, 0.5, 0.2], ("en", "b"): [0.4, 0.1, 0.3], ("en", "c"): [0.0, 0.2, 0.6],
-                      ("ru", "a"): [0.3, 0.2], ("ru", "b"): [0.1, 0.4], ("ru", "c"): [0.5, 0.0]})
-    view = StoreView(scores)
-    row = Row("cross_language_corr", "base", None, "all", "overall", 0, "value", 0.3)
-    runs = RUN_VALUES["cross_language_corr"](StoreValues(scores), view, row)
-    en = np.array([[0.1, 0.4, 0.0], [0.5, 0.1, 0.2], [0.2, 0.3, 0.6]])
-    ru = np.array([[0.3, 0.1, 0.5], [0.2, 0.4, 0.0]])
-    by_hand = [np.corrcoef(en[s], ru[t])[0, 1] for s in range(3) for t in range(2)]  # every en run with every ru
-    np.testing.assert_allclose(runs.values[0], by_hand)
-    assert runs.n_seeds == 2 and runs.run(1) == pytest.approx(np.corrcoef(en[1], ru[1])[0, 1])
-
-
 # --- the store's verdicts -----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def hand_built():
-    scores = _scores({("en", "Conditionals"): [0.1, 0.11, 0.15, 0.16, 0.2],
-                      ("en", "Negation"): [0.3, 0.1, 0.2, 0.4, 0.0],
-                      ("ru", "Conditionals"): [0.2, 0.25, 0.3, 0.2, 0.25],
-                      ("ru", "Restrictivity"): [0.0] * 5, ("en", "Restrictivity"): [0.0] * 5,
-                      ("ru", "Negation"): [0.1, 0.12, 0.1, 0.3, 0.1]})
+    scores = hand_scores({("en", "Conditionals"): [0.1, 0.11, 0.15, 0.16, 0.2],
+                          ("en", "Negation"): [0.3, 0.1, 0.2, 0.4, 0.0],
+                          ("ru", "Conditionals"): [0.2, 0.25, 0.3, 0.2, 0.25],
+                          ("ru", "Restrictivity"): [0.0] * 5, ("en", "Restrictivity"): [0.0] * 5,
+                          ("ru", "Negation"): [0.1, 0.12, 0.1, 0.3, 0.1]})
     return scores, against_paper(scores, n_sim=300, seed=1)
 
 
 def test_mean_row_is_the_welch_interval(hand_built):
     scores, frame = hand_built
-    found = _row(frame, "mean_mcc", "all", "overall")  # base: mean over en and ru of the seed-mean overall MCC
+    found = paper_row(frame, "mean_mcc", "all", "overall")  # base: mean over en and ru of the seed-mean overall MCC
     overall = {lang: scores[(scores["category"] == OVERALL) & (scores["language"] == lang)].sort_values("seed")["mcc"]
                .to_numpy() for lang in ("en", "ru")}
     parts = [overall[lang].var(ddof=1) / len(overall[lang]) / 4 for lang in ("en", "ru")]
@@ -201,59 +163,20 @@ def test_mean_row_is_the_welch_interval(hand_built):
 
 def test_equal_seeds_give_a_degenerate_interval_not_a_verdict(hand_built):
     _, frame = hand_built
-    low = _row(frame, "sigma_range_low", "all", "Restrictivity")  # every seed 0 in both languages
+    low = paper_row(frame, "sigma_range_low", "all", "Restrictivity")  # every seed 0 in both languages
     assert low["verdict"] == DEGENERATE and low["interval_low"] == 0 and low["interval_high"] == 0
     assert low["interval"] == CHI_SQUARE and pd.isna(low["chance_outside"])
-    seed_row = _row(frame, "mcc", "ru", "Restrictivity", seed=1)
+    seed_row = paper_row(frame, "mcc", "ru", "Restrictivity", seed=1)
     assert seed_row["verdict"] == DEGENERATE and seed_row["interval_low"] == 0
 
 
 def test_the_paper_s_seed_index_pairs_with_nothing(hand_built):
     _, frame = hand_built
-    between = _row(frame, "mcc", "en", "Conditionals", seed=1)  # paper 0.13 between our 2nd and 3rd runs
+    between = paper_row(frame, "mcc", "en", "Conditionals", seed=1)  # paper 0.13 between our 2nd and 3rd runs
     assert between["share_below"] == pytest.approx(0.4) and between["share_above"] == pytest.approx(0.6)
     for seed in (4, 5):
-        assert _row(frame, "mcc", "en", "Conditionals", seed=seed)["interval_low"] == between["interval_low"]
-    assert _row(frame, "mcc", "en", "Conditionals", seed=0)["verdict"] == "outside"  # 0.6, far above
+        assert paper_row(frame, "mcc", "en", "Conditionals", seed=seed)["interval_low"] == between["interval_low"]
+    assert paper_row(frame, "mcc", "en", "Conditionals", seed=0)["verdict"] == "outside"  # 0.6, far above
 
 
 # --- one row per printed number; the chance figure with its spread ------------------------------------------------
-
-def test_a_number_printed_twice_is_counted_once():
-    numbers = paper_numbers()
-    key = ["experiment", "reference", "language", "category", "seed", "statistic", "value"]
-    values = numbers[numbers["kind"] == "value"]
-    assert not values[key].astype(str).duplicated().any()
-    for language, category in (("en", "Conditionals"), ("de", "Genitives/Partitives")):  # Fig. 1's seed 0 in §5.2
-        once = numbers[(numbers["category"] == category) & (numbers["language"] == language) & (numbers["seed"] == 0)]
-        assert len(once) == 1 and once["section"].item() == "§5.1"
-        assert "printed again in §5.2" in once["note"].item()
-
-
-def test_the_chance_figure_has_a_spread_and_follows_the_rows_correlation():
-    rng = np.random.default_rng(5)
-    scores = _scores({("en", "Conditionals"): rng.normal(0.3, 0.1, 6), ("en", "Negation"): rng.normal(0.2, 0.1, 6)})
-    view, store = StoreView(scores), StoreValues(scores)
-    rows = [r for r in paper_numbers().itertuples(index=False)
-            if r.statistic == "mcc" and r.language == "en" and r.category == "Conditionals"]
-    assert [r.seed for r in rows] == [0, 1, 4, 5]
-    outside = simulate_outside(view, store, rows, 0.95, 3000, seed=2)
-    assert outside.mean(axis=0) == pytest.approx([0.05] * 4, abs=0.015)  # each row: 1 - level for normal runs
-    counts = outside.sum(axis=1)
-    # the four numbers are placed in one interval of ours: their outside flags go together, the count spreads more
-    # than a sum of four independent rows would
-    assert counts.var() > 1.2 * (4 * 0.05 * 0.95)
-    frame = against_paper(scores, n_sim=400, seed=3)
-    chance = paper_chance(frame).set_index("interval")
-    total = chance.loc["all"]
-    assert total["range_90_low"] <= total["expected_outside"] <= total["range_90_high"]
-    assert total["range_95_low"] <= total["range_90_low"] and total["range_95_high"] >= total["range_90_high"]
-    assert total["n_sim"] == 400 and 0 <= total["share_at_least"] <= 1
-    placed = frame[frame["verdict"].isin(["inside", "outside"])]
-    assert total["numbers"] == len(placed) and total["outside"] == (placed["verdict"] == "outside").sum()
-    assert total["chance_outside"] == pytest.approx(placed["chance_outside"].mean())
-    # the same seed gives the same figure, and a subset of rows keeps its flags
-    again = paper_chance(against_paper(scores, n_sim=400, seed=3))
-    pd.testing.assert_frame_equal(paper_chance(frame), again)
-    assert paper_chance(frame[frame["interval"] == PREDICTION]).iloc[-1]["numbers"] == chance.loc[PREDICTION,
-                                                                                                   "numbers"]
