@@ -16,8 +16,8 @@ from pandas.testing import assert_frame_equal
 from diagnostics import data
 from diagnostics.core.errors import UserInputError
 from diagnostics.core.tables import sniff_separator
-from diagnostics.predictions import (ImportRefusedError, import_predictions, import_with_report, match_key,
-                                     to_columns, to_lm_eval, to_trainer)
+from diagnostics.predictions import (ImportRefusedError, import_predictions, import_with_report, to_columns, to_lm_eval,
+                                     to_trainer)
 from diagnostics.stats import validate_predictions
 
 DATASETS = ("axb", "lidirus", "swediagnostics")
@@ -127,14 +127,6 @@ def test_text_matching_survives_quotes_and_white_space(dataset, tmp_path):
     assert_frame_equal(result.table, table)
     assert result.matched == 2 * N and list(result.runs["matched"]) == [N, N]
     assert set(result.runs["matched_by"]) <= {"text", "text + text (in order)"}
-
-
-def test_the_text_key_normalises_only_quotes_unicode_and_spaces():
-    assert match_key("\u201cYes\u201d,\u00a0she said\u2019s", "ﬁne  day\u200b") == match_key('"Yes", she said\'s',
-                                                                                            "fine day")
-    assert match_key("\u00ab Oui \u00bb", "a") == match_key('"Oui"', "a")
-    assert match_key("Yes", "a") != match_key("yes", "a")  # case is kept
-    assert match_key("a", "b c") != match_key("a b", "c")  # the two texts stay apart
 
 
 def test_identical_text_pairs_are_matched_in_order(tmp_path):
