@@ -154,6 +154,17 @@ def test_a_job_array_keeps_its_parallelism_limit(cluster, tiny, tmp_path):
     assert len({job.split("_")[0] for rows in ours for job, _, _ in rows}) == 1  # one array
 
 
+def _transitions(sampler: QueueSampler, job: str) -> str:
+    """The states ``squeue`` gave ``job`` while ``sampler`` ran, each with the time it was first seen."""
+    seen, last = [], None
+    for when, rows in sampler.samples:
+        state = next(((s, r) for j, s, r in rows if j == job), ("(not listed)", ""))
+        if state != last:
+            seen.append(f"{time.strftime('%H:%M:%S', time.localtime(when))}.{int(when % 1 * 10)} {' '.join(state)}")
+            last = state
+    return f"job {job}: " + " -> ".join(seen)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("cluster", ["no-accounting"], indirect=True)
 def test_sigusr2_requeues_the_job_and_the_run_restarts_from_scratch(cluster, tiny, tmp_path):
@@ -163,15 +174,17 @@ def test_sigusr2_requeues_the_job_and_the_run_restarts_from_scratch(cluster, tin
     run = tmp_path / "runs/s/en/tiny/seed=0"
     sweep = _cli(config, tmp_path)
     lines = Lines(sweep.stdout)
-    job = wait_for_running("", run / "config.json")
-    subprocess.run(["scancel", "--signal=USR2", job], check=True)  # submitit's signal before the time limit
-    deadline = time.time() + 120
-    while time.time() < deadline and not any(j == job and s == "PENDING" for j, s, _ in queue()):
-        time.sleep(0.2)
-    assert (run / "INTERRUPTED").exists() and "requeued" in (run / "INTERRUPTED").read_text()
-    # SLURM holds a requeued job back for a while (BeginTime); let it start now
-    subprocess.run(["scontrol", "update", f"JobId={job}", "StartTime=now"], check=False)
-    assert sweep.wait(timeout=600) == 0, lines.text
+    with QueueSampler() as sampler:  # the job's states, shown when the test fails
+        job = wait_for_running("", run / "config.json")
+        subprocess.run(["scancel", "--signal=USR2", job], check=True)  # submitit's signal before the time limit
+        deadline = time.time() + 120
+        while time.time() < deadline and not any(j == job and s == "PENDING" for j, s, _ in queue()):
+            time.sleep(0.2)
+        assert (run / "INTERRUPTED").exists() and "requeued" in (run / "INTERRUPTED").read_text(), \
+            _transitions(sampler, job)
+        # SLURM holds a requeued job back for a while (BeginTime); let it start now
+        subprocess.run(["scontrol", "update", f"JobId={job}", "StartTime=now"], check=False)
+        assert sweep.wait(timeout=600) == 0, lines.text + "\n" + _transitions(sampler, job)
     lines.join()
     assert not verify_run(run) and not (run / "INTERRUPTED").exists()
     log = next((tmp_path / "runs/s/.submitit").glob("*/*_log.err")).read_text()
@@ -180,6 +193,7 @@ def test_sigusr2_requeues_the_job_and_the_run_restarts_from_scratch(cluster, tin
     while time.time() < deadline and [s for j, s, _ in queue() if j == job] not in ([], ["COMPLETED"]):
         time.sleep(0.2)
     assert [s for j, s, _ in queue() if j == job] in ([], ["COMPLETED"])  # the requeued job itself ends well
+    print("\n" + _transitions(sampler, job))
 
 
 @pytest.mark.slow
