@@ -13,6 +13,8 @@ from pathlib import Path
 
 from diagnostics import data
 
+#: The MNLI sizes of the study (Fig. 4), as printed in the paper.
+STUDY_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
 GLUE_MNLI_HEADER = ["index", "promptID", "pairID", "genre", "sentence1_binary_parse", "sentence2_binary_parse",
                     "sentence1_parse", "sentence2_parse", "sentence1", "sentence2", "label1", "gold_label"]
 

@@ -8,15 +8,12 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from _paper_inputs import data_options, write_language_files, write_mnli_tsv
+from _paper_inputs import STUDY_SIZES, data_options, write_language_files, write_mnli_tsv
 from diagnostics.cli import app
 from diagnostics.pipeline._inputs import PipelineInputs
 from diagnostics.pipeline import ScalePlan
 from diagnostics.finetune import expected_stop
 from diagnostics.pipeline._plan import ASSUMED_BEST_CHECK, PLAN_RATES, check_plan
-
-STUDY_SIZES = (1000, 5000, 10000, 50000, 100000, 200000, 250000, 374000)
-
 
 @pytest.fixture(scope="module")
 def tiny_model_option(tiny_model_dir):
@@ -179,26 +176,6 @@ def test_pipeline_json_records_the_substitutions(tmp_path, tiny_model_dir, langu
     assert any(n.startswith("extra English data (en): the bundled SICK stands in for MNLI") for n in sick.notices)
 
 
-def test_extra_other_sizes_and_extra_languages_override_the_design(tmp_path, tiny_model_dir):
-    from diagnostics.pipeline._scale_plan import extra_plan
-
-    def scale_spec(scale, runs, inputs):
-        return ScalePlan.resolve(scale, runs, inputs).spec
-
-    languages = ["en", "ru", "fr", "de", "sv"]
-    spec = scale_spec("paper", tmp_path, PipelineInputs({}, []))
-    plan = extra_plan(spec, languages)
-    assert list(plan) == list(STUDY_SIZES) and plan[374000] == languages and plan[1000] == ["en", "ru"]
-    more = scale_spec("paper", tmp_path, PipelineInputs({}, ["extra_other_sizes=[10000, 374000]"]))
-    assert extra_plan(more, languages)[10000] == languages
-    every = scale_spec("paper", tmp_path, PipelineInputs({}, ["extra_languages=null"]))
-    assert all(found == languages for found in extra_plan(every, languages).values())
-    none = scale_spec("paper", tmp_path, PipelineInputs({}, ["extra_other_sizes=[]"]))
-    assert extra_plan(none, languages)[374000] == ["en", "ru"]
-    shrunk = scale_spec("paper", tmp_path, PipelineInputs({}, ["extra_sizes=[40, 80]"]))  # the largest for others
-    assert extra_plan(shrunk, languages) == {40: ["en", "ru"], 80: languages}
-
-
 def test_too_small_mnli_names_the_sizes_it_cannot_draw(tmp_path, tiny_model_option):
     mnli = write_mnli_tsv(tmp_path / "train.tsv", 7000)
     result = dry_run([*tiny_model_option, "--data", f"mnli={mnli}"], tmp_path / "runs")
@@ -311,15 +288,3 @@ def test_stats_command_scores_a_user_diagnostic_named_with_its_file(tmp_path, la
     assert "1.000" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     bad = CliRunner().invoke(app, ["stats", str(path), "--dataset", "diagnostic_xx=nowhere.jsonl"])
     assert bad.exit_code == 2 and "diagnostic_xx" in bad.output and "Traceback" not in bad.output
-
-
-def test_the_diagnostic_key_has_one_spelling_and_old_records_still_read(tmp_path):
-    from diagnostics.finetune import LANGUAGE_DATA_KEYS
-    from diagnostics.pipeline._inputs import LANGUAGE_KEYS, check_data_key, load_inputs
-
-    assert LANGUAGE_KEYS is LANGUAGE_DATA_KEYS and "diagnostics" in LANGUAGE_KEYS
-    check_data_key("fr.diagnostics")
-    with pytest.raises(ValueError, match=r"did you mean 'fr.diagnostics'"):
-        check_data_key("fr.diagnostic")
-    (tmp_path / "pipeline.json").write_text(json.dumps({"data": {"fr.diagnostic": "d.jsonl"}, "overrides": []}))
-    assert load_inputs(tmp_path).language_files("fr") == {"diagnostics": "d.jsonl"}

@@ -8,9 +8,6 @@ import pytest
 from diagnostics.pipeline import ScalePlan, ensure_runs, notebook_paths
 from diagnostics.pipeline._runner import SLOWEST_FIRST, RunsNotFinishedError
 
-from _paths import ROOT
-
-
 
 def test_slowest_notebooks_exist():
     from diagnostics.core.resources import notebooks_dir
@@ -35,22 +32,6 @@ def test_ensure_runs_without_training_names_the_command_and_trains_nothing(tmp_p
     with pytest.raises(RunsNotFinishedError, match="bash scripts/demo.sh"):  # a notebook opened by hand
         notebook_paths("demo", runs, tmp_path / "figures", needs=("base",))
     assert not any(runs.rglob("seed=*")) and not (runs / "base").exists()  # no run started
-
-
-def test_notebook_paths_resolve_from_the_project_root(tmp_path, monkeypatch, capsys):
-    monkeypatch.delenv("DIAGNOSTICS_ROOT", raising=False)
-    monkeypatch.chdir(tmp_path)  # a kernel started elsewhere, e.g. in notebooks/
-    runs, figures = notebook_paths("demo", output_dir=tmp_path / "figures")
-    assert runs == ROOT / "runs" / "demo" and figures == tmp_path / "figures" and figures.is_dir()
-    root = tmp_path / "project"
-    root.mkdir()
-    monkeypatch.setenv("DIAGNOSTICS_ROOT", str(root))
-    # opened by hand: figures apart from the main job's report (reports/tiny/figures), which the pipeline passes
-    interactive = root.resolve() / "reports" / "interactive" / "tiny" / "figures"
-    assert notebook_paths("tiny") == (root.resolve() / "runs" / "tiny", interactive)
-    assert notebook_paths("tiny", "store", "figs") == (root.resolve() / "store", root.resolve() / "figs")
-    assert str(interactive) in capsys.readouterr().out
-    assert not (root / "reports" / "tiny").exists()
 
 
 @pytest.mark.slow
@@ -95,17 +76,3 @@ def test_notebooks_one_at_a_time_say_which_runs_and_how_long_it_took(tmp_path, m
     assert capsys.readouterr().err.splitlines() == [
         "notebooks: executing 2, 1 at a time", "notebook 00_first: running", "notebook 00_first: done in 1.2 s (1/2)",
         "notebook 01_second: running", "notebook 01_second: done in 1.2 s (2/2)"]
-
-
-def test_notebook_11_reads_this_sessions_probes_else_the_main_jobs(tmp_path, monkeypatch):
-    from diagnostics.pipeline import PROBE_RESULTS, probe_results_file
-
-    monkeypatch.setenv("DIAGNOSTICS_ROOT", str(tmp_path))
-    session, main = tmp_path / "session", tmp_path / "reports" / "tiny" / "figures"
-    session.mkdir()
-    assert probe_results_file(session, "tiny") is None
-    main.mkdir(parents=True)
-    (main / PROBE_RESULTS).write_bytes(b"")
-    assert probe_results_file(session, "tiny") == main / PROBE_RESULTS
-    (session / PROBE_RESULTS).write_bytes(b"")
-    assert probe_results_file(session, "tiny") == session / PROBE_RESULTS
