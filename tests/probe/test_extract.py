@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -143,21 +141,3 @@ def test_shared_prefix_encoding_equals_a_full_pass_per_model(tiny, loaded, tmp_p
     # the changed top layers really change the vectors: the shortcut did not copy the reference
     assert not np.allclose(shared["seed=1"][-1], shared["pretrained"][-1])
     np.testing.assert_array_equal(shared["seed=2"][:2], shared["pretrained"][:2])
-
-
-def test_a_saved_tokenizer_copies_its_models_files_or_is_written_by_transformers(tiny, tmp_path):
-    """``save_tokenizer`` keeps the source's bytes (one cache entry for both); without a source it saves anew."""
-    from diagnostics.models import load_tokenizer, save_tokenizer
-
-    tokenizer = load_tokenizer(tiny)
-    copied, written = tmp_path / "copied", tmp_path / "written"
-    copied.mkdir()
-    written.mkdir()
-    save_tokenizer(tokenizer, copied, tiny)
-    save_tokenizer(tokenizer, written)
-    names = sorted(p.name for p in Path(tiny).iterdir() if p.name.startswith(("tokenizer", "special_tokens")))
-    assert names and sorted(p.name for p in copied.iterdir()) == names
-    assert all((copied / n).read_bytes() == (Path(tiny) / n).read_bytes() for n in names)
-    assert load_tokenizer(copied) is tokenizer
-    assert (written / "tokenizer.json").is_file()
-    assert load_tokenizer(written)(TEXTS)["input_ids"] == tokenizer(TEXTS)["input_ids"]
