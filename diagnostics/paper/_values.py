@@ -90,8 +90,10 @@ def _cross_language_corr(view, row):
 
 
 def _rs_by_language(view: StoreView, experiment: str) -> pd.Series:
-    table = rs_corr(_scores_of(view, experiment))
-    return table.groupby("language")["rs_corr"].mean()
+    key = ("rs_by_language", experiment)
+    if key not in view.cache:
+        view.cache[key] = rs_corr(_scores_of(view, experiment)).groupby("language")["rs_corr"].mean()
+    return view.cache[key].copy()
 
 
 def _rs_corr_range(view, row):

@@ -57,6 +57,9 @@ class StoreView:
         self.ddof = ddof
         self.stab = stability(scores, ddof=ddof)
         self.cache: dict = {}  # values that several rows (and the intervals) ask for
+        self._parts: dict[str, tuple[dict, set]] = {}
+        self._languages: dict[str, list[str]] = {}
+        self._experiments: dict[str, list[str]] = {}
 
     def experiments(self, pattern: str | None) -> list[str]:
         """List the store's experiments a paper experiment names (``extra-*`` and ``presence-*`` patterns included).
@@ -67,6 +70,11 @@ class StoreView:
         """
         if not isinstance(pattern, str) or not pattern:
             return []
+        if pattern not in self._experiments:
+            self._experiments[pattern] = self._matching(pattern)
+        return list(self._experiments[pattern])
+
+    def _matching(self, pattern: str) -> list[str]:
         present = sorted(pd.unique(self.scores["experiment"].astype(str)))
         if "*" not in pattern:
             return [pattern] if pattern in present else []
@@ -85,7 +93,23 @@ class StoreView:
 
     def languages(self, experiment: str) -> list[str]:
         """List the languages with scores in an experiment, sorted."""
-        return sorted(pd.unique(self.scores.loc[self.scores["experiment"] == experiment, "language"].astype(str)))
+        if experiment not in self._languages:
+            self._languages[experiment] = sorted(pd.unique(
+                self.scores.loc[self.scores["experiment"] == experiment, "language"].astype(str)))
+        return list(self._languages[experiment])
+
+    def _parts_of(self, frame: pd.DataFrame) -> tuple[dict, set] | None:
+        """The rows of :attr:`scores` or :attr:`stab` by (experiment, language, category), and the (experiment,
+        language) pairs with any row, split once: the statistics and their intervals ask for them hundreds of times.
+        None for any other frame."""
+        name = "scores" if frame is self.scores else "stab" if frame is self.stab else None
+        if name is None:
+            return None
+        if name not in self._parts:
+            parts = {tuple(key): part for key, part in
+                     frame.groupby(["experiment", "language", "category"], sort=False, observed=True)}
+            self._parts[name] = parts, set(zip(frame["experiment"], frame["language"]))
+        return self._parts[name]
 
     def rows(self, frame: pd.DataFrame, experiment: str, language: str, category: str) -> pd.DataFrame:
         """Select the rows of ``frame`` (:attr:`scores` or σ, :attr:`stab`) of one experiment, language and category.
@@ -94,13 +118,20 @@ class StoreView:
         experiment, language or category has no rows.
         """
         name = OVERALL if category == "overall" else category
-        found = frame[(frame["experiment"] == experiment) & (frame["language"] == language)
-                      & (frame["category"] == name)]
+        split = self._parts_of(frame)
+        if split is None:
+            found = frame[(frame["experiment"] == experiment) & (frame["language"] == language)
+                          & (frame["category"] == name)]
+            has_runs = found.empty and ((frame["experiment"] == experiment) & (frame["language"] == language)).any()
+        else:
+            parts, pairs = split
+            found = parts.get((experiment, language, name), frame.iloc[:0])
+            has_runs = (experiment, language) in pairs
         if found.empty:
-            if not ((frame["experiment"] == experiment) & (frame["language"] == language)).any():
+            if not has_runs:
                 raise NotRun(f"no {experiment} runs in {language}")
             raise NotRun(f"no {category} examples in the {language} diagnostic set")
-        return found
+        return found.copy()
 
     def sigma(self, experiment: str, language: str, category: str) -> float:
         """Give the σ over seeds of a category (the mean over languages for ``language="all"``).
