@@ -11,7 +11,6 @@ from _stats_fixtures import synthetic_table
 from diagnostics.cli import app
 from diagnostics.plots import seed_plan_figure
 from diagnostics.stats import plan_seeds
-from diagnostics.stats._report import write_report
 
 PLAN = ["--half-width", "0.1", "--max-seeds", "6", "--sims", "50", "--boot", "20"]
 
@@ -19,14 +18,6 @@ PLAN = ["--half-width", "0.1", "--max-seeds", "6", "--sims", "50", "--boot", "20
 @pytest.fixture(scope="module")
 def pilot():
     return synthetic_table(seeds=range(3), experiments=(("rte", 0.7), ("mnli", 0.8)))
-
-
-def test_bootstrap_bar_on_stderr_only_when_asked(pilot, tmp_path, capsys):
-    write_report(pilot, tmp_path / "quiet", by="coarse", n_boot=20)
-    assert capsys.readouterr().err == ""
-    write_report(pilot, tmp_path / "shown", by="coarse", n_boot=20, progress=True)
-    err = capsys.readouterr().err
-    assert "Multi-Bootstrap (20 samples)" in err and "2/2" in err  # one step per setting
 
 
 def test_planner_bar_on_stderr_only_when_asked(pilot, capsys):
