@@ -11,8 +11,7 @@ import pytest
 import torch
 
 from diagnostics.data import load
-from diagnostics.probe import (VectorCache, cached_sentence_vectors, discover_runs, layer_summary, probe_models,
-                               resolve_models, seed_of)
+from diagnostics.probe import (VectorCache, cached_sentence_vectors, discover_runs, layer_summary, probe_models)
 
 from _encoders import CountingEncoder
 
@@ -116,15 +115,6 @@ def test_probe_models_table_on_gold_frames(tiny, encoder, axb, tmp_path):
     summary = layer_summary(table)
     assert len(summary) == 3 * (N_LAYERS + 1) and (summary["n_seeds"] == 1).all()
     np.testing.assert_allclose(summary["pretrained"], summary["mean"])
-
-
-def test_seed_parsing_and_model_resolution(tiny, tmp_path):
-    assert seed_of("seed=3") == 3
-    assert seed_of("ft", "runs/e/en/m/seed=12/checkpoint") == 12
-    assert seed_of("pretrained", tiny) is None
-    assert resolve_models([str(tiny)]) == {tiny.name: tiny}
-    with pytest.raises(FileNotFoundError):
-        resolve_models([str(tmp_path / "missing" / "folder")])
 
 
 def test_unknown_task_and_missing_column_are_clear_errors(tiny, axb):

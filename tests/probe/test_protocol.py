@@ -20,8 +20,8 @@ from sklearn.model_selection import StratifiedKFold
 from diagnostics.data import load
 from diagnostics.probe import (ALPHAS, STUDY_FEATURES, STUDY_FEATURES_NAME, annotated_selection_frame,
                                annotated_training_frame, diagnostic_frame, layer_summary, probe_gold_cv, probe_models)
-from diagnostics.probe import (cached_sentence_vectors, control_labels, fit_probe, gold_cv_layers,
-                               pair_vectors, standardise, stratified_folds)
+from diagnostics.probe import (cached_sentence_vectors, control_labels, fit_probe, pair_vectors, standardise,
+                               stratified_folds)
 from diagnostics.probe._runner import pair_index
 
 from _encoders import CountingEncoder
@@ -251,25 +251,3 @@ def test_gold_cv_reuses_the_cached_vectors_and_cross_validates_stratified_folds(
     assert len(list(cache.glob("gold-cv-*.json"))) == 1
     with pytest.raises(ValueError, match="folds"):
         probe_gold_cv({"pretrained": tiny}, "en", TASKS, cache, max_test=N, folds=1, encoder=encoder)
-
-
-def test_gold_cv_on_lidirus(tiny, tmp_path):
-    gold = probe_gold_cv({"pretrained": tiny, "seed=3": tiny}, "ru", "logic", tmp_path, max_test=N, folds=4)
-    assert (gold["language"] == "ru").all() and (gold["n_folds"] == 4).all()
-    assert gold.loc[gold["model"] == "seed=3", "seed"].eq(3).all()
-    positives = diagnostic_frame("ru", max_test=N)["coarse"].map(lambda c: "Logic" in c).mean()
-    assert gold["positive_rate"].iloc[0] == pytest.approx(positives)
-    first, second = (gold[gold["model"] == m].reset_index(drop=True) for m in ("pretrained", "seed=3"))
-    pd.testing.assert_frame_equal(first.drop(columns=["model", "seed"]), second.drop(columns=["model", "seed"]))
-
-
-def test_gold_cv_finds_a_planted_signal_in_its_layer_only():
-    rng = np.random.default_rng(0)
-    y = (rng.random(300) < 0.3).astype(int)
-    vectors = rng.standard_normal((3, 300, 16))
-    vectors[1, :, 0] += 2.0 * (2 * y - 1)
-    table = gold_cv_layers(vectors, {"planted": y}, folds=5, seed=0).set_index("layer")
-    assert table.loc[1, "balanced_accuracy"] > 0.9
-    assert (table.drop(index=1)["balanced_accuracy"] < 0.62).all()
-    with pytest.raises(ValueError, match="folds"):
-        stratified_folds(y[:3], 5, 0)
