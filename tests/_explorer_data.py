@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from diagnostics.core.schema import ENTAILMENT, NOT_ENTAILMENT
 from diagnostics.core.taxonomy import FINE
@@ -55,3 +56,33 @@ def fake_annotations(frame: pd.DataFrame, seed: int = 5) -> list[list[str]]:
     """Annotator features: the gold ones, some dropped (stands in for the rule annotator's output)."""
     rng = np.random.default_rng(seed)
     return [[f for f in fs if rng.random() < 0.7] for fs in frame["features"]]
+
+
+def category_members(dataset: pd.DataFrame, category: str) -> set[str]:
+    return set(dataset.loc[dataset["features"].map(lambda f: category in f), "id"])
+
+
+def check_listing(listing: pd.DataFrame, predictions, dataset, annotations, language, experiment, category,
+                   flipping_only=False):
+    """The listed examples are the category's examples of that setting, with each seed's prediction."""
+    rows = predictions[(predictions["language"] == language) & (predictions["experiment"] == experiment)]
+    by_id = {i: g.set_index("seed") for i, g in rows.groupby("example_id")}
+    expected = category_members(dataset, category)
+    if flipping_only:
+        expected = {i for i in expected if by_id[i]["prediction"].nunique() > 1}
+    assert set(listing["example_id"]) == expected and len(listing) == len(expected)
+    auto = dict(zip(dataset["id"], annotations))
+    texts = dataset.set_index("id")
+    for row in listing.itertuples(index=False):
+        row = row._asdict()
+        mine = by_id[row["example_id"]]
+        for seed in mine.index:
+            assert row[f"prediction_{seed}"] == mine.at[seed, "prediction"]
+            assert row[f"probability_{seed}"] == pytest.approx(mine.at[seed, "probability"])
+        labels = list(mine["prediction"])
+        pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:]]
+        assert row["flip_rate"] == pytest.approx(sum(a != b for a, b in pairs) / len(pairs))
+        assert row["premise"] == texts.at[row["example_id"], "premise"]
+        assert row["label"] == texts.at[row["example_id"], "label"]
+        assert row["features"] == texts.at[row["example_id"], "features"]
+        assert row["auto_features"] == auto[row["example_id"]]
