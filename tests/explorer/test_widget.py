@@ -1,5 +1,5 @@
-"""The instability explorer's state (``ExplorerModel``), its ipywidgets front end and its static fallback, tested
-without a notebook front end: choosing a cell lists exactly that category's examples with every seed's prediction."""
+"""The instability explorer's ipywidgets front end and its display bundle, driven without a notebook front end; the
+flipping figure of a category."""
 
 from __future__ import annotations
 
