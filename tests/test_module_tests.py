@@ -39,7 +39,6 @@ TO_MOVE = {
     "explorer/_compare_widget": "tests/explorer/test_compare.py (the widget driven without a front end)",
     "explorer/_listing": "tests/explorer/test_widget.py (the listing of the explorer's widget)",
     "paper/_values": "tests/paper/test_compare.py (every statistic of the paper beside a store's)",
-    "predictions/_labels": "tests/predictions/test_importer.py (label maps, three-way labels, probabilities)",
     "predictions/_readers": "tests/predictions/test_importer.py (every file format read)",
     "probe/_runner": "tests/probe/test_protocol.py and test_cache.py (the probing protocol over layers)",
     "report/_explorer": "tests/report/test_explorer_page.py (the report's explorer page in a browser)",
