@@ -37,7 +37,6 @@ TO_MOVE = {
     "explorer/_compare_html": "tests/explorer/test_compare.py (the comparison's pages, every text escaped)",
     "explorer/_compare_tables": "tests/explorer/test_compare.py (build_comparison and its refusals)",
     "explorer/_compare_widget": "tests/explorer/test_compare.py (the widget driven without a front end)",
-    "explorer/_listing": "tests/explorer/test_widget.py (the listing of the explorer's widget)",
     "paper/_values": "tests/paper/test_compare.py (every statistic of the paper beside a store's)",
     "predictions/_readers": "tests/predictions/test_importer.py (every file format read)",
     "probe/_runner": "tests/probe/test_protocol.py and test_cache.py (the probing protocol over layers)",
