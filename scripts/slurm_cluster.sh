@@ -6,7 +6,7 @@
 #   bash scripts/slurm_cluster.sh stop                   stop exactly the daemons it started (their pid files)
 #
 # SLURM_CLUSTER_LOG_LEVEL sets how much the daemons log into $SLURM_CLUSTER_DIR/log (default info; debug for a
-# requeue's every step).
+# requeue's every step). SLURM_CLUSTER_CRED_EXPIRE sets how long a requeued job is held back (default 120 s).
 # Everything lives in one state folder, $SLURM_CLUSTER_DIR (default: ${TMPDIR:-/tmp}/nli-diagnostics-slurm): the
 # munge key, slurm.conf (one node with this machine's cores and memory, one partition), spool, logs and pid files;
 # with --accounting also a MariaDB data folder reached over a unix socket only (no TCP) and slurmdbd.conf.
@@ -25,6 +25,9 @@ DBD_PORT=$((CTLD_PORT + 2))
 CLUSTER=diagnostics
 # how much slurmctld and slurmd log (SlurmctldDebug / SlurmdDebug: info, verbose, debug ...)
 LOG_LEVEL=${SLURM_CLUSTER_LOG_LEVEL:-info}
+# lifetime of a job's credential (AuthInfo cred_expire, SLURM's default 120 s): a requeued job is held back this long
+# (its BeginTime), because slurmd refuses to start it again while its killed incarnation's credential is revoked
+CRED_EXPIRE=${SLURM_CLUSTER_CRED_EXPIRE:-120}
 HOST=$(hostname -s)
 # the daemons of the cluster, in start order: name -> pid file (relative to $DIR)
 DAEMONS=(munged mariadbd slurmdbd slurmctld slurmd)
@@ -78,7 +81,7 @@ SlurmdPort=$SLURMD_PORT
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$DIR/run/munge.socket
+AuthInfo=socket=$DIR/run/munge.socket,cred_expire=$CRED_EXPIRE
 CredType=cred/munge
 CommunicationParameters=NoInAddrAny,NoCtldInAddrAny
 StateSaveLocation=$DIR/state

@@ -23,6 +23,11 @@ SCRIPT = ROOT / "scripts" / "slurm_cluster.sh"
 #: First of the three ports of the test cluster (slurmctld, slurmd, slurmdbd): not SLURM's default 6817, so that a
 #: cluster someone started by hand on this machine goes on undisturbed.
 PORT = int(os.environ.get("DIAGNOSTICS_TEST_SLURM_PORT", "6917"))
+#: Lifetime of a job credential on the test cluster (s): SLURM holds a requeued job back this long plus a second
+#: (its ``BeginTime``; 120 s by default). Not to be skipped (``scontrol update StartTime=now``): until the killed
+#: incarnation's revoked credential expires, slurmd refuses to start the job again and SLURM marks it FAILED ("Killing
+#: non-startable batch job: Job credential revoked").
+CRED_EXPIRE_S = 10
 #: The sweeps' ``lost_job_grace_s`` and ``poll_s`` on the test cluster: short, so that a lost job is given up soon.
 GRACE_S = 10
 POLL_S = 1
@@ -54,7 +59,7 @@ class Cluster:
     @property
     def env(self) -> dict[str, str]:
         return {**os.environ, "SLURM_CLUSTER_DIR": str(self.folder), "SLURM_CLUSTER_PORT": str(PORT),
-                "SLURM_CLUSTER_LOG_LEVEL": self.log_level}
+                "SLURM_CLUSTER_LOG_LEVEL": self.log_level, "SLURM_CLUSTER_CRED_EXPIRE": str(CRED_EXPIRE_S)}
 
     @property
     def logs(self) -> dict[str, Path]:
@@ -137,11 +142,25 @@ class QueueSampler:
         self._thread.join(timeout=60)
 
 
+def own_jobs(ready: Path) -> set[str]:
+    """The ids of the jobs submitted by the sweep whose run holds ``ready``: the folders of its experiment's
+    ``.submitit`` (one per job, array task and array)."""
+    for parent in ready.parents:
+        folder = parent / ".submitit"
+        if folder.is_dir():
+            return {path.name for path in folder.iterdir() if path.is_dir()}
+    return set()
+
+
 def wait_for_running(task_suffix: str, ready: Path, timeout: float = 300) -> str:
-    """The id of the running array task ending in ``task_suffix`` once ``ready`` exists (its run is training)."""
+    """The id of the running job (or array task ending in ``task_suffix``) of the sweep whose run holds ``ready``,
+    once ``ready`` exists (its run is training). Only that sweep's own jobs count: a job of an earlier test may still
+    be running (its process ending after its sweep read its result), and a signal meant for this one must not hit it."""
     deadline = time.time() + timeout
     while time.time() < deadline:
-        running = [job for job, state, _ in queue() if job.endswith(task_suffix) and state == "RUNNING"]
+        own = own_jobs(ready)
+        running = [job for job, state, _ in queue()
+                   if job in own and job.endswith(task_suffix) and state == "RUNNING"]
         if running and ready.exists():
             return running[0]
         time.sleep(0.2)
