@@ -86,3 +86,14 @@ def check_listing(listing: pd.DataFrame, predictions, dataset, annotations, lang
         assert row["label"] == texts.at[row["example_id"], "label"]
         assert row["features"] == texts.at[row["example_id"], "features"]
         assert row["auto_features"] == auto[row["example_id"]]
+
+
+def explorer_inputs():
+    """Predictions of two languages (en with a second experiment), their datasets and fake annotations."""
+    en, ru = synthetic_dataset("syn_en", 120, seed=0), synthetic_dataset("syn_ru", 100, seed=1)
+    base = synthetic_predictions({"en": ("syn_en", en), "ru": ("syn_ru", ru)})
+    extra = synthetic_predictions({"en": ("syn_en", en)}, experiments=("extra-100",), seed=2)
+    predictions = pd.concat([base, extra], ignore_index=True)
+    datasets = {"syn_en": en, "syn_ru": ru}
+    annotations = {"syn_en": fake_annotations(en), "syn_ru": fake_annotations(ru)}
+    return predictions, datasets, annotations

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
 from diagnostics import explorer as ex
+
+from _explorer_data import explorer_inputs
+
+
+@pytest.fixture()
+def model():
+    predictions, datasets, annotations = explorer_inputs()
+    return ex.build_explorer(predictions, datasets, annotations=annotations)
 
 
 def test_every_view_shows_the_same_digits(model):

@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
+
+from diagnostics import explorer as ex
+
+from _explorer_data import explorer_inputs
+
+
+@pytest.fixture()
+def model():
+    predictions, datasets, annotations = explorer_inputs()
+    return ex.build_explorer(predictions, datasets, annotations=annotations)
+
 
 def test_static_html_leads_with_the_least_stable_categories_and_their_flipping_examples(model):
     page = model.to_html()

@@ -11,7 +11,18 @@ from diagnostics import explorer as ex
 from diagnostics import stats
 from diagnostics.plots import _flips as flips
 
-from _explorer_data import category_members, check_listing, synthetic_predictions
+from _explorer_data import category_members, check_listing, explorer_inputs, synthetic_predictions
+
+
+@pytest.fixture(scope="module")
+def setup():
+    return explorer_inputs()
+
+
+@pytest.fixture()
+def model(setup):
+    predictions, datasets, annotations = setup
+    return ex.build_explorer(predictions, datasets, annotations=annotations)
 
 
 def test_selecting_a_cell_lists_exactly_that_categorys_examples(model, setup):

@@ -10,7 +10,18 @@ import pytest
 from diagnostics import explorer as ex
 from diagnostics.core.schema import ENTAILMENT
 
-from _explorer_data import category_members
+from _explorer_data import category_members, explorer_inputs
+
+
+@pytest.fixture(scope="module")
+def setup():
+    return explorer_inputs()
+
+
+@pytest.fixture()
+def model(setup):
+    predictions, datasets, annotations = setup
+    return ex.build_explorer(predictions, datasets, annotations=annotations)
 
 
 def test_a_saved_payload_reads_back_and_a_cut_one_is_refused_in_one_line(model, tmp_path):

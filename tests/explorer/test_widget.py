@@ -10,8 +10,19 @@ import pytest
 from diagnostics import explorer as ex
 from diagnostics.plots import _flips as flips
 
-from _explorer_data import category_members, check_listing
+from _explorer_data import category_members, check_listing, explorer_inputs
 
+
+
+@pytest.fixture(scope="module")
+def setup():
+    return explorer_inputs()
+
+
+@pytest.fixture()
+def model(setup):
+    predictions, datasets, annotations = setup
+    return ex.build_explorer(predictions, datasets, annotations=annotations)
 
 
 def test_the_widget_drives_the_model(model, setup):
