@@ -40,8 +40,6 @@ TO_MOVE = {
     "paper/_values": "tests/paper/test_compare.py (every statistic of the paper beside a store's)",
     "predictions/_readers": "tests/predictions/test_importer.py (every file format read)",
     "probe/_runner": "tests/probe/test_protocol.py and test_cache.py (the probing protocol over layers)",
-    "report/_explorer": "tests/report/test_explorer_page.py (the report's explorer page in a browser)",
-    "report/_explorer_compare": "tests/report/test_explorer_page.py (the comparison section of that page)",
 }
 
 EXCEPTIONS = {**NO_LOGIC, **NOT_YET_SPLIT, **TO_MOVE}
