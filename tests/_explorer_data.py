@@ -97,3 +97,74 @@ def explorer_inputs():
     datasets = {"syn_en": en, "syn_ru": ru}
     annotations = {"syn_en": fake_annotations(en), "syn_ru": fake_annotations(ru)}
     return predictions, datasets, annotations
+
+
+#: The two categories of the hand-built pair.
+CAT_1, CAT_2 = FINE[0], FINE[1]
+#: The hand-built pair of the comparison tests: example -> (gold, categories, which of A's three seeds are right,
+#: which of B's three seeds are right, outcome)
+KNOWN = {
+    "h0": ("e", [CAT_1], "111", "111", "correct_both"),
+    "h1": ("n", [CAT_1], "000", "111", "fixed"),
+    "h2": ("e", [CAT_1], "111", "000", "broken"),
+    "h3": ("n", [CAT_1, CAT_2], "110", "111", "unstable"),  # A flips
+    "h4": ("e", [CAT_1, CAT_2], "111", "100", "unstable"),  # B flips
+    "h5": ("n", [CAT_2], "100", "011", "unstable"),  # both flip
+    "h6": ("e", [CAT_2], "000", "000", "wrong_both"),
+    "h7": ("e", [CAT_2], "000", "111", "fixed"),
+    "h8": ("n", [CAT_2], "000", "111", "fixed"),
+    "h9": ("e", [CAT_2], "111", "111", "correct_both"),
+}
+#: Which side flips on the unstable examples.
+FLIPS = {"h3": "A", "h4": "B", "h5": "A and B"}
+#: The gold labels of KNOWN.
+GOLD = {"e": ENTAILMENT, "n": NOT_ENTAILMENT}
+
+
+def hand_dataset() -> pd.DataFrame:
+    """The dataset of the hand-built pair (KNOWN): ten examples in two categories."""
+    ids = list(KNOWN)
+    return pd.DataFrame({"id": ids, "premise": [f"Premise of {i}." for i in ids],
+                         "hypothesis": [f"Hypothesis of {i}." for i in ids],
+                         "label": [GOLD[KNOWN[i][0]] for i in ids], "features": [KNOWN[i][1] for i in ids],
+                         "dataset": "hand"})
+
+
+def hand_table(side: int, probability: bool = True) -> pd.DataFrame:
+    """One imported system's table: three seeds, right where KNOWN says (both systems: experiment=imported)."""
+    rows = []
+    for example_id, spec in KNOWN.items():
+        gold = GOLD[spec[0]]
+        wrong = NOT_ENTAILMENT if gold == ENTAILMENT else ENTAILMENT
+        for seed, right in enumerate(spec[2 + side]):
+            prediction = gold if right == "1" else wrong
+            row = {"experiment": "imported", "language": "en", "model": "imported", "seed": seed,
+                   "dataset": "hand", "example_id": example_id, "label": gold, "prediction": prediction}
+            if probability:
+                row["probability"] = 0.8 if prediction == ENTAILMENT else 0.3 - 0.1 * seed
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def hand_pair():
+    """The hand-built pair of imported tables compared, and its dataset."""
+    from diagnostics import explorer as ex
+
+    dataset = hand_dataset()
+    pair = ex.build_comparison(hand_table(0), hand_table(1), {"hand": dataset}, names=("bert", "roberta"),
+                               annotations=False)
+    return pair, dataset
+
+
+def comparison_store():
+    """A run-store-like explorer (en with a second experiment of four seeds, ru), its predictions and datasets."""
+    from diagnostics import explorer as ex
+
+    en, ru = synthetic_dataset("syn_en", 120, seed=0), synthetic_dataset("syn_ru", 100, seed=1)
+    predictions = pd.concat([synthetic_predictions({"en": ("syn_en", en), "ru": ("syn_ru", ru)}),
+                             synthetic_predictions({"en": ("syn_en", en)}, experiments=("extra-100",), seed=2,
+                                                   seeds=(0, 1, 2, 3))], ignore_index=True)
+    datasets = {"syn_en": en, "syn_ru": ru}
+    model = ex.build_explorer(predictions, datasets,
+                              annotations={"syn_en": fake_annotations(en), "syn_ru": fake_annotations(ru)})
+    return model, predictions, datasets

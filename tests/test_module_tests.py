@@ -34,9 +34,6 @@ NOT_YET_SPLIT = {
 
 #: Modules with logic still tested only from behaviour-named modules of their own stage: to move.
 TO_MOVE = {
-    "explorer/_compare_html": "tests/explorer/test_compare.py (the comparison's pages, every text escaped)",
-    "explorer/_compare_tables": "tests/explorer/test_compare.py (build_comparison and its refusals)",
-    "explorer/_compare_widget": "tests/explorer/test_compare.py (the widget driven without a front end)",
     "paper/_values": "tests/paper/test_compare.py (every statistic of the paper beside a store's)",
     "predictions/_readers": "tests/predictions/test_importer.py (every file format read)",
     "probe/_runner": "tests/probe/test_protocol.py and test_cache.py (the probing protocol over layers)",
