@@ -36,7 +36,6 @@ NOT_YET_SPLIT = {
 TO_MOVE = {
     "paper/_values": "tests/paper/test_compare.py (every statistic of the paper beside a store's)",
     "predictions/_readers": "tests/predictions/test_importer.py (every file format read)",
-    "probe/_runner": "tests/probe/test_protocol.py and test_cache.py (the probing protocol over layers)",
 }
 
 EXCEPTIONS = {**NO_LOGIC, **NOT_YET_SPLIT, **TO_MOVE}
