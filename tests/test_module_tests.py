@@ -35,7 +35,6 @@ NOT_YET_SPLIT = {
 #: Modules with logic still tested only from behaviour-named modules of their own stage: to move.
 TO_MOVE = {
     "paper/_values": "tests/paper/test_compare.py (every statistic of the paper beside a store's)",
-    "predictions/_readers": "tests/predictions/test_importer.py (every file format read)",
 }
 
 EXCEPTIONS = {**NO_LOGIC, **NOT_YET_SPLIT, **TO_MOVE}

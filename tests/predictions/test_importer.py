@@ -10,36 +10,16 @@ import numpy as np
 import pandas as pd
 import pytest
 from _cli import assert_user_error, invoke_cli, run_cli
-from _stats_fixtures import synthetic_table
+from _predictions_tables import CODES, N, import_options, predictions_table, refused_import
 from pandas.testing import assert_frame_equal
 
 from diagnostics import data
 from diagnostics.core.errors import UserInputError
-from diagnostics.core.tables import sniff_separator
 from diagnostics.predictions import (ImportRefusedError, import_predictions, import_with_report, to_columns, to_lm_eval,
                                      to_trainer)
 from diagnostics.stats import validate_predictions
 
 DATASETS = ("axb", "lidirus", "swediagnostics")
-CODES = "0=entailment,1=not_entailment"
-N = 1104
-
-
-def _table(dataset: str, seeds=range(2), probability: bool = True, seed: int = 0) -> pd.DataFrame:
-    """Two runs of synthetic predictions on the real dataset (probability consistent with the prediction)."""
-    frame = synthetic_table(dataset, (("base", 0.75),), seeds=seeds, language=data.get_spec(dataset).language,
-                            seed=seed, model="m")
-    if probability:
-        rng = np.random.default_rng(seed)
-        p = rng.uniform(0.0, 0.5, len(frame))
-        frame["probability"] = np.where(frame["prediction"] == "entailment", 1.0 - p, p)
-        frame.loc[frame.index[:3], "probability"] = [0.0, 1.0, 0.5]  # the extremes and a tie survive the trip
-        frame.loc[frame.index[:3], "prediction"] = ["not_entailment", "entailment", "not_entailment"]
-    return validate_predictions(frame)
-
-
-def _options(dataset: str) -> dict:
-    return {"experiment": "base", "model": "m", "language": data.get_spec(dataset).language}
 
 
 def typeset(text: str, i: int) -> str:
@@ -89,24 +69,25 @@ CASES = [("axb", fmt) for fmt in ROUND_TRIPS] + [(dataset, fmt) for dataset in D
 
 @pytest.mark.parametrize(("dataset", "fmt"), CASES)
 def test_a_table_exported_and_imported_back_is_identical(dataset, fmt, tmp_path):
-    table = _table(dataset)
+    table = predictions_table(dataset)
     write, options = ROUND_TRIPS[fmt]
     files = write(table, tmp_path)
-    result = import_with_report(files, dataset, **_options(dataset), **options)
+    result = import_with_report(files, dataset, **import_options(dataset), **options)
     assert_frame_equal(result.table, table)
     assert result.matched == result.rows == 2 * N and result.unmatched.empty and result.missing.empty
     assert list(result.runs["matched"]) == [N, N]
 
 
 def test_round_trip_without_probabilities_and_nested_seeds(tmp_path):
-    table = _table("lidirus", seeds=range(3), probability=False)
+    table = predictions_table("lidirus", seeds=range(3), probability=False)
     table["pretrain_seed"] = table["seed"] % 2  # pretraining seeds 0 and 1, fine-tuning seeds under them
     table = validate_predictions(table.sort_values(["pretrain_seed", "seed"], kind="stable"))
-    assert_frame_equal(import_predictions(to_columns(table, tmp_path / "n.csv"), "lidirus", **_options("lidirus")),
+    assert_frame_equal(import_predictions(to_columns(table, tmp_path / "n.csv"), "lidirus",
+                                          **import_options("lidirus")),
                        table)
     files = to_lm_eval(table, tmp_path / "lm")  # a generation task: the answers are label names
     got = import_predictions(files, "lidirus", seed_pattern=r"pretrain_seed(?P<pretrain_seed>\d+)_seed(?P<seed>\d+)",
-                             **_options("lidirus"))
+                             **import_options("lidirus"))
     assert_frame_equal(got, table)
 
 
@@ -115,7 +96,7 @@ def test_round_trip_without_probabilities_and_nested_seeds(tmp_path):
 
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_text_matching_survives_quotes_and_white_space(dataset, tmp_path):
-    table = _table(dataset, probability=False)
+    table = predictions_table(dataset, probability=False)
     path = to_columns(table, tmp_path / "colleague.csv", text=True, label_map=CODES, run_column="run")
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame["premise"] = [typeset(t, i) for i, t in enumerate(frame["premise"])]
@@ -123,7 +104,7 @@ def test_text_matching_survives_quotes_and_white_space(dataset, tmp_path):
     changed = (frame["premise"] != pd.read_csv(path, dtype=str, keep_default_na=False)["premise"]).sum()
     assert changed == len(frame)
     frame.to_csv(path, index=False, sep="\t")
-    result = import_with_report(path, dataset, label_map=CODES, **_options(dataset))
+    result = import_with_report(path, dataset, label_map=CODES, **import_options(dataset))
     assert_frame_equal(result.table, table)
     assert result.matched == 2 * N and list(result.runs["matched"]) == [N, N]
     assert set(result.runs["matched_by"]) <= {"text", "text + text (in order)"}
@@ -133,28 +114,22 @@ def test_identical_text_pairs_are_matched_in_order(tmp_path):
     known = data.load("axb")
     twins = known[known.duplicated(["premise", "hypothesis"], keep=False)]
     assert len(twins) == 8
-    table = _table("axb", seeds=[0], probability=False)
+    table = predictions_table("axb", seeds=[0], probability=False)
     path = to_columns(table, tmp_path / "t.csv", text=True)
-    result = import_with_report(path, "axb", **_options("axb"))
+    result = import_with_report(path, "axb", **import_options("axb"))
     assert result.matched == N
     assert (result.table["example_id"].to_numpy() == known["id"].to_numpy()).all()
     rows = pd.read_csv(path)
     pd.concat([rows, rows.iloc[[534]]]).to_csv(path, index=False)  # a third copy of a pair the dataset has twice
-    refused = _refused(path, "axb")
+    refused = refused_import(path, "axb")
     assert list(refused.unmatched["reason"]) == ["duplicate"]
 
 
 # --- what does not match ------------------------------------------------------------------------------------------
 
 
-def _refused(path, dataset, **options):
-    with pytest.raises(ImportRefusedError) as caught:
-        import_with_report(path, dataset, **{**_options(dataset), **options})
-    return caught.value.result
-
-
 def test_unmatched_rows_are_reported_and_the_import_refused(tmp_path):
-    table = _table("axb", probability=False)
+    table = predictions_table("axb", probability=False)
     path = to_columns(table, tmp_path / "c.csv", text=True)
     frame = pd.read_csv(path)
     frame.loc[5, "hypothesis"] = "Something the diagnostic never says."
@@ -163,7 +138,7 @@ def test_unmatched_rows_are_reported_and_the_import_refused(tmp_path):
     frame = frame.drop(index=[20, 21])  # seed 0 lacks two examples
     frame.to_csv(path, index=False)
     with pytest.raises(ImportRefusedError) as caught:
-        import_predictions(path, "axb", **_options("axb"))
+        import_predictions(path, "axb", **import_options("axb"))
     message = str(caught.value)
     assert "3 of 2206 rows did not match" in message and "allow-partial" in message and "\n" not in message
     result = caught.value.result
@@ -176,7 +151,7 @@ def test_unmatched_rows_are_reported_and_the_import_refused(tmp_path):
     assert result.unmatched["closest_id"].iloc[0] == "5"  # the premise is example 5's (4 and 6 have similar ones)
     assert sorted(result.missing["example_id"]) == ["20", "21", "5", "7", "9"]
     assert set(result.missing["seed"]) == {0}
-    partial = import_with_report(path, "axb", allow_partial=True, **_options("axb"))
+    partial = import_with_report(path, "axb", allow_partial=True, **import_options("axb"))
     assert partial.matched == 2 * N - 5 and len(partial.table) == 2 * N - 5
     written = partial.write(tmp_path / "report")
     assert len(pd.read_csv(written["unmatched.csv"])) == 3 and len(pd.read_csv(written["missing.csv"])) == 5
@@ -184,26 +159,26 @@ def test_unmatched_rows_are_reported_and_the_import_refused(tmp_path):
 
 
 def test_ids_that_are_unknown_or_belong_to_other_texts_are_refused(tmp_path):
-    table = _table("lidirus", seeds=[0], probability=False)
+    table = predictions_table("lidirus", seeds=[0], probability=False)
     path = to_columns(table, tmp_path / "c.csv", text=True)
     frame = pd.read_csv(path)
     frame.insert(0, "idx", table["example_id"].to_numpy())
     frame.loc[0, "idx"] = "99999"
     frame.loc[1, "idx"] = "2"  # off by one: the texts of example 1 under the id of example 2
     frame.to_csv(path, index=False)
-    result = _refused(path, "lidirus", columns={"id": "idx"})
+    result = refused_import(path, "lidirus", columns={"id": "idx"})
     assert list(result.unmatched["reason"]) == ["unknown id", "text differs from the dataset's"]
     assert list(result.runs["matched_by"]) == ["id"]
 
 
 def test_a_file_of_another_dataset_matches_nothing(tmp_path):
-    path = to_columns(_table("swediagnostics", seeds=[0]), tmp_path / "sv.csv", text=True)
-    result = _refused(path, "axb", allow_partial=True)
+    path = to_columns(predictions_table("swediagnostics", seeds=[0]), tmp_path / "sv.csv", text=True)
+    result = refused_import(path, "axb", allow_partial=True)
     assert result.matched == 0 and set(result.unmatched["reason"]) == {"no example with these texts"}
-    ours = to_columns(_table("axb", seeds=[0]), tmp_path / "ours.csv")
+    ours = to_columns(predictions_table("axb", seeds=[0]), tmp_path / "ours.csv")
     frame = pd.read_csv(ours).assign(dataset="lidirus")
     frame.to_csv(ours, index=False)
-    assert set(_refused(ours, "axb").unmatched["reason"]) == {"row of another dataset"}
+    assert set(refused_import(ours, "axb").unmatched["reason"]) == {"row of another dataset"}
 
 
 # --- labels -------------------------------------------------------------------------------------------------------
@@ -222,29 +197,30 @@ def test_labels_in_any_case_and_three_way_labels_collapse(tmp_path):
 
 
 def test_codes_need_a_label_map_and_a_swapped_map_is_caught_by_the_gold_labels(tmp_path):
-    table = _table("axb", probability=False)
+    table = predictions_table("axb", probability=False)
     path = to_columns(table, tmp_path / "c.csv", label_map=CODES)
-    result = _refused(path, "axb")  # 0/1 read as label names: nothing matches
+    result = refused_import(path, "axb")  # 0/1 read as label names: nothing matches
     assert result.matched == 0 and set(result.unmatched["reason"]) == {"prediction is no label"}
     with pytest.raises(ImportRefusedError, match=r"gold labels differ .* in 2208 of 2208 row\(s\) \(1104 example"):
-        import_predictions(path, "axb", label_map="1=entailment,0=not_entailment", **_options("axb"))
+        import_predictions(path, "axb", label_map="1=entailment,0=not_entailment", **import_options("axb"))
     kept = import_predictions(path, "axb", label_map="1=entailment,0=not_entailment", trust_labels=True,
-                              **_options("axb"))
+                              **import_options("axb"))
     assert (kept["label"] != table["label"]).all()
     with pytest.raises(UserInputError, match="expected a label"):
         import_predictions(path, "axb", label_map="0=yes,1=no")
 
 
 def test_probabilities_and_logit_columns_give_the_prediction(tmp_path):
-    table = _table("axb", seeds=[0])
+    table = predictions_table("axb", seeds=[0])
     logits = np.log(np.column_stack([1 - table["probability"], table["probability"]]).clip(1e-300))
     frame = pd.DataFrame({"id": table["example_id"], "not_ent": logits[:, 0], "ent": logits[:, 1],
                           "p": table["probability"]})
     frame.to_csv(tmp_path / "l.csv", index=False)
     by_logits = import_predictions(tmp_path / "l.csv", "axb", columns={"logits": "not_ent,ent", "probability": "p"},
-                                   **_options("axb"))
+                                   **import_options("axb"))
     assert_frame_equal(by_logits, table)
-    by_probability = import_predictions(tmp_path / "l.csv", "axb", columns={"probability": "p"}, **_options("axb"))
+    by_probability = import_predictions(tmp_path / "l.csv", "axb", columns={"probability": "p"},
+                                        **import_options("axb"))
     assert_frame_equal(by_probability, table)  # entailment above 0.5, as the trainer's arg-max
 
 
@@ -252,14 +228,14 @@ def test_probabilities_and_logit_columns_give_the_prediction(tmp_path):
 
 
 def test_run_names_and_a_pretraining_column_give_nested_seeds(tmp_path):
-    table = _table("axb", seeds=range(4), probability=False)
+    table = predictions_table("axb", seeds=range(4), probability=False)
     path = to_columns(table, tmp_path / "r.csv", label_map=CODES)
     frame = pd.read_csv(path)
     frame["checkpoint"] = np.where(frame["seed"] < 2, "ckpt-a", "ckpt-b")
     frame["seed"] = "run-" + (frame["seed"] % 2).astype(str)
     frame.to_csv(path, index=False)
     result = import_with_report(path, "axb", label_map=CODES, columns={"pretrain_seed": "checkpoint", "seed": "seed"},
-                                **_options("axb"))
+                                **import_options("axb"))
     got = result.table
     assert list(got.columns[-1:]) == ["pretrain_seed"]
     assert sorted(got.groupby(["pretrain_seed", "seed"]).size().index) == [(0, 0), (0, 1), (1, 0), (1, 1)]
@@ -268,13 +244,13 @@ def test_run_names_and_a_pretraining_column_give_nested_seeds(tmp_path):
 
 
 def test_several_files_are_several_seeds(tmp_path):
-    table = _table("lidirus", seeds=[3, 7])
+    table = predictions_table("lidirus", seeds=[3, 7])
     paths = [to_columns(part, tmp_path / f"{s}.jsonl") for s, part in table.groupby("seed")]
     for path in paths:  # one colleague per run, without the seed column
         frame = pd.read_json(path, lines=True, dtype={"id": str}).drop(columns="seed")
         frame.to_json(path, orient="records", lines=True, force_ascii=False)
-    assert_frame_equal(import_predictions(paths, "lidirus", seeds=[3, 7], **_options("lidirus")), table)
-    assert set(import_predictions(paths, "lidirus", **_options("lidirus"))["seed"]) == {0, 1}
+    assert_frame_equal(import_predictions(paths, "lidirus", seeds=[3, 7], **import_options("lidirus")), table)
+    assert set(import_predictions(paths, "lidirus", **import_options("lidirus"))["seed"]) == {0, 1}
     with pytest.raises(UserInputError, match="3 value"):
         import_predictions(paths, "lidirus", seeds=[1, 2, 3])
 
@@ -282,91 +258,11 @@ def test_several_files_are_several_seeds(tmp_path):
 # --- lm-evaluation-harness and Trainer specifics -------------------------------------------------------------------
 
 
-def test_lm_eval_samples_with_several_filters_and_generated_answers(tmp_path):
-    known = data.load("axb")
-    lines = []
-    for i, row in known.iterrows():
-        gold = "True" if row["label"] == "entailment" else "False"
-        for name, answer in (("strict", gold), ("loose", "True")):
-            lines.append(json.dumps({"doc_id": i, "doc": {"sentence1": row["premise"], "sentence2": row["hypothesis"]},
-                                     "target": gold, "resps": [[answer + "."]], "filtered_resps": [answer],
-                                     "filter": name}))
-    path = tmp_path / "samples_axb_2024.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(UserInputError, match="2 filters"):
-        import_predictions(path, "axb")
-    got = import_predictions(path, "axb", lm_eval_filter="strict", label_map="True=entailment,False=not_entailment")
-    assert (got["prediction"] == known["label"]).all()
-    loose = import_predictions(path, "axb", lm_eval_filter="loose", label_map="True=entailment,False=not_entailment")
-    assert (loose["prediction"] == "entailment").all()
-
-
-def test_lm_eval_choices_map_by_index_or_by_their_text(tmp_path):
-    table = _table("axb", seeds=[0])
-    (path,) = to_lm_eval(table, tmp_path)
-    by_text = import_predictions(path, "axb", label_map="True=entailment,False=not_entailment", **_options("axb"))
-    assert_frame_equal(by_text, table)
-    swapped = _refused(path, "axb", label_map="1=entailment,0=not_entailment")
-    assert len(swapped.label_disagreements) == N
-
-
-def test_lm_eval_samples_in_the_newer_log_layout(tmp_path):
-    """Newer harness versions write scores as strings, arguments as a dict, and hashes beside them."""
-    table = _table("swediagnostics", seeds=[0])
-    (path,) = to_lm_eval(table, tmp_path)
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    for record in records:
-        record["filtered_resps"] = [[str(ll), str(greedy)] for ll, greedy in record["filtered_resps"]]
-        record["resps"] = [[[str(ll), str(greedy)]] for (ll, greedy), in record["resps"]]
-        record["arguments"] = {f"gen_args_{i}": {"arg_0": ctx, "arg_1": cont}
-                               for i, (ctx, cont) in enumerate(record["arguments"])}
-        record.update(doc_hash="d", prompt_hash="p", target_hash="t")
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    result = import_with_report(path, "swediagnostics", **_options("swediagnostics"))
-    assert_frame_equal(result.table, table)
-    assert any("0 (' True') -> entailment" in note for note in result.notes)
-
-
-@pytest.mark.parametrize("dataset", ["axb", "lidirus"])
-def test_a_superglue_submission_file(dataset, tmp_path):
-    """A SuperGLUE / jiant submission (``AX-b.jsonl``: idx and the *predicted* label) maps its label as prediction."""
-    table = _table(dataset, seeds=[0], probability=False)
-    path = tmp_path / "AX-b.jsonl"
-    path.write_text("".join(json.dumps({"idx": int(i), "label": p}) + "\n"
-                            for i, p in zip(table["example_id"], table["prediction"])), encoding="utf-8")
-    assert_frame_equal(import_predictions(path, dataset, columns={"prediction": "label"}, **_options(dataset)), table)
-
-
-def test_a_trainer_output_must_cover_the_dataset_in_its_order(tmp_path):
-    table = _table("axb", seeds=[0])
-    (path,) = to_trainer(table, tmp_path, fmt="npz")
-    with np.load(path) as bundle:
-        np.save(tmp_path / "short.npy", bundle["predictions"][:-1])
-        np.save(tmp_path / "three.npy", np.column_stack([bundle["predictions"], bundle["predictions"][:, :1]]))
-    with pytest.raises(UserInputError, match="1103 rows of scores, the dataset has 1104"):
-        import_predictions(tmp_path / "short.npy", "axb")
-    with pytest.raises(UserInputError, match="3 scores per row and no label map"):
-        import_predictions(tmp_path / "three.npy", "axb")
-    ids = list(reversed(table["example_id"]))
-    with np.load(path) as bundle:
-        np.save(tmp_path / "reversed.npy", bundle["predictions"][::-1])
-    (tmp_path / "order.txt").write_text("\n".join(ids) + "\n", encoding="utf-8")
-    assert_frame_equal(import_predictions(tmp_path / "reversed.npy", "axb", order=tmp_path / "order.txt",
-                                          **_options("axb")), table)
-
-
-def test_the_separator_is_sniffed(tmp_path):
-    for sep in (",", "\t", ";", "|"):
-        path = tmp_path / "s.txt"
-        path.write_text(f'id{sep}prediction\n1{sep}"a, b; c"\n2{sep}x\n', encoding="utf-8")
-        assert sniff_separator(path) == sep
-
-
 # --- the command ----------------------------------------------------------------------------------------------------
 
 
 def test_the_import_command_writes_the_table_and_the_report(tmp_path):
-    table = _table("axb", probability=False)
+    table = predictions_table("axb", probability=False)
     table.to_parquet(tmp_path / "ours.parquet")
     path = tmp_path / "c.csv"
     exported = run_cli("predictions", "export", tmp_path / "ours.parquet", "--to", "table", "--text", "--label-map",
@@ -417,7 +313,7 @@ def _lm_eval_samples(path, frame: pd.DataFrame, predictions: pd.Series) -> None:
 
 def test_lm_eval_output_folders_seed_pattern_and_choice_texts_through_the_cli(tmp_path):
     frame = data.load("axb")
-    table = _table("axb", seeds=[13, 21], probability=False)
+    table = predictions_table("axb", seeds=[13, 21], probability=False)
     files = []
     for seed in (13, 21):
         folder = tmp_path / "out" / f"seed{seed}" / "org__model"
@@ -452,7 +348,7 @@ def test_lm_eval_output_folders_seed_pattern_and_choice_texts_through_the_cli(tm
 
 def test_texts_that_lost_their_quotation_marks_match_as_their_own_tier(tmp_path):
     frame = data.load("lidirus")
-    table = _table("lidirus", seeds=[0], probability=False)
+    table = predictions_table("lidirus", seeds=[0], probability=False)
     quotes = str.maketrans("", "", '"\u00ab\u00bb\u201c\u201d\u201e')
     exported = pd.DataFrame({"premise": frame["premise"], "hypothesis": frame["hypothesis"],
                              "prediction": table["prediction"].to_numpy()})
@@ -486,40 +382,6 @@ def test_a_row_equal_to_two_examples_without_punctuation_is_ambiguous(tmp_path):
     premise, hypothesis = key.split("\t")
     rows = pd.DataFrame({"premise": [premise], "hypothesis": [hypothesis], "prediction": ["entailment"]})
     rows.to_csv(tmp_path / "one.csv", index=False)
-    result = _refused(tmp_path / "one.csv", "lidirus", allow_partial=True)
+    result = refused_import(tmp_path / "one.csv", "lidirus", allow_partial=True)
     assert list(result.unmatched["reason"]) == ["ambiguous with punctuation ignored"]
     assert "matches 2 examples when punctuation is ignored" in result.unmatched["detail"].iat[0]
-
-
-@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
-def test_a_float_id_matches_in_every_format(tmp_path, suffix):
-    table = _table("axb", seeds=[0], probability=False)
-    frame = pd.DataFrame({"id": table["example_id"].astype(float), "prediction": table["prediction"]})
-    path = tmp_path / f"p{suffix}"
-    {".csv": lambda: frame.to_csv(path, index=False), ".parquet": lambda: frame.to_parquet(path),
-     ".jsonl": lambda: frame.to_json(path, orient="records", lines=True)}[suffix]()
-    if suffix == ".csv":
-        assert "3.0" in path.read_text()
-    got = import_predictions(path, "axb", **_options("axb"))
-    assert_frame_equal(got, table.drop(columns="probability", errors="ignore"))
-
-
-def test_a_parquet_prediction_column_of_logits_is_read_as_logits(tmp_path):
-    table = _table("axb", seeds=[0], probability=False)
-    rng = np.random.default_rng(0)
-    logits = [np.array([0.0, 1.0 + x]) if p == "entailment" else np.array([1.0 + x, 0.0])
-              for p, x in zip(table["prediction"], rng.random(len(table)))]
-    pd.DataFrame({"id": table["example_id"], "prediction": logits}).to_parquet(tmp_path / "p.parquet")
-    out = tmp_path / "t.parquet"
-    done = invoke_cli("predictions", "import", tmp_path / "p.parquet", "--dataset", "axb", "--experiment", "base",
-                   "--model", "m", "--out", out, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert "column prediction holds a score vector per row: read as logits" in done.stdout
-    assert "logits 0 -> not_entailment, 1 -> entailment" in done.stdout
-    assert_frame_equal(pd.read_parquet(out).drop(columns="probability"), table.drop(columns="probability",
-                                                                                    errors="ignore"))
-    three = pd.DataFrame({"id": table["example_id"], "prediction": [np.zeros(3)] * len(table)})
-    three.to_parquet(tmp_path / "three.parquet")
-    refused = invoke_cli("predictions", "import", tmp_path / "three.parquet", "--dataset", "axb", "--out",
-                      tmp_path / "u.parquet", cwd=tmp_path)
-    assert_user_error(refused, "3 scores per row and no label map")
