@@ -50,6 +50,13 @@ share the cores: a thread pool that waits for descheduled threads makes each op 
 ``--rows-arms`` adds, per fused K at the first precision, an arm with the word embedding's rows updated every step
 and one with lazy rows (``fit_fused(..., lazy_rows=...)``), each recording the rows its steps read
 (``rows_arms``).
+``--capture-arms`` adds, per fused K at the first precision, an arm trained with its step captured
+(``fit_fused(..., capture=True)``: on CUDA one CUDA graph per width bucket, replayed; on a CPU the module's
+recorded stand-in, which checks the script, not a speed-up), recording the steps run eagerly (a width's first),
+captured (one per width bucket met) and replayed (``capture_arms``). ``--capture-check`` trains the largest K at
+the first precision for ``--steps`` steps, dropout off, from the same weights with every step eager and with its
+steps replayed, and records how far the final weights and losses differ (``capture_check``; 0 on a CPU, where a
+replay is its eager step bit for bit).
 ``--write-lengths`` remakes ``benchmarks/data/pair_lengths.json``, ``--write-zipf``
 ``benchmarks/data/token_zipf.json`` (both need the package's data and embedded model).
 """
@@ -268,11 +275,35 @@ def counting_rows():
         EmbeddingRows.prepare = prepare
 
 
+@contextlib.contextmanager
+def counting_graphs(eager_only: bool = False):
+    """Keep the engine's step graphs made meanwhile (their logs: steps run eagerly, captured, replayed);
+    ``eager_only``: graphs that never capture (every step eager on the static buffers)."""
+    from diagnostics.finetune import _fused
+
+    made: list = []
+    original = _fused.StepGraphs
+
+    class Kept(original):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if eager_only:
+                self.warmup = 10**9
+            made.append(self)
+
+    _fused.StepGraphs = Kept
+    try:
+        yield made
+    finally:
+        _fused.StepGraphs = original
+
+
 def run_arm(models, train, gold, precision: str, device: str, warmup: int, steps: int, first_seed: int = 0,
-            lazy_rows: bool | None = None) -> dict:
+            lazy_rows: bool | None = None, capture: bool = False) -> dict:
     """Train ``models`` (seeded ``first_seed``, ``first_seed + 1`` ...) as one group for ``2 * warmup + steps``
     steps; the figures of the timed ``steps``. ``lazy_rows``: the engine's option (``None``: its default); when
-    given, the arm also records the word-embedding rows its steps read."""
+    given, the arm also records the word-embedding rows its steps read. ``capture``: the engine's step through
+    graphs per width bucket; the arm records how many steps ran eagerly, were captured and were replayed."""
     import torch
 
     from diagnostics.finetune._fused import fit_fused
@@ -290,12 +321,15 @@ def run_arm(models, train, gold, precision: str, device: str, warmup: int, steps
     arm = {"k": k, "precision": precision, "autocast": str(amp) if amp else None, "tf32": tf32}
     if lazy_rows is not None:
         arm["lazy_rows"] = lazy_rows
+    if capture:
+        arm["capture"] = True
     started = time.perf_counter()
     try:
-        with counting_rows() if lazy_rows is not None else contextlib.nullcontext() as rows:
+        with counting_rows() if lazy_rows is not None else contextlib.nullcontext() as rows, \
+                counting_graphs() as graphs:
             results = fit_fused(models, train, gold, config, seeds=[first_seed + i for i in range(k)],
                                 validate=clock, device=device, amp=amp, desc=f"K={k} {precision}",
-                                lazy_rows=lazy_rows)
+                                lazy_rows=lazy_rows, capture=capture)
     except _oom_error() as err:
         results, arm["error"] = None, str(err).splitlines()[0][:300]
     wall = time.perf_counter() - started
@@ -318,6 +352,9 @@ def run_arm(models, train, gold, precision: str, device: str, warmup: int, steps
             "steps_per_s": round(steps / seconds, 3),
             "padding_share": round(1 - real / padded, 4) if padded else None,
             "real_tokens": real, "padded_tokens": padded, "arm_wall_s": round(wall, 2)}
+    if capture:
+        log = [entry for kept in graphs for entry in kept.log]
+        arm["graphs"] = {kind: log.count(kind) for kind in ("eager", "capture", "replay")}
     if rows:
         vocab = models[0].config.vocab_size
         arm |= {"rows_per_step": round(sum(rows) / len(rows), 1), "rows_per_step_max": max(rows), "vocab": vocab,
@@ -451,6 +488,57 @@ def profile_step(models, train, gold, precision: str, device: str, first_seed: i
         return {"k": len(models), "precision": precision, "status": "no_window",
                 "error": f"{window.checks} checks in 4 steps, where a check after every step was expected"}
     return {"k": len(models), "precision": precision, "status": "ok", **window.summary()}
+
+
+def capture_check(models, train, gold, precision: str, device: str, steps: int, first_seed: int = 0) -> dict:
+    """The engine's captured step against the same step run eagerly: ``steps`` steps of ``models`` as one group,
+    dropout off, from the same weights, once with every step eager on the static buffers and once with steps
+    captured per width bucket and replayed; how far the final weights and the training losses differ (0 where a
+    replay is its eager step, as on the CPU)."""
+    import torch
+    from torch import nn
+
+    from diagnostics.finetune._fused import fit_fused
+
+    amp, tf32 = _precision_settings(precision)
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    config = sweep_config(steps, steps, device, precision)  # one check, after the last step: its weights are kept
+    start = [{n: t.clone() for n, t in model.state_dict().items()} for model in models]
+    dropouts = [m for model in models for m in model.modules() if isinstance(m, nn.Dropout)]
+    rates = [m.p for m in dropouts]
+    check = {"k": len(models), "precision": precision, "steps": steps, "dropout": False}
+    trained, losses = None, None
+    try:
+        for m in dropouts:
+            m.p = 0.0
+        for mode in ("eager", "captured"):
+            for model, state in zip(models, start):
+                model.load_state_dict(state)
+            with counting_graphs(eager_only=mode == "eager") as graphs:
+                started = time.perf_counter()
+                results = fit_fused(models, train, gold, config, seeds=[first_seed + i for i in range(len(models))],
+                                    validate=CheckClock(device), device=device, amp=amp, capture=True)
+                _sync(device)
+            log = [entry for kept in graphs for entry in kept.log]
+            check[mode] = {"seconds": round(time.perf_counter() - started, 2)} | \
+                {kind: log.count(kind) for kind in ("eager", "capture", "replay")}
+            weights = [{n: p.detach() for n, p in model.named_parameters()} for model in models]
+            history = [[h["train_loss"] for h in r.history] for r in results]
+            if trained is None:
+                trained = [{n: t.clone() for n, t in w.items()} for w in weights]
+                losses = history
+                continue
+            check["max_abs_diff"] = max(float((a[n] - b[n]).abs().max()) for a, b in zip(trained, weights) for n in a)
+            check["losses_max_abs_diff"] = max(abs(x - y) for a, b in zip(losses, history) for x, y in zip(a, b))
+            check["equal"] = check["max_abs_diff"] == 0 and check["losses_max_abs_diff"] == 0
+    except _oom_error() as err:
+        check["error"] = str(err).splitlines()[0][:300]
+    finally:
+        for m, rate in zip(dropouts, rates):
+            m.p = rate
+        for model, state in zip(models, start):
+            model.load_state_dict(state)
+    return check
 
 
 # --- the step at a fixed width: eager against one CUDA graph ------------------------------------------------------
@@ -784,6 +872,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rows-arms", action="store_true",
                         help="also train each fused K at the first precision with lazy word-embedding rows on and "
                         "off (rows read per step, timing)")
+    parser.add_argument("--capture-arms", action="store_true",
+                        help="also train each fused K at the first precision with its step captured (one graph per "
+                        "width bucket)")
+    parser.add_argument("--capture-check", action="store_true",
+                        help="train the largest K at the first precision for --steps steps, dropout off, with every "
+                        "step eager and with steps replayed from captures; how far the weights differ")
     parser.add_argument("--write-lengths", action="store_true", help=f"remake {LENGTHS.name} and stop")
     parser.add_argument("--write-zipf", action="store_true", help=f"remake {ZIPF.name} and stop")
     parser.add_argument("--embedded-cache", help="cache root of the embedded model, for --write-lengths")
@@ -826,6 +920,8 @@ def main(argv: list[str] | None = None) -> dict:
     out = args.out or RESULTS / f"bench_fused_sweep_{kind}.json"
     arms: list[dict] = []
     rows_arms: list[dict] = []
+    capture_arms: list[dict] = []
+    checks: list[dict] = []
     static: list[dict] = []
     profile = None
 
@@ -841,7 +937,7 @@ def main(argv: list[str] | None = None) -> dict:
                          "recipe": RECIPE, "warmup_steps": 2 * warmup, "check_every": warmup, "fused_steps": steps,
                          "baseline_steps": baseline_steps, "ks": ks, "precisions": precisions,
                          "quick": args.quick, "seed": args.seed, "ids": args.ids},
-            "arms": arms, "rows_arms": rows_arms,
+            "arms": arms, "rows_arms": rows_arms, "capture_arms": capture_arms, "capture_check": checks,
             "ratio": {f"K={a['k']} {a['precision']}": a["ratio"] for a in arms[1:] if a["status"] == "ok"},
             "profile": profile, "static_width": static, "total_s": round(time.perf_counter() - started, 1)}
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -883,6 +979,19 @@ def main(argv: list[str] | None = None) -> dict:
                       + (f", {arm['rows_per_step']} of {arm['vocab']} rows per step" if "rows_per_step" in arm
                          else ""), flush=True)
                 write_report()
+        for k in ks if args.capture_arms else []:  # the step captured per width bucket and replayed
+            arm = run_arm(models[:k], train, gold, precisions[0], args.device, warmup, steps, args.seed,
+                          capture=True)
+            if arm["status"] == "ok":
+                arm["ratio"] = round(arm["pairs_per_s"] / baseline["pairs_per_s"], 2)
+            capture_arms.append({"fuse": k, **arm})
+            print(f"captured: {_progress(capture_arms[-1])}, {json.dumps(arm.get('graphs'))}", flush=True)
+            write_report()
+        if args.capture_check:
+            checks.append(capture_check(models[:max(ks)], train, gold, precisions[0], args.device, steps,
+                                        args.seed))
+            print(f"capture check: {json.dumps(checks[-1])}", flush=True)
+            write_report()
         if args.profile:
             profile = profile_step(models[:ks[0]], train, gold, precisions[0], args.device, args.seed)
             print(f"profile of one step, K={ks[0]} {precisions[0]}: "

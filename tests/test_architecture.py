@@ -568,7 +568,8 @@ def test_the_tests_of_a_stage_package_live_in_its_folder():
 
 def test_one_module_takes_the_run_lock_and_one_training_step_exists():
     """The run lifecycle (lock, done, failed) lives in one module; one function of the engine takes a training step
-    (calls ``backward``) and one loop (:func:`fit_runs`) drives it for both recipes."""
+    (calls ``backward``: the step's device work, run eagerly or captured), one function prepares each step around it,
+    and one loop (:func:`fit_runs`) drives it for both recipes."""
     takers = sorted({module for module in MODULES if module != "diagnostics.finetune._run_lock"
                      for node in NODES[module] if isinstance(node, ast.Call)
                      and getattr(node.func, "id", getattr(node.func, "attr", None)) == "RunLock"})
@@ -582,7 +583,7 @@ def test_one_module_takes_the_run_lock_and_one_training_step_exists():
     steps = sorted(f"{module}.{node.name}" for module, node in functions
                    if any(isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "backward"
                           for call in ast.walk(node)))
-    assert steps == ["diagnostics.finetune._fused._train_step"], f"functions that take a training step: {steps}"
+    assert steps == ["diagnostics.finetune._fused._device_step"], f"functions that take a training step: {steps}"
     callers = sorted(f"{module}.{node.name}" for module, node in functions
                      if any(isinstance(call, ast.Call) and getattr(call.func, "id", None) == "_train_step"
                             for call in ast.walk(node)))

@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from ._batching import length_sorted_batches
+from ._capture import StepGraphs, bucket_width, static_tensors
 from ._config import SweepConfig
 from ._grouping import training_key
 from ._loop import FitResult, total_steps
@@ -42,6 +43,9 @@ from ._stacked_optim import StackedAdamW, StackedBertAdam
 
 __all__ = ["EngineRun", "RunData", "StackedClassifiers", "StackedAdamW", "StackedBertAdam", "fit_runs", "fit_fused",
            "batched_validator", "predict_proba_stacked"]
+
+#: The width buckets' step (tokens) of a captured step: a width is rounded up to a multiple of it.
+CAPTURE_BUCKET = 32
 
 
 def _additive_mask(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -107,14 +111,17 @@ class StackedClassifiers:
         return torch.func.functional_call(self.template, ({**params, **shared}, buffers), (), kwargs).logits
 
     def logits(self, batch: dict[str, torch.Tensor], *, shared_inputs: bool = False, train: bool = True,
-               amp: torch.dtype | None = None, replace: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
+               amp: torch.dtype | None = None, replace: dict[str, torch.Tensor] | None = None,
+               additive_mask: bool = False) -> torch.Tensor:
         """Every run's logits for its batch, float32 of shape (K, B, n_classes).
 
         ``batch`` holds model keyword arguments with a leading run dimension (K, B, T), or (B, T) with
         ``shared_inputs`` (every run reads the same examples, e.g. validation); ``attention_mask`` is the 0/1 mask.
         ``train`` turns dropout on where the model has it; ``amp`` is the autocast dtype (``None``: full precision).
         ``replace`` gives stacked tensors the forward reads instead of some parameters (the word embedding's rows
-        a batch reads, its ids remapped to them: :mod:`._lazy_rows`).
+        a batch reads, its ids remapped to them: :mod:`._lazy_rows`). ``additive_mask`` gives a group of one the
+        additive 4-D mask too, as stacked runs always get it: Hugging Face's own mask builder asks the device whether
+        the batch has padding at all (a read on the host that a captured step cannot hold, :mod:`._capture`).
         """
         params = self.params if not replace else {**self.params, **replace}
         self.template.train(train)
@@ -123,6 +130,9 @@ class StackedClassifiers:
         with torch.autocast(device_type, dtype=amp or torch.float32, enabled=amp is not None, cache_enabled=False):
             if self.direct:
                 kwargs = batch if shared_inputs else {k: v[0] for k, v in batch.items()}
+                if additive_mask and "attention_mask" in kwargs:
+                    mask = _additive_mask(kwargs["attention_mask"], amp or torch.float32)
+                    kwargs = {**kwargs, "attention_mask": mask}
                 params = {name: p[0] for name, p in params.items()}
                 buffers = {name: b[0] for name, b in self.buffers.items()}
                 return self._call(params, buffers, self.shared, kwargs).float()[None]
@@ -359,45 +369,102 @@ class _Run:
 
 
 def _train_step(stack: StackedClassifiers, optimizer, active: list[_Run], pad_to: int | None, device: str,
-                amp: torch.dtype | None) -> None:
+                amp: torch.dtype | None, captured: _CapturedStep | None = None) -> None:
     """One step of every run in the group on its own next batch: forward, per-run losses, backward, update.
 
     Nothing here waits for the device: inputs and labels go over from pinned memory without blocking, token counts
-    come from the host's copy of the batch, losses stay on the device until a check reads them.
+    come from the host's copy of the batch, losses stay on the device until a check reads them. With ``captured`` the
+    batches are padded to a width bucket and the step runs through the graph of that width (:mod:`._capture`).
     """
     batches = [run.next_batch() for run in active]
     factors = [run.lr_factor() for run in active]
+    if captured is not None and pad_to is None:
+        pad_to = captured.width(max(int(run.lengths[batch].max()) for run, batch in zip(active, batches)))
     tensors = _stack_batches([run.data.train for run in active], batches, pad_to)
     rows = tensors["attention_mask"].shape[1]
     labels = torch.zeros((len(active), rows), dtype=torch.long)
     for position, (run, batch) in enumerate(zip(active, batches)):
         labels[position, :len(batch)] = run.data.gold[batch]
     tensors["labels"] = labels
-    replace = None
-    embedding = getattr(optimizer, "rows", None)
-    if embedding is not None and "input_ids" in tensors:  # the word embedding's rows (lazily: only those updated)
-        tensors["input_ids"], table = embedding.prepare(tensors["input_ids"])
-        replace = {embedding.name: table} if table is not None else None
     partial = any(len(batch) < rows for batch in batches)
-    if partial:  # a run's short batch is padded with examples of weight 0; its loss is the mean over its own
+    if partial or captured is not None:  # a short batch is padded with examples of weight 0; its loss is its own mean
         tensors["weights"] = torch.tensor([[1.0 / len(b)] * len(b) + [0.0] * (rows - len(b)) for b in batches])
     pinned = device.startswith("cuda")
-    moved = {k: (v.pin_memory() if pinned else v).to(device, non_blocking=True) for k, v in tensors.items()}
-    labels, weights = moved.pop("labels"), moved.pop("weights", None)
-    logits = stack.logits(moved, amp=amp, replace=replace)
-    losses = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
-                                               reduction="none").view(labels.shape)
-    per_run = (losses * weights).sum(1) if partial else losses.mean(1)
-    per_run.sum().backward()  # runs share no parameter: each run's gradient is its own loss's
-    optimizer.step(factors)
+    if captured is not None:
+        per_run = captured({k: (v.pin_memory() if pinned else v) for k, v in tensors.items()}, factors)
+    else:
+        replace = None
+        embedding = getattr(optimizer, "rows", None)
+        if embedding is not None and "input_ids" in tensors:  # the word embedding's rows (lazily: only those updated)
+            tensors["input_ids"], table = embedding.prepare(tensors["input_ids"])
+            replace = {embedding.name: table} if table is not None else None
+        moved = {k: (v.pin_memory() if pinned else v).to(device, non_blocking=True) for k, v in tensors.items()}
+        labels, weights = moved.pop("labels"), moved.pop("weights", None)
+        optimizer.set_factors(factors)
+        per_run = _device_step(stack, optimizer, moved, labels, weights, amp, replace)
     mask = tensors["attention_mask"]
-    for position, (run, batch, loss) in enumerate(zip(active, batches, per_run.detach())):
+    for position, (run, batch, loss) in enumerate(zip(active, batches, per_run)):
         run.losses.append(loss)
         counters = run.result.counters
         counters.step += 1
         counters.train_examples += len(batch)
         counters.padded_tokens += len(batch) * int(mask.shape[2])
         counters.real_tokens += int(mask[position].sum())
+
+
+def _device_step(stack: StackedClassifiers, optimizer, inputs: dict[str, torch.Tensor], labels: torch.Tensor,
+                 weights: torch.Tensor | None, amp: torch.dtype | None,
+                 replace: dict[str, torch.Tensor] | None = None, additive_mask: bool = False) -> torch.Tensor:
+    """A step's device work: every run's loss on its batch, backward, and the update at the rates the optimizer's
+    ``set_factors`` wrote. Nothing is read from the host: a captured step is this on static buffers (:mod:`._capture`).
+
+    Each run's loss is the mean over its examples, or the ``weights``' sum. Returns the losses (K,), detached.
+    """
+    logits = stack.logits(inputs, amp=amp, replace=replace, additive_mask=additive_mask)
+    losses = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(),
+                                               reduction="none").view(labels.shape)
+    per_run = (losses * weights).sum(1) if weights is not None else losses.mean(1)
+    per_run.sum().backward()  # runs share no parameter: each run's gradient is its own loss's
+    optimizer.apply()
+    return per_run.detach()
+
+
+class _CapturedStep:
+    """The engine's step as graphs, one per (group, width bucket) (:class:`~._capture.StepGraphs`).
+
+    The step on the static buffers: every run's weighted loss (the weights always an input, so that full and short
+    batches share a graph), backward, and the optimizer's ``apply()`` at the rates ``set_factors`` wrote before it.
+    Graphs are dropped when the group's tensors are made anew (runs leaving: the optimizer's ``binding``).
+    """
+
+    def __init__(self, stack: StackedClassifiers, optimizer, device: str, amp: torch.dtype | None, bucket: int,
+                 limit: int | None):
+        if optimizer.rows is not None and optimizer.rows.lazy:
+            raise ValueError("lazy embedding rows are chosen on the host at every step and cannot be captured: "
+                             "capture with lazy_rows off")
+        if getattr(stack.template, "_unpadding", False):
+            raise ValueError("a model that skips padding gathers its real tokens at positions read on the host, "
+                             "which cannot be captured: capture with skip_padding off")
+        self.stack, self.amp, self.bucket, self.limit = stack, amp, bucket, limit
+        self.binding = optimizer.binding
+        self.optimizer = optimizer
+        self.graphs = StepGraphs(self._step, lambda: static_tensors(self.stack, self.optimizer), device)
+
+    def width(self, longest: int) -> int:
+        """The bucket a step whose longest example has ``longest`` tokens is padded to."""
+        return bucket_width(longest, self.bucket, self.limit)
+
+    def _step(self, buffers: dict[str, torch.Tensor]) -> torch.Tensor:
+        inputs = dict(buffers)
+        labels, weights = inputs.pop("labels"), inputs.pop("weights")
+        return _device_step(self.stack, self.optimizer, inputs, labels, weights, self.amp, additive_mask=True)
+
+    def __call__(self, host: dict[str, torch.Tensor], factors: Sequence[float]) -> torch.Tensor:
+        optimizer = self.optimizer
+        if optimizer.binding is not self.binding:  # the group's tensors were made anew: so are its graphs
+            self.graphs.clear()
+            self.binding = optimizer.binding
+        return self.graphs(host, prepare=lambda: optimizer.set_factors(factors))
 
 
 def _validate(stack: StackedClassifiers, active: list[_Run], due: list[int]) -> list[int]:
@@ -420,7 +487,7 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
              finished: Callable[[int, RunData, FitResult], None] | None = None,
              gone: Callable[[int], bool] | None = None,
              checked: Callable[[int, Callable[[], dict[str, Any]]], None] | None = None,
-             lazy_rows: bool | None = None) -> list[FitResult]:
+             lazy_rows: bool | None = None, capture: bool = False, bucket: int = CAPTURE_BUCKET) -> list[FitResult]:
     """Train a queue of runs in ``slots`` slots as one computation; each run ends with its best weights loaded.
 
     Parameters
@@ -452,6 +519,15 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
         BertAdam with a trainable word embedding: update only the rows each step's batches read, the others' steps
         replayed exactly when read (:mod:`._lazy_rows`; the weights equal the eager update's bit for bit). Default
         (``None``, ``False``): every row every step. Other optimizers and frozen embeddings: no effect.
+    capture : bool
+        Run the training step through graphs, one per width bucket (:mod:`._capture`): on CUDA captured CUDA
+        graphs; elsewhere their stand-in, a recording of the step's ops replayed (which is how the CPU proves the
+        step capturable, not a speed-up). A step's batches are padded to the bucket, every batch's loss weighted,
+        and BertAdam's clip takes the word embedding's norm over its whole gradient: the same training to float
+        rounding, not bit for bit the step without capture. Not with ``lazy_rows``, nor a model that skips padding
+        (its gathers read the mask's real positions on the host).
+    bucket : int
+        With ``capture``, the width buckets' step in tokens (the widest is the recipe's ``max_seq_length``).
 
     Returns
     -------
@@ -476,14 +552,15 @@ def fit_runs(runs: Sequence[EngineRun], *, slots: int, device: str, amp: torch.d
     optimizer = _OPTIMIZERS[lead.optimizer](stack, active[0].data.model, lead)
     if lazy_rows is not None and optimizer.rows is not None:
         optimizer.rows.lazy = lazy_rows
+    pad_to = lead.max_seq_length if lead.pad_to_max_length else None
+    captured = _CapturedStep(stack, optimizer, device, amp, bucket, lead.max_seq_length) if capture else None
     for position, run in enumerate(active):
         _resume_slot(run, optimizer, position, slots)
-    pad_to = lead.max_seq_length if lead.pad_to_max_length else None
     bar = tqdm(total=sum(run.steps for run in active), desc=desc, leave=False, disable=not show, unit="run-step")
     try:
         while active:
             started = time.perf_counter()
-            _train_step(stack, optimizer, active, pad_to, device, amp)
+            _train_step(stack, optimizer, active, pad_to, device, amp, captured)
             elapsed = time.perf_counter() - started
             for run in active:
                 run.result.counters.train_seconds += elapsed
@@ -555,15 +632,17 @@ def _take(runs: Sequence[EngineRun], queue: deque) -> _Run | None:
 def fit_fused(models: Sequence[nn.Module], train, gold: torch.Tensor, config: SweepConfig, *, seeds: Sequence[int],
               validate: Callable[[StackedClassifiers, Sequence[int]], list[dict[str, float]]], device: str,
               amp: torch.dtype | None = None, show: bool = False, desc: str = "fused",
-              lazy_rows: bool | None = None) -> list[FitResult]:
+              lazy_rows: bool | None = None, capture: bool = False,
+              bucket: int | None = None) -> list[FitResult]:
     """Train ``models`` (one per seed, one data set) in as many slots: :func:`fit_runs` without a queue.
 
     Each model ends with its best validation's weights; ``validate(stack, members)`` scores each run of the stack
-    (``members``: positions in ``models``). ``lazy_rows`` as for :func:`fit_runs`. Returns one ``FitResult`` per
-    model, in order.
+    (``members``: positions in ``models``). ``lazy_rows``, ``capture`` and ``bucket`` as for :func:`fit_runs`.
+    Returns one ``FitResult`` per model, in order.
     """
     if len(models) != len(seeds):
         raise ValueError(f"{len(models)} models for {len(seeds)} seeds")
     runs = [EngineRun(seed, config, lambda m=model: RunData(m, train, gold, validate))
             for model, seed in zip(models, seeds)]
-    return fit_runs(runs, slots=len(runs), device=device, amp=amp, show=show, desc=desc, lazy_rows=lazy_rows)
+    return fit_runs(runs, slots=len(runs), device=device, amp=amp, show=show, desc=desc, lazy_rows=lazy_rows,
+                    capture=capture, bucket=CAPTURE_BUCKET if bucket is None else bucket)

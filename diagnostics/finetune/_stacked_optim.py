@@ -16,10 +16,12 @@ A step is a handful of operations whatever K and the number of parameter tensors
      its step count its own (bias correction).
 
 The views of each run's weights and moments are made once per group composition; of its gradients (fresh each
-step: nothing to zero or accumulate into) once per step. Learning rates come from host-side floats (a run's base
-rate times the multiplier its loop gives: its schedule, its plateau decays and BertAdam's warm-up); no step reads a
-value back from the device. Each run has its own moments and step count (a run joining a group starts at 0:
-:meth:`reset` clears its slot).
+step: nothing to zero or accumulate into) once per step. A step is two calls: :meth:`~_StackedOptimizer.set_factors`
+writes each run's learning rates (its base rates times the multiplier its loop gives: its schedule, its plateau
+decays and BertAdam's warm-up) from the host into a device buffer, and ``apply()`` clips and updates reading them
+there. ``apply()`` holds no host value that changes from step to step and reads nothing back from the device, so it
+can be captured once and replayed with new gradients and rates (:mod:`._capture`). Each run has its own moments and
+step count (a run joining a group starts at 0: :meth:`~_StackedOptimizer.reset` clears its slot).
 """
 
 from __future__ import annotations
@@ -54,12 +56,20 @@ class _StackedOptimizer:
         self.names = [name for _, _, names in self.groups for name in names]
         self.exp_avg = {n: torch.zeros_like(stack.params[n]) for n in self.names}
         self.exp_avg_sq = {n: torch.zeros_like(stack.params[n]) for n in self.names}
+        self._base_rates = [base_lr for base_lr, _, _ in self.groups]
         self.counts = torch.zeros(stack.size, dtype=torch.float32, device=stack.device)
         self._bind()
+
+    def _rate_dtype(self) -> torch.dtype:
+        """The dtype of the learning rates' device buffer (the weights' by default: the rate a kernel multiplies)."""
+        return self.stack.params[self.names[0]].dtype
 
     def _bind(self) -> None:
         """(Re)make the views of the weights and moments, and the clip buffers, for the stack's runs."""
         params, size = self.stack.params, self.stack.size
+        #: A new object whenever the tensors a step reads are made anew (the group's runs kept): a captured step
+        #: (:mod:`._capture`) is valid while this is the object it was captured under.
+        self.binding = object()
         self._stretches: dict[tuple[int, int], list] = {}
         # the clip factors of a step land in these buffers, read through views made once: a (K, 1, ...) column per
         # tensor broadcasts over its stacked gradient; a one-element view per run is the kernel's gradient scale
@@ -71,6 +81,31 @@ class _StackedOptimizer:
         self._inverse_views = [self._inverse[k:k + 1] for k in range(size)]
         longest = max((len(names) for _, _, names in self.groups), default=0)
         self._count_views = [[self.counts[k]] * longest for k in range(size)]
+        # each run's learning rate per parameter group, on the device (written by set_factors)
+        self._rates = torch.zeros((size, len(self.groups)), dtype=self._rate_dtype(), device=device)
+
+    def set_factors(self, factors: Sequence[float]) -> None:
+        """Write each run's learning rates (base rate of each group times its factor) to the device buffer that
+        ``apply()`` reads.
+
+        Each rate is the product in double precision, rounded once to the buffer's dtype (as BertAdam's
+        ``lr_scheduled * update`` rounds it; AdamW's buffer keeps what the fused kernel reads, see
+        :class:`StackedAdamW`). The copy does not wait for the device.
+
+        Parameters
+        ----------
+        factors : sequence of float
+            Per run, the multiplier of the configured learning rates at this step.
+        """
+        rates = torch.tensor([[base * float(factor) for base in self._base_rates] for factor in factors],
+                             dtype=torch.float64).to(self._rates.dtype)
+        self._rates.copy_(rates, non_blocking=True)
+
+    def static_tensors(self) -> list[torch.Tensor]:
+        """Every tensor ``apply()`` reads or writes that lives from step to step: the moments, step counts, clip
+        buffers and rates (the stack's weights are the stack's; see :mod:`._capture`)."""
+        return [*self.exp_avg.values(), *self.exp_avg_sq.values(), self.counts, self._scale, self._inverse,
+                self._rates]
 
     def _views(self, start: int, end: int) -> list:
         """Per parameter group: its base rate, decay, and the weights and moments of runs ``start`` to ``end``."""
@@ -154,17 +189,17 @@ class _StackedOptimizer:
         coef = (max_norm / (total + _CLIP_EPS)).clamp(max=1.0) if max_norm else torch.ones_like(total)
         return total, coef
 
-    def _update(self, start: int, end: int, lr_factor: float, grads: list[torch.Tensor], steps: list[torch.Tensor],
-                grad_scale: torch.Tensor | None) -> None:
+    def _update(self, start: int, end: int, rates: list[torch.Tensor], grads: list[torch.Tensor],
+                steps: list[torch.Tensor], grad_scale: torch.Tensor | None) -> None:
         """The fused Adam kernel over runs ``start`` to ``end`` (``grads``: theirs, in the order of :attr:`names`) at
-        ``base_lr * lr_factor`` per group, gradients divided by ``grad_scale``."""
+        the rate ``rates[group]`` (a one-element device tensor) per group, gradients divided by ``grad_scale``."""
         beta1, beta2 = self.betas
         first = 0
-        for base_lr, decay, params, exp_avg, exp_avg_sq in self._views(start, end):
+        for rate, (_, decay, params, exp_avg, exp_avg_sq) in zip(rates, self._views(start, end)):
             last = first + len(params)
             if params:
                 torch._fused_adamw_(params, grads[first:last], exp_avg, exp_avg_sq, [], steps[:len(params)],
-                                    lr=base_lr * lr_factor, beta1=beta1, beta2=beta2, weight_decay=decay,
+                                    lr=rate, beta1=beta1, beta2=beta2, weight_decay=decay,
                                     eps=self.config.adam_eps, amsgrad=False, maximize=False,
                                     grad_scale=grad_scale)
             first = last
@@ -190,7 +225,10 @@ class StackedAdamW(_StackedOptimizer):
     """``torch.optim.AdamW`` for K stacked runs: no decay on biases and LayerNorm, ``head_lr``, a global clip per run.
 
     Each run takes the update its solo AdamW would (bias correction by the step count, the fused kernel); its
-    gradients are clipped to ``max_grad_norm`` over all of its own parameters first.
+    gradients are clipped to ``max_grad_norm`` over all of its own parameters first. The kernel reads each run's
+    rate from the device (its tensor-rate form): float64 on the CPU, whose kernel reads the rate as a double, so the
+    update equals the one with the rate given as a Python float bit for bit; float32 on CUDA, whose kernel reads a
+    float32.
 
     Parameters
     ----------
@@ -204,6 +242,35 @@ class StackedAdamW(_StackedOptimizer):
 
     def __init__(self, stack, model: nn.Module, config: SweepConfig):
         super().__init__(stack, model, config, decay_all=False)
+
+    def _rate_dtype(self) -> torch.dtype:
+        return torch.float64 if torch.device(self.stack.device).type == "cpu" else torch.float32
+
+    def _bind(self) -> None:
+        super()._bind()
+        self._rate_cells = [[self._rates[k, group] for group in range(len(self.groups))]
+                            for k in range(self.stack.size)]
+
+    @torch.no_grad()
+    def apply(self) -> torch.Tensor:
+        """Clip each run's gradients and update every run at the rates :meth:`set_factors` wrote; then drop the
+        gradients. Device work only: nothing read from the host or back from the device.
+
+        Returns
+        -------
+        torch.Tensor
+            Each run's gradient norm before clipping, shape (K,), on the device (not read back).
+        """
+        stacked = self._gradients()
+        norms, coef = self._global_clip(self._norms(stacked))
+        self._inverse.copy_(coef.reciprocal())  # the kernel divides each run's gradients by its scale
+        self.counts.add_(1.0)  # the kernel reads each run's step count for its bias corrections
+        runs = [(run, run + 1, None) for run in range(self.stack.size)]
+        for (run, _, _), grads in zip(runs, self._stretch_gradients(stacked, runs)):
+            self._update(run, run + 1, self._rate_cells[run], grads, self._count_views[run],
+                         self._inverse_views[run])
+        self._release()
+        return norms
 
     @torch.no_grad()
     def step(self, factors: Sequence[float]) -> torch.Tensor:
@@ -219,15 +286,8 @@ class StackedAdamW(_StackedOptimizer):
         torch.Tensor
             Each run's gradient norm before clipping, shape (K,), on the device (not read back).
         """
-        stacked = self._gradients()
-        norms, coef = self._global_clip(self._norms(stacked))
-        self._inverse.copy_(coef.reciprocal())  # the kernel divides each run's gradients by its scale
-        self.counts.add_(1.0)  # the kernel reads each run's step count for its bias corrections
-        runs = [(run, run + 1, float(factor)) for run, factor in enumerate(factors)]
-        for (run, _, factor), grads in zip(runs, self._stretch_gradients(stacked, runs)):
-            self._update(run, run + 1, factor, grads, self._count_views[run], self._inverse_views[run])
-        self._release()
-        return norms
+        self.set_factors(factors)
+        return self.apply()
 
 
 class StackedBertAdam(_StackedOptimizer):
@@ -258,7 +318,6 @@ class StackedBertAdam(_StackedOptimizer):
 
     def __init__(self, stack, model: nn.Module, config: SweepConfig, *, lazy_rows: bool | None = None):
         super().__init__(stack, model, config, decay_all=True)
-        self._base_rates = [base_lr for base_lr, _, _ in self.groups]
         self._decays = [float(decay) for _, decay, names in self.groups for _ in names]
         embedding = word_embedding(model)
         if embedding is not None and embedding[0] in self.names:
@@ -266,9 +325,8 @@ class StackedBertAdam(_StackedOptimizer):
 
     def _bind(self) -> None:
         super()._bind()
-        # each run's learning rate per parameter group, on the device: a (K, 1, ...) column of it per tensor
-        params, size = self.stack.params, self.stack.size
-        self._rates = torch.zeros((size, len(self.groups)), dtype=self._scale.dtype, device=self.stack.device)
+        # each run's learning rate per parameter group: a (K, 1, ...) column of it per tensor
+        params = self.stack.params
         self._rate_columns = [self._rates[:, group].view((-1,) + (1,) * (params[name].dim() - 1))
                               for group, (_, _, names) in enumerate(self.groups) for name in names]
 
@@ -285,17 +343,6 @@ class StackedBertAdam(_StackedOptimizer):
             scale = scale * (limit / (per_tensor * coef[:, None] + _CLIP_EPS)).clamp(max=1.0)
         self._scale.copy_(scale)
         return norms
-
-    def set_factors(self, factors: Sequence[float]) -> None:
-        """Write each run's learning rates (base rate of each group times its factor) to the device buffer that
-        :meth:`apply` reads.
-
-        Each rate is the product in double precision, rounded once to the weights' dtype (as BertAdam's
-        ``lr_scheduled * update`` rounds it).
-        """
-        rates = torch.tensor([[base * float(factor) for base in self._base_rates] for factor in factors],
-                             dtype=torch.float64).to(self._rates.dtype)
-        self._rates.copy_(rates, non_blocking=True)
 
     @torch.no_grad()
     def apply(self) -> torch.Tensor:

@@ -20,7 +20,8 @@ def report(tmp_path_factory):
     env = os.environ | {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_fused_sweep.py"), "--size", "tiny", "--device", "cpu",
                "--ks", ",".join(map(str, KS)), "--warmup", str(WARMUP), "--steps", str(STEPS),
-               "--baseline-steps", str(STEPS), "--profile", "--static-widths", "16", "--rows-arms", "--out", str(out)]
+               "--baseline-steps", str(STEPS), "--profile", "--static-widths", "16", "--rows-arms", "--capture-arms",
+               "--capture-check", "--out", str(out)]
     done = subprocess.run(command, cwd=out.parent, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text(encoding="utf-8"))
@@ -57,6 +58,20 @@ def test_the_rows_arms_train_each_k_with_the_word_embedding_updated_every_step_a
         assert arm["status"] == "ok" and arm["precision"] == "fp32" and arm["pairs_per_s"] > 0, arm
         assert arm["vocab"] == 1000 and 0 < arm["rows_per_step"] <= arm["rows_per_step_max"] <= 1000
     assert report["settings"]["ids"] == "zipf"
+
+
+def test_the_capture_arms_train_each_k_with_its_step_replayed(report):
+    arms = report["capture_arms"]
+    assert [a["k"] for a in arms] == list(KS)
+    for arm in arms:
+        assert arm["status"] == "ok" and arm["capture"] and arm["pairs_per_s"] > 0, arm
+        assert arm["steps_trained"] == [2 * WARMUP + STEPS]
+        graphs = arm["graphs"]
+        assert sum(graphs.values()) == 2 * WARMUP + STEPS and graphs["eager"] >= 1
+    check, = report["capture_check"]
+    assert (check["k"], check["steps"], check["dropout"]) == (max(KS), STEPS, False)
+    assert check["eager"]["eager"] == STEPS == sum(check["captured"][kind] for kind in ("eager", "capture", "replay"))
+    assert check["equal"] and check["max_abs_diff"] == 0, check  # on the CPU a replay is its eager step
 
 
 def test_zipf_ids_read_as_many_distinct_rows_per_batch_as_the_real_text():
