@@ -128,9 +128,10 @@ def read_model_config(folder: str | os.PathLike) -> dict[str, Any]:
 
     Raises
     ------
+    FileNotFoundError
+        When the folder has no configuration file (callers that need one check :func:`has_model_config` first).
     UserInputError
-        ``<file>: expected a model configuration (a JSON object), found ...`` for a missing, unreadable or damaged
-        file.
+        ``<file>: expected a model configuration (a JSON object), found ...`` for an unreadable or damaged file.
     """
     from diagnostics.core.errors import UserInputError
     from diagnostics.core.file_checks import read_json

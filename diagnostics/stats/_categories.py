@@ -94,7 +94,7 @@ def category_matrix(dataset: str | DataRef | pd.DataFrame, level: str = "fine",
         index = pd.Index(frame["id"].astype(str))
         pos = index.get_indexer(np.asarray(ids, dtype=str))
         if (pos < 0).any():
-            raise KeyError(f"example ids not in the dataset: {list(np.asarray(ids)[pos < 0][:5])}")
+            raise KeyError(f"example ids not in the dataset: {[str(i) for i in np.asarray(ids)[pos < 0][:5]]}")
         features = features.iloc[pos]
     names = FINE if level == "fine" else COARSE
     column = {name: j for j, name in enumerate(names)}
