@@ -375,3 +375,15 @@ def predict_sets(model, eval_frames: dict[str, pd.DataFrame], inputs: dict[str, 
         out.categories[name] = category_summary(frame, proba)
     out.seconds = time.perf_counter() - started
     return out
+
+
+def small_bert_folder(folder, vocab: int):
+    """Save a 2-layer random BERT of width 16 with a ``vocab``-word vocabulary into ``folder`` (seeded: torch seed 0)
+    and return it: the engine's mechanics at a cheap optimizer step."""
+    from transformers import BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=vocab, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64, num_labels=2)
+    BertForSequenceClassification(config).save_pretrained(folder, safe_serialization=True)
+    return folder

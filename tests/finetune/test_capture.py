@@ -28,6 +28,8 @@ from diagnostics.finetune._fused import (
 )
 from diagnostics.finetune._modeling import load_classifier
 
+from _oracle import small_bert_folder
+
 VOCAB = 120
 JIANT = dict(recipe="jiant", optimizer="bert_adam", adam_eps=1e-6, val_interval=3, patience=20)
 
@@ -35,14 +37,7 @@ JIANT = dict(recipe="jiant", optimizer="bert_adam", adam_eps=1e-6, val_interval=
 @pytest.fixture(scope="module")
 def small_model_dir(tmp_path_factory):
     """A 2-layer random BERT with a small vocabulary."""
-    from transformers import BertConfig, BertForSequenceClassification
-
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=VOCAB, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=64, num_labels=2)
-    folder = tmp_path_factory.mktemp("small") / "bert"
-    BertForSequenceClassification(config).save_pretrained(folder, safe_serialization=True)
-    return folder
+    return small_bert_folder(tmp_path_factory.mktemp("small") / "bert", VOCAB)
 
 
 def _pairs(seed: int, count: int, longest: int):

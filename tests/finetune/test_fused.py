@@ -9,7 +9,7 @@ from diagnostics.finetune import SweepConfig
 from diagnostics.finetune._fused import StackedAdamW, StackedClassifiers, batched_validator, fit_fused
 from diagnostics.finetune._modeling import load_classifier
 
-from _oracle import fit, predict_proba
+from _oracle import fit, predict_proba, small_bert_folder
 
 SEEDS = [0, 1, 2]
 VOCAB = 120
@@ -18,14 +18,7 @@ VOCAB = 120
 @pytest.fixture(scope="module")
 def small_model_dir(tmp_path_factory):
     """A 2-layer random BERT with a small vocabulary (the mechanics only; the optimizer step stays cheap)."""
-    from transformers import BertConfig, BertForSequenceClassification
-
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=VOCAB, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=64, num_labels=2)
-    folder = tmp_path_factory.mktemp("small") / "bert"
-    BertForSequenceClassification(config).save_pretrained(folder, safe_serialization=True)
-    return folder
+    return small_bert_folder(tmp_path_factory.mktemp("small") / "bert", VOCAB)
 
 
 @pytest.fixture(scope="module")
