@@ -26,7 +26,7 @@ from diagnostics.core.io_utils import write_json_atomic
 
 from ._slurm import GONE, ON_NODE, JobState, accounting_available, job_states
 from ._store import run_coordinates, run_state
-from ._waiting import WaitLog, describe_jobs, job_phrase, process_state
+from ._waiting import Asking, WaitLog, describe_jobs, job_phrase, process_state
 
 #: Where a detached sweep's record lives, relative to its experiment folder.
 DETACHED_FILE = Path(".submitit") / "detached.json"
@@ -334,7 +334,8 @@ def wait_detached(root: str | Path, *, poll_s: float | None = None, stream: Text
                   sleep: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Follow a detached sweep until every one of its jobs has ended; return the final status table.
 
-    Polls the cluster every ``poll_s`` seconds (the record's ``poll_s`` by default), prints a line for each run
+    Polls the cluster every ``poll_s`` seconds (the record's ``poll_s`` by default; ``squeue`` in a thread of its own,
+    so that a controller that does not answer delays no line), prints a line for each run
     that finishes (``done``, ``failed``, ``interrupted``) and, at least every :data:`~._waiting.WAIT_LINE_S` seconds,
     one saying what it waits for (jobs by state and reason, for how long, a silent ``squeue``). Nothing is cancelled,
     also not on Ctrl-C (:class:`KeyboardInterrupt` propagates after nothing was touched).
@@ -372,29 +373,47 @@ def wait_detached(root: str | Path, *, poll_s: float | None = None, stream: Text
     runs = record.runs()
     seen = {run: run_state(Path(run)) for run in runs}
     since: dict[str, tuple[JobState | None, float]] = {}
-    answered, states = clock(), None
+    answered, states, silent = clock(), None, False
+    asking: Asking | None = None
+    next_poll = asked = clock()
     scheduler = "SLURM" if record.cluster == "slurm" else record.cluster
-    while True:
-        now = clock()
-        known = job_table(record)
-        if known is not None:
-            answered, states = now, known
+
+    def say_finished_runs() -> None:
         for run, before in seen.items():
             state = run_state(Path(run))
             if state != before and state in FINAL_STATES:
                 log.write(f"{_describe_run(run)}: {state} (job {runs[run]})")
             seen[run] = state
-        open_jobs = [job_id for job_id in record.job_ids() if states is None or not states[job_id].ended]
-        if not open_jobs:
-            break
-        for job_id in open_jobs:
-            state = states.get(job_id) if states else None
-            if job_id not in since or since[job_id][0] != state:
-                since[job_id] = (state, now)
-        silent = None if known is not None else now - answered
-        log.tick(lambda: describe_jobs([(j, since[j][0], since[j][1]) for j in open_jobs], clock(),
-                                       scheduler=scheduler, silent_s=silent))
-        sleep(poll_s)
+
+    while True:
+        now = clock()
+        if asking is None and now >= next_poll:
+            next_poll = now + poll_s
+            say_finished_runs()
+            # squeue in a thread: an answer within a second is used in this round, a silent controller delays no line
+            asking, asked = Asking(lambda: job_table(record)), now
+            asking.done.wait(min(1.0, poll_s))
+        if asking is not None and asking.done.is_set():
+            known = asking.result()
+            asking = None
+            silent = known is None
+            if not silent:
+                answered, states = now, known
+            open_jobs = [job_id for job_id in record.job_ids() if states is None or not states[job_id].ended]
+            if not open_jobs:
+                say_finished_runs()
+                break
+            for job_id in open_jobs:
+                state = states.get(job_id) if states else None
+                if job_id not in since or since[job_id][0] != state:
+                    since[job_id] = (state, now)
+        waiting = [job_id for job_id in record.job_ids() if states is None or not states[job_id].ended]
+        for job_id in waiting:
+            since.setdefault(job_id, (None, answered))
+        hanging = asking is not None and clock() - asked > 1.0  # a question open for long is a silent squeue too
+        log.tick(lambda: describe_jobs([(j, since[j][0], since[j][1]) for j in waiting], clock(), scheduler=scheduler,
+                                       silent_s=clock() - answered if silent or hanging else None))
+        sleep(max(0.0, min(1.0, poll_s, log.due_in())))
     return detached_status(root, states)
 
 

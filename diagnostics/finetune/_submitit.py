@@ -14,7 +14,6 @@ place of the queue; ``cluster: debug`` runs each job in this process when its re
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from . import _store as store
 from ._config import ConfigError
 from ._run_spec import RunSpec
 from ._slurm import GONE, JobState, accounting_available, cancel, job_states, node_states
-from ._waiting import WaitLog, describe_jobs
+from ._waiting import Asking, WaitLog, describe_jobs
 
 #: The executor's own options (``executor_options``) and their defaults; every other key goes to submitit.
 OWN_OPTIONS: dict[str, Any] = {"cluster": None, "folder": None, "threads_per_worker": None, "poll_s": 15.0,
@@ -144,32 +143,6 @@ def _local_states(waiting: list[_Waiting]) -> dict[str, JobState]:
     return {w.job_id: JobState("COMPLETED" if w.handle.done() else "RUNNING", "", "process") for w in waiting}
 
 
-class _Asking:
-    """One question to SLURM (``squeue``, then ``sinfo``) in a thread of its own, so that the watcher's loop goes on
-    reading result files and printing its waiting lines while a controller that does not answer keeps the command
-    waiting (up to :data:`~._slurm.COMMAND_TIMEOUT_S`)."""
-
-    def __init__(self, ask: Callable[[], Any]):
-        self.answer: Any = None
-        self.error: BaseException | None = None
-        self.done = threading.Event()
-        threading.Thread(target=self._run, args=(ask,), daemon=True, name="slurm-poll").start()
-
-    def _run(self, ask: Callable[[], Any]) -> None:
-        try:
-            self.answer = ask()
-        except BaseException as err:  # handed to the watcher's thread, raised there
-            self.error = err
-        finally:
-            self.done.set()
-
-    def result(self) -> Any:
-        """The answer (call once :attr:`done` is set); the question's exception is raised here."""
-        if self.error is not None:
-            raise self.error
-        return self.answer
-
-
 def _ask(ids: list[str], states: Callable[[list[str]], dict[str, JobState] | None],
          nodes: Callable[[list[str]], dict[str, str] | None] | None) -> tuple[dict[str, JobState] | None,
                                                                              dict[str, str] | None]:
@@ -206,7 +179,7 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
     answered = clock()  # the last time ``states`` answered
     silent = False
     found: dict[str, str] | None = None  # the running jobs' nodes' states, as last asked
-    asking: _Asking | None = None
+    asking: Asking | None = None
     for item in waiting:
         item.since = answered
     while waiting:
@@ -221,7 +194,7 @@ def watch(waiting: list[_Waiting], *, states: Callable[[list[str]], dict[str, Jo
         if asking is None and now >= next_poll:
             next_poll = now + poll_s
             ids = [item.job_id for item in waiting]
-            asking = _Asking(lambda: _ask(ids, states, nodes))
+            asking = Asking(lambda: _ask(ids, states, nodes))
             asking.done.wait(max(0.0, min(1.0, poll_s, log.due_in())))  # not past a line that is due
         if asking is not None and asking.done.is_set():
             known, found = asking.result()

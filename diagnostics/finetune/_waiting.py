@@ -8,10 +8,11 @@ waits for and for how long. :class:`WaitLog` keeps the time; the callers describ
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ._slurm import JobState
 
@@ -77,6 +78,38 @@ class WaitLog:
         stream = self.stream or sys.stderr
         stream.write(line.rstrip("\n") + "\n")
         stream.flush()
+
+
+class Asking:
+    """One question to the scheduler (``squeue``, ``sinfo``, ``sacct``) in a thread of its own, so that a waiting loop
+    goes on reading the store and printing its lines while a controller that does not answer keeps the command waiting
+    (up to :data:`~._slurm.COMMAND_TIMEOUT_S`).
+
+    Parameters
+    ----------
+    ask : callable
+        The question; called once, in the thread.
+    """
+
+    def __init__(self, ask: Callable[[], Any]):
+        self.answer: Any = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        threading.Thread(target=self._run, args=(ask,), daemon=True, name="slurm-poll").start()
+
+    def _run(self, ask: Callable[[], Any]) -> None:
+        try:
+            self.answer = ask()
+        except BaseException as err:  # handed to the watcher's thread, raised there
+            self.error = err
+        finally:
+            self.done.set()
+
+    def result(self) -> Any:
+        """The answer (call once :attr:`done` is set); the question's exception is raised here."""
+        if self.error is not None:
+            raise self.error
+        return self.answer
 
 
 def process_state(pid: int) -> str:

@@ -8,6 +8,8 @@ import io
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -111,6 +113,38 @@ def test_wait_follows_until_every_job_ended_with_waiting_lines_and_one_per_finis
     assert table["scheduler"].tolist() == ["ended", "ended"] and table["job_state"].tolist() == [
         "FAILED (NonZeroExitCode) on n3", "COMPLETED on n3"]
     assert not (bin_dir / "scancelled").exists()
+
+
+def test_wait_says_its_lines_on_time_while_squeue_hangs(tmp_path, monkeypatch):
+    """squeue takes 1.5 s per question (a controller that does not answer): the lines (every 0.3 s, real clock) still
+    come on time, since the question runs in a thread of its own; the job's end is seen when an answer comes."""
+    bin_dir = fake_commands(tmp_path / "bin", monkeypatch)
+    _record(tmp_path, [0])
+    _squeue(bin_dir, ["40_0|RUNNING|n3|None"])
+    (bin_dir / "squeue").write_text(f"#!/bin/sh\nsleep 1.5\ncat {bin_dir / 'squeue.txt'}\n")
+    monkeypatch.setattr(_waiting, "WAIT_LINE_S", 0.3)
+    stream, start = _Stamped(), time.monotonic()
+    threading.Timer(2.0, _squeue, (bin_dir, ["40_0|COMPLETED|n3|None"])).start()
+    table = wait_detached(tmp_path / "runs" / "e", poll_s=0.2, stream=stream)
+    times = [at - start for at, _ in stream.lines]
+    assert table["scheduler"].tolist() == ["ended"]
+    assert time.monotonic() - start < 2.0 + 2 * 1.5 + 1.0  # the first answer after the change ends it
+    # a poll waits 0.2 s for its answer, then the lines go on: never the 1.5 s of a question
+    assert max(b - a for a, b in zip([0.0, *times], times)) < 0.2 + 0.3 + 0.4, times
+    assert any("squeue has not answered" in text for _, text in stream.lines)
+
+
+class _Stamped:
+    """A stream keeping each line with the time it was written."""
+
+    def __init__(self):
+        self.lines = []
+
+    def write(self, text):
+        self.lines.extend((time.monotonic(), line) for line in text.splitlines())
+
+    def flush(self):
+        pass
 
 
 def test_wait_exits_1_when_a_run_is_not_done_and_ctrl_c_cancels_nothing(tmp_path, monkeypatch):
