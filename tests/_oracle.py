@@ -18,7 +18,7 @@ import torch
 from diagnostics.finetune._batching import batch_order, bucket_batches, length_sorted_batches
 from diagnostics.finetune._config import SweepConfig
 from diagnostics.finetune._jiant import PlateauController, warmup_linear
-from diagnostics.finetune._loop import FitResult, LoopCounters, _jiant_plan, total_steps
+from diagnostics.finetune._loop import FitResult, LoopCounters, _jiant_schedule, total_steps
 from diagnostics.finetune._predict import SetPredictions, prediction_table
 from diagnostics.finetune._quality import category_summary
 
@@ -288,7 +288,7 @@ def _fit_jiant(model, train, gold: torch.Tensor, config: SweepConfig, *, seed: i
 
     from diagnostics.finetune._modeling import parameter_groups, trainable_state
 
-    batches, interval, t_total = _jiant_plan(config, len(gold))
+    batches, interval, t_total = _jiant_schedule(config, len(gold))
     steps = total_steps(config, len(gold))
     groups = parameter_groups(model, config.lr, config.head_lr, config.weight_decay, decay_all=True)
     optimizer = BertAdam(groups, config.lr, warmup=config.warmup_ratio, t_total=t_total, eps=config.adam_eps,

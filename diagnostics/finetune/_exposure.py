@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ._config import MIXTURE_ORDERS
 from ._jiant import CHUNK, VAL_SCHEDULES, PlateauController
-from ._loop import _jiant_plan
+from ._loop import _jiant_schedule
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def expected_stop(config, train_size: int, schedule: str | None, best_check: int
     int
         Optimizer steps trained.
     """
-    batches, interval, _ = _jiant_plan(config, train_size, schedule)
+    batches, interval, _ = _jiant_schedule(config, train_size, schedule)
     max_vals = config.max_vals if schedule is None else VAL_SCHEDULES[schedule].max_vals
     controller = PlateauController(lr=config.lr, lr_patience=config.lr_patience,
                                    lr_decay_factor=config.lr_decay_factor,

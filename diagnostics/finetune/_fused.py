@@ -291,7 +291,7 @@ class _Run:
         self.position = self.epoch = 0
         self.recipe = get_recipe(config.recipe)
         self.steps = total_steps(config, len(data.gold))
-        self.plan = self.recipe.plan(config, data.model, len(data.gold), self.steps)
+        self.course = self.recipe.course(config, data.model, len(data.gold), self.steps)
         if data.resume is not None:
             self._restore(data.resume)
 
@@ -313,7 +313,7 @@ class _Run:
                              "real_tokens": counters.real_tokens},
                 "history": self.result.history, "best": self.result.best, "position": self.position,
                 "epoch": self.epoch, "order": [b.tolist() for b in self.order],
-                "has_best": self.best_state is not None, "plan": self.plan.state()}
+                "has_best": self.best_state is not None, "course": self.course.state()}
         return {"tensors": tensors, "meta": meta}
 
     def _restore(self, state: dict[str, Any]) -> None:
@@ -330,7 +330,8 @@ class _Run:
         self.result.history, self.result.best = list(meta["history"]), meta["best"]
         self.position, self.epoch = meta["position"], meta["epoch"]
         self.order = [np.asarray(b, dtype=np.int64) for b in meta["order"]]
-        self.plan.restore(meta["plan"])
+        # "plan": the key of resume files saved before the recipes' courses were named so
+        self.course.restore(meta["course"] if "course" in meta else meta["plan"])
 
     @property
     def step(self) -> int:
@@ -339,22 +340,22 @@ class _Run:
     def next_batch(self) -> np.ndarray:
         """The run's next batch; a new epoch draws its order from the run's generator (its recipe's order)."""
         if self.position >= len(self.order):
-            self.order = self.plan.order(self.lengths, self.generator)
+            self.order = self.course.order(self.lengths, self.generator)
             self.position, self.epoch = 0, self.epoch + 1
         self.position += 1
         return self.order[self.position - 1]
 
     def lr_factor(self) -> float:
         """The multiplier of the base learning rates for the run's next update (host float: no device read)."""
-        return self.plan.lr_factor(self.step)
+        return self.course.lr_factor(self.step)
 
     def due(self) -> bool:
         """Whether the run validates after its last step (its recipe's timing)."""
-        return self.plan.due(self.step, self.position, len(self.order))
+        return self.course.due(self.step, self.position, len(self.order))
 
     def check(self, score: dict[str, float], snapshot: Callable[[], dict[str, torch.Tensor]]) -> bool:
         """Record a validation; keep the weights (``snapshot()``) of a new best; whether the run stops here."""
-        entry, new_best, stop = self.plan.check(score, step=self.step, epoch=self.epoch, loss=self._mean_loss(),
+        entry, new_best, stop = self.course.check(score, step=self.step, epoch=self.epoch, loss=self._mean_loss(),
                                                 best=self.result.best)
         self.result.history.append(entry)
         if new_best:

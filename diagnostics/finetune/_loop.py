@@ -116,7 +116,7 @@ def schedule_factor(config: SweepConfig, steps: int) -> Callable[[int], float]:
     return factor
 
 
-def _jiant_plan(config: SweepConfig, train_size: int, schedule: str | None = None) -> tuple[int, int, int]:
+def _jiant_schedule(config: SweepConfig, train_size: int, schedule: str | None = None) -> tuple[int, int, int]:
     """(steps per epoch, steps between checks, BertAdam's ``t_total``) of a ``jiant`` run on ``train_size`` pairs.
 
     ``schedule`` names a reading of :data:`~diagnostics.finetune._jiant.VAL_SCHEDULES` to use instead of the

@@ -20,7 +20,7 @@ def budget(config, train_size: int, schedule: str | None = None) -> int:
     return math.ceil(train_size / config.batch_size) * config.max_epochs
 
 
-class EpochPlan:
+class EpochCourse:
     """One run of the ``epoch`` recipe (see the module's text)."""
 
     def __init__(self, config, model, train_size: int, steps: int):
@@ -54,4 +54,4 @@ class EpochPlan:
         self.bad_epochs = state["bad_epochs"]
 
 
-RECIPE = Recipe(name="epoch", budget=budget, plan=EpochPlan, optimizer="adamw")
+RECIPE = Recipe(name="epoch", budget=budget, course=EpochCourse, optimizer="adamw")

@@ -11,23 +11,23 @@ from __future__ import annotations
 from typing import Any
 
 from ._jiant import PlateauController, warmup_linear
-from ._loop import _jiant_plan
+from ._loop import _jiant_schedule
 from ._recipes import Recipe
 
 
 def budget(config, train_size: int, schedule: str | None = None) -> int:
     """BertAdam's ``t_total``: the step of the check at which ``max_epochs`` or ``max_vals`` ends training."""
-    return _jiant_plan(config, train_size, schedule)[2]
+    return _jiant_schedule(config, train_size, schedule)[2]
 
 
-class JiantPlan:
+class JiantCourse:
     """One run of the ``jiant`` recipe (see the module's text)."""
 
     def __init__(self, config, model, train_size: int, steps: int):
         from ._modeling import parameter_groups
 
         self.config, self.steps = config, steps
-        batches, self.interval, self.t_total = _jiant_plan(config, train_size)
+        batches, self.interval, self.t_total = _jiant_schedule(config, train_size)
         self.batches_per_epoch, self.decay = batches, 1.0
         base_lr = parameter_groups(model, config.lr, config.head_lr, config.weight_decay, decay_all=True)[0]["lr"]
         self.controller = PlateauController(
@@ -69,5 +69,5 @@ class JiantPlan:
         self.controller.plateau_best, self.controller.bad_checks = state["plateau_best"], state["bad_checks"]
 
 
-RECIPE = Recipe(name="jiant", budget=budget, plan=JiantPlan, optimizer="bert_adam",
+RECIPE = Recipe(name="jiant", budget=budget, course=JiantCourse, optimizer="bert_adam",
                 validation_limit=lambda config: config.val_data_limit)

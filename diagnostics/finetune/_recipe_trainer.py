@@ -20,7 +20,7 @@ def budget(config, train_size: int, schedule: str | None = None) -> int:
     return math.ceil(train_size / config.batch_size) * config.max_epochs
 
 
-class TrainerPlan:
+class TrainerCourse:
     """One run of the ``trainer`` recipe (see the module's text)."""
 
     def __init__(self, config, model, train_size: int, steps: int):
@@ -48,4 +48,4 @@ class TrainerPlan:
         pass
 
 
-RECIPE = Recipe(name="trainer", budget=budget, plan=TrainerPlan, optimizer="adamw")
+RECIPE = Recipe(name="trainer", budget=budget, course=TrainerCourse, optimizer="adamw")

@@ -31,8 +31,9 @@ RECIPE_MODULES: dict[str, str] = {
 RECIPE_NAMES = tuple(RECIPE_MODULES)
 
 
-class RunPlan(Protocol):
-    """What one run of a recipe keeps between its steps (made by :attr:`Recipe.plan` when the run takes a slot)."""
+class RunCourse(Protocol):
+    """The course of one run under a recipe: what it keeps between its steps and decides at each (its batch order, its
+    rates, when it validates, what a check decides); made by :attr:`Recipe.course` when the run takes a slot."""
 
     #: The run's step budget (:attr:`Recipe.budget`, capped by ``max_steps``).
     steps: int
@@ -51,7 +52,7 @@ class RunPlan(Protocol):
         """Record a validation: ``(history entry, whether it is the new best, whether the run stops here)``."""
 
     def state(self) -> dict[str, Any]:
-        """What the plan needs to go on in another process (JSON), for :meth:`restore`."""
+        """What the course needs to go on in another process (JSON), for :meth:`restore`."""
 
     def restore(self, state: dict[str, Any]) -> None:
         """Take up a :meth:`state`."""
@@ -68,8 +69,8 @@ class Recipe:
     budget : callable
         ``budget(config, train_size, schedule)``: the run's steps at most before ``max_steps`` (``schedule``: a
         reading of the ``jiant`` recipe's validation schedule, else ``None``).
-    plan : callable
-        ``plan(config, model, train_size, steps) -> RunPlan`` for a run joining a group.
+    course : callable
+        ``course(config, model, train_size, steps) -> RunCourse`` for a run joining a group.
     optimizer : str
         The optimizer the recipe runs: ``"adamw"`` or ``"bert_adam"``; a sweep config under this recipe must name
         it in ``optimizer:``, which the engine reads.
@@ -79,7 +80,7 @@ class Recipe:
 
     name: str
     budget: Callable[..., int]
-    plan: Callable[..., RunPlan]
+    course: Callable[..., RunCourse]
     optimizer: str
     validation_limit: Callable[[Any], int | None] = lambda config: None
 
