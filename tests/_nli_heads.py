@@ -65,3 +65,10 @@ def permuted(source: Path, folder: Path, order: list[int], names: list[str]) -> 
     return folder
 
 
+
+
+def evaluate_pairs(models, pairs_file: Path, out: Path, **options):
+    """``evaluate_models`` of ``models`` on the pairs of ``pairs_file`` (``rte_en``) into the store ``out``."""
+    from diagnostics.evaluate import evaluate_models
+
+    return evaluate_models([str(m) for m in models], [f"rte_en={pairs_file}"], out=out, progress=False, **options)
