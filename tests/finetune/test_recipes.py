@@ -26,13 +26,6 @@ def test_every_registered_recipe_loads_with_its_parts():
         get_recipe("hf")
 
 
-def test_the_trainer_recipe_decays_linearly_from_the_first_step_without_warm_up():
-    config = SweepConfig(recipe="trainer", warmup_ratio=0.3, max_epochs=2, batch_size=4)
-    course = get_recipe("trainer").course(config, None, 10, steps=6)
-    assert [course.lr_factor(step) for step in range(6)] == pytest.approx([1, 5 / 6, 4 / 6, 3 / 6, 2 / 6, 1 / 6])
-    assert get_recipe("trainer").budget(config, 10) == 6  # ceil(10 / 4) steps x 2 epochs
-
-
 def test_the_trainer_recipe_trains_every_epoch_keeps_the_last_and_fused_equals_solo(tmp_path, tiny_model_dir):
     settings = dict(languages=["en"], seeds=[0, 1], train_size=48, max_epochs=3, dropout=0.0, recipe="trainer",
                     patience=1)
