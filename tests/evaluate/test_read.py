@@ -1,5 +1,6 @@
-"""``read_evaluations``: a store written by ``diagnostics evaluate`` read back for the statistics and notebook 12 —
-which checkpoint became which seed, the label rule applied, the predictions, and the sets as they were scored."""
+"""``diagnostics.evaluate._read`` (``read_evaluations``): a store written by ``diagnostics evaluate`` read back for
+the statistics and notebook 12 — which checkpoint became which seed, the label rule applied (as one line), the
+predictions, and the sets as they were scored; a store without a finished evaluation is refused."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from _nli_heads import PAIRS, classifier, write_pairs
 from diagnostics.core.errors import UserInputError
 from diagnostics.data import DataRef
 from diagnostics.evaluate import evaluate_models, read_evaluations, slice_by_feature
+from diagnostics.evaluate._read import _rule_text
 from diagnostics.stats import category_scores
 
 KEYS = ["experiment", "language", "model", "seed", "example_id"]
@@ -68,3 +70,18 @@ def test_a_store_without_evaluations_names_the_command_that_makes_one(tmp_path):
     (tmp_path / "store" / "a" / "en" / "m" / "seed=0").mkdir(parents=True)  # a run that never finished
     with pytest.raises(UserInputError, match=r"no finished evaluation \(experiments a\)"):
         read_evaluations(tmp_path / "store", "a")
+
+
+def test_a_finished_trained_run_of_the_store_is_not_read_as_an_evaluation(tmp_path):
+    run = tmp_path / "store" / "trained" / "en" / "m" / "seed=0"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text('{"run": {}, "sweep": {}}')  # finished, but no evaluation record
+    (run / "DONE").write_text("{}")
+    with pytest.raises(UserInputError, match="holds no finished evaluation"):
+        read_evaluations(tmp_path / "store")
+
+
+def test_the_recorded_label_rule_reads_as_one_line():
+    assert _rule_text({"0=LABEL_0": "not_entailment", "1=LABEL_1": "entailment"}) == \
+        "0=LABEL_0 -> not_entailment, 1=LABEL_1 -> entailment"
+    assert _rule_text("written by hand") == "written by hand"
