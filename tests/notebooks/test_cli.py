@@ -2,36 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import jupytext
 from typer.testing import CliRunner
 
 from diagnostics.cli import app
-from diagnostics.core.resources import notebooks_dir
-from diagnostics.notebooks import copy_notebooks
-
-
-def test_copies_are_pairs_that_name_the_run_store(tmp_path):
-    runs = tmp_path / "store"
-    written = copy_notebooks(tmp_path / "mine", runs)
-    sources = sorted(notebooks_dir().glob("[0-9][0-9]_*.py"))
-    assert [p.name for p in written] == sorted(f"{s.stem}{x}" for s in sources for x in (".py", ".ipynb"))
-    for source in sources:
-        copy = jupytext.read(tmp_path / "mine" / f"{source.stem}.py")
-        pair = jupytext.read(tmp_path / "mine" / f"{source.stem}.ipynb")
-        assert [c.source for c in copy.cells] == [c.source for c in pair.cells]  # a jupytext pair
-        assert pair.metadata["jupytext"]["formats"] == "ipynb,py:percent"
-        original = jupytext.read(source)
-        changed = [(a.source, b.source) for a, b in zip(original.cells, copy.cells) if a.source != b.source]
-        parameters = [c for c in copy.cells if "parameters" in c.metadata.get("tags", [])]
-        if any("runs_dir = None" in c.source for c in original.cells):
-            assert len(changed) == 1 and len(parameters) == 1
-            namespace = {}
-            exec(parameters[0].source, namespace)  # the parameters cell still runs and names <runs>/<scale>
-            assert Path(namespace["runs_dir"]) == runs.resolve() / namespace["scale"]
-        else:
-            assert not changed
 
 
 def test_cli_refuses_to_overwrite_without_force(tmp_path):
