@@ -103,3 +103,43 @@ def test_a_state_saved_by_other_settings_is_not_taken(tmp_path, tiny_model_dir, 
     assert run_sweep(other)["state"].tolist() == ["done"]
     metrics = json.loads((tmp_path / "runs" / "s" / "en" / "tiny" / "seed=0" / "metrics.json").read_text())
     assert metrics["resumed_at_step"] is None
+
+
+class _NoTensors:
+    """Stands in for the stack and the optimizer: the run's own state is what is saved and restored here."""
+
+    def state_of(self, position):
+        return {}
+
+    def slot_state(self, position):
+        return {}
+
+
+@pytest.mark.parametrize("key", ["course", "plan"])
+def test_a_saved_state_is_restored_under_the_current_key_and_under_the_old_key_plan(key):
+    """Resume files written before the recipes' courses were named so keep the plateau state under ``"plan"``."""
+    import torch
+
+    from diagnostics.finetune import SweepConfig
+    from diagnostics.finetune._batching import TokenInputs
+    from diagnostics.finetune._fused import EngineRun, RunData, _Run
+
+    config = SweepConfig(recipe="jiant", optimizer="bert_adam", batch_size=2, max_epochs=10, val_interval=2,
+                         max_vals=10, lr_patience=0, selection_metric="mcc")
+    train, gold = TokenInputs([[5, 6], [7, 8, 9], [5], [6, 7]], None, 0), torch.tensor([0, 1, 0, 1])
+
+    def run(resume=None):
+        data = RunData(torch.nn.Linear(2, 2), train, gold, lambda stack, members: [], resume)
+        return _Run(0, EngineRun(0, config, lambda: data), data)
+
+    first = run()
+    for step, score in ((2, 0.5), (4, 0.3)):  # the second check decays the rate (lr_patience 0)
+        first.result.counters.step = step
+        first.check({"mcc": score}, lambda: {})
+    first.next_batch()
+    saved = first.resume_state(_NoTensors(), _NoTensors(), 0)
+    assert "course" in saved["meta"] and "plan" not in saved["meta"]
+    meta = {k: v for k, v in saved["meta"].items() if k != "course"} | {key: saved["meta"]["course"]}
+    resumed = run({"tensors": saved["tensors"], "meta": meta})
+    assert resumed.course.state() == first.course.state() and resumed.course.decay == 0.5
+    assert (resumed.step, resumed.position, resumed.result.history) == (4, 1, first.result.history)
