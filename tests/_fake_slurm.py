@@ -79,3 +79,16 @@ class Timeline:
             self.events.pop(0)[1]()
         if self.now > 1000:
             raise AssertionError("the wait hangs")
+
+
+def started_jobs(tmp_path: Path) -> list[tuple[FakeJob, list[FakeSpec]]]:
+    """Three jobs of one run each, in run folders with partial files (their training had started)."""
+    from diagnostics.finetune import run_dir
+
+    out = []
+    for k in range(3):
+        folder = run_dir(tmp_path / "runs", "e", "en", "m", k)
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text("{}")
+        out.append((FakeJob(tmp_path, f"7_{k}"), [FakeSpec(folder)]))
+    return out

@@ -52,3 +52,11 @@ def write_line_config(path: Path, model: Path, changes: dict[str, str | None]) -
     values = {k: v.replace("MODEL", str(model)) for k, v in values.items() if v is not None}
     path.write_text("".join(f"{k}: {v}\n" for k, v in values.items()), encoding="utf-8")
     return {k: i for i, k in enumerate(values, start=1)}
+
+
+def write_keyed_config(folder: Path, model: Path, name: str = "sweep.yaml", **changes: str | None
+                       ) -> tuple[Path, dict[str, int]]:
+    """A YAML config ``folder / name``, one key per line (see :func:`write_line_config`); the file and the line of
+    each key."""
+    path = folder / name
+    return path, write_line_config(path, model, changes)

@@ -1,5 +1,6 @@
 """The sweep config's one validation layer: every bad value names its key, the file and line (or the override),
-what was expected and what was found; what the machine lacks (models, data, sizes) is found before anything runs."""
+what was expected and what was found. (The checks of names, references and seeds are in test_config_values.py,
+those of what the machine lacks in test_preflight.py.)"""
 
 from __future__ import annotations
 
@@ -13,17 +14,13 @@ from diagnostics.core.errors import UserInputError
 from diagnostics.core.yaml_lines import YAMLLineError
 from diagnostics.finetune import ConfigError, SweepConfig, load_config
 
-from _sweeps import stub_model_folder, write_line_config
+from _sweeps import stub_model_folder
+from _sweeps import write_keyed_config as write_config
+
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> Path:
     return stub_model_folder(tmp_path_factory.mktemp("model") / "tiny")
-
-
-def write_config(folder: Path, model: Path, name: str = "sweep.yaml", **changes: str) -> tuple[Path, dict]:
-    """A YAML config, one key per line (see :func:`write_line_config`); the file and the line of each key."""
-    path = folder / name
-    return path, write_line_config(path, model, changes)
 
 
 @pytest.mark.parametrize("key, text, expected, found", [
@@ -96,44 +93,6 @@ def test_override_is_named_and_applied_before_validation(tmp_path, model):
         SweepConfig(models=["m"]).with_overrides(["device=gpu"])
 
 
-@pytest.mark.parametrize("key, text, needle", [
-    ("extra_data", "{name: sik, size: 10}", r"extra_data.name: expected a registered dataset, found 'sik' "
-                                             r"\(did you mean 'sick'\?\)"),
-    ("extra_eval", "{en: [axbb]}", r"extra_eval.en\[0\]: expected a registered dataset, found 'axbb' "
-                                    r"\(did you mean 'axb'\?\)"),
-    ("extra_eval", "{eng: [axb]}", r"extra_eval.eng: expected a language .*did you mean 'en'"),
-    ("data", "{en: {train: 'rte:trian'}}", r"data.en.train: expected a split of rte .*did you mean 'train'"),
-    ("data", "{en: {train: {name: rte_fromat, path: x.jsonl}}}", r"data.en.train.name: .*'rte_format'"),
-    ("presence", "{feature: Negatoin, share: 0.5}", r"presence.feature: .*did you mean 'Negation'"),
-    ("presence", "{feature: Negation, share: 1.5}", r"presence.share: expected a number in \[0, 1\], found 1.5"),
-    ("presence", "{feature: Negation, share: 0.5, within: extra}", r"presence.within: expected extra_data"),
-    ("languages", "[eng]", r"languages: unknown language 'eng' \(did you mean 'en'\?\)"),
-    ("languages", "[en, en]", r"languages: expected each language once"),
-    ("seeds", "[0, 0]", r"seeds: expected each seed once"),
-    ("experiment", "a/b", r"experiment: expected a folder name"),
-    ("executor_options", "{threads_per_worker: 0}", r"executor_options.threads_per_worker: expected an integer"),
-])
-def test_names_and_references_are_checked_when_loaded(tmp_path, model, key, text, needle):
-    path, lines = write_config(tmp_path, model, **{key: text})
-    with pytest.raises(ConfigError, match=rf"^{path}:{lines[key]}: {needle}"):
-        load_config(path)
-
-
-def test_seeds_syntax(tmp_path, model):
-    path, lines = write_config(tmp_path, model, seeds="0-5")
-    assert load_config(path).seeds == [0, 1, 2, 3, 4, 5]  # an inclusive range
-    assert load_config(path).run_hash() == load_config(path, ["seeds=[0,1,2,3,4,5]"]).run_hash()
-    assert load_config(path, ["seeds=2-2"]).seeds == [2]
-    path, lines = write_config(tmp_path, model, seeds="3")
-    with pytest.raises(ConfigError, match=rf"^{path}:{lines['seeds']}: seeds: expected a list of seeds, found the "
-                                          r"single number 3; write \[3\] for seed 3 alone, 0-2 or \[0, 1, 2\]"):
-        load_config(path)
-    for text, needle in (("5-2", "low <= high"), ("abc", r"a list of seeds \(\[0, 1, 2\]\) or a range \(0-2\)")):
-        path, _ = write_config(tmp_path, model, seeds=text)
-        with pytest.raises(ConfigError, match=needle):
-            load_config(path)
-
-
 def test_every_problem_of_a_file_on_one_line(tmp_path, model):
     path, lines = write_config(tmp_path, model, lr="-1", seeds="3", device="gpu")
     with pytest.raises(ConfigError) as info:
@@ -159,49 +118,6 @@ def test_malformed_files_name_file_and_line(tmp_path):
     toml.write_text('experiment = "x"\nlr = \n')
     with pytest.raises(ConfigError, match=rf"^{toml}:2: invalid TOML"):
         load_config(toml)
-
-
-def test_inputs_are_checked_before_anything_runs(tmp_path, model):
-    missing = tmp_path / "no-such-model"
-    path, lines = write_config(tmp_path, model, models=f"[{{name: tiny, path: {missing}}}]")
-    config = load_config(path)  # the file is valid; the machine lacks the model
-    with pytest.raises(ConfigError, match=rf"^{path}:{lines['models']}: models\[0\].path: model 'tiny' is not "
-                                          "available locally"):
-        config.check_inputs()
-    path, lines = write_config(tmp_path, model, train_top_k_layers="50", max_seq_length="1024")
-    with pytest.raises(ConfigError) as info:
-        load_config(path).check_inputs()
-    assert f"{path}:{lines['train_top_k_layers']}: train_top_k_layers: expected at most 2 (the layers of model " \
-           "'tiny'), found 50" in str(info.value)
-    assert f"{path}:{lines['max_seq_length']}: max_seq_length: expected at most 512" in str(info.value)
-    rte = len(data.load("rte", "train"))
-    path, lines = write_config(tmp_path, model, train_size="5000", extra_data="{name: sick, size: 100000}")
-    with pytest.raises(ConfigError) as info:
-        load_config(path).check_inputs()
-    assert f"{path}:{lines['train_size']}: train_size: expected at most {rte} (the labelled pairs of rte:train " \
-           "(en)), found 5000" in str(info.value)
-    assert "extra_data.size: expected at most 4439" in str(info.value)
-    path, lines = write_config(tmp_path, model, extra_data="{name: mnli, size: 10, split: null}")
-    with pytest.raises(ConfigError, match="extra_data.path: expected a file for the user-supplied dataset 'mnli'"):
-        load_config(path).check_inputs()
-    path, _ = write_config(tmp_path, model)
-    load_config(path).check_inputs()  # a good config passes
-
-
-def test_unlabelled_or_misspelt_training_file_is_refused(tmp_path, model):
-    pair = {"premise": "A man sleeps.", "hypothesis": "A man rests."}
-    unlabelled = tmp_path / "unlabelled.jsonl"
-    unlabelled.write_text("".join(json.dumps({**pair, "idx": i}) + "\n" for i in range(3)))
-    ref = f"{{name: rte_format, path: {unlabelled}, language: en}}"
-    path, lines = write_config(tmp_path, model, data=f"{{en: {{train: {ref}}}}}", train_size=None)
-    with pytest.raises(ConfigError, match=rf"^{path}:{lines['data']}: data.en.train: expected a labelled train set, "
-                                          r"found 3 pairs without labels"):
-        load_config(path).check_inputs()
-    misspelt = tmp_path / "misspelt.jsonl"
-    misspelt.write_text(json.dumps({**pair, "idx": 0, "lable": "entailment"}) + "\n")
-    with pytest.raises(data.DataFormatError, match=rf"^{misspelt}:1: expected field 'label', found no 'label' but "
-                                                   r"an unknown key 'lable'; did you mean 'label'\?"):
-        data.load("rte_format", path=misspelt)
 
 
 def test_mixture_refuses_sizes_as_one_line_user_errors(model):

@@ -1,30 +1,24 @@
 """The submitit executor without a cluster: jobs reported as they end, a job that ended without a result given up
-after the grace period (never while SLURM's answer is unknown), Ctrl-C cancelling the sweep's own jobs, the
-job-side marks of a stopped run, and one word (``interrupted``) for a run stopped from outside."""
+after the grace period (never while SLURM's answer is unknown), Ctrl-C cancelling the sweep's own jobs. (The job-side
+marks of a stopped run and the outcome of a run stopped from outside are in test_executors.py.)"""
 
 import pytest
 from submitit.core.utils import cloudpickle_dump
 
-from diagnostics.finetune import ConfigError, RunLockedError, run_dir
+from diagnostics.finetune import ConfigError
 from diagnostics.finetune import _submitit as submitit_executor
-from diagnostics.finetune._executors import SweepJob, failure
+from diagnostics.finetune._executors import failure
 from diagnostics.finetune._slurm import GONE, JobState
 from diagnostics.finetune._store import mark_done, mark_failed, run_state
 from diagnostics.finetune._submitit import _Waiting, submit_and_watch, watch
 
-from _fake_slurm import FakeJob, FakeSpec, Timeline
+from _fake_slurm import FakeSpec, Timeline, started_jobs
 
 
 @pytest.fixture()
 def jobs(tmp_path):
     """Three jobs of one run each, in run folders with partial files (their training had started)."""
-    out = []
-    for k in range(3):
-        folder = run_dir(tmp_path / "runs", "e", "en", "m", k)
-        folder.mkdir(parents=True)
-        (folder / "config.json").write_text("{}")
-        out.append((FakeJob(tmp_path, f"7_{k}"), [FakeSpec(folder)]))
-    return out
+    return started_jobs(tmp_path)
 
 
 def _done(job, spec):
@@ -137,84 +131,3 @@ def test_bad_submitit_parameters_are_a_config_error(tmp_path):
     spec.config = {"output_dir": str(tmp_path / "runs"), "experiment": "e"}
     with pytest.raises(ConfigError, match="executor_options: .*learning_rate"):
         submitit_executor.make_executor([[spec]], submitit_executor.split_options({})[0], {"learning_rate": 1})
-
-
-def test_a_signalled_job_marks_its_runs_interrupted_and_requeues_only_when_asked(jobs):
-    """Only the runs this process holds are marked: a run of the job that another process holds is left alone."""
-    from diagnostics.finetune._run_lock import RunLock
-    from diagnostics.finetune._run_writer import RunWriter
-
-    (_, s0), (_, s1), (_, s2) = jobs
-    held = RunLock(s0[0].path).acquire()
-    try:
-        assert SweepJob(requeue=False).checkpoint(s0 + s2, None) is None
-        RunWriter(held).mark_failed("UncompletedJobError: Job not requeued")  # what the unwinding training writes
-        assert "SIGUSR2" in (s0[0].path / "INTERRUPTED").read_text()
-        assert not (s2[0].path / "INTERRUPTED").exists()  # never claimed by this process
-    finally:
-        held.release()
-    assert run_state(s0[0].path) == "interrupted"
-    held = RunLock(s1[0].path).acquire()
-    try:
-        job = SweepJob(requeue=True)
-        again = job.checkpoint(s1, 2)
-        assert again.function is job and again.args == (s1, 2)
-        assert "requeued, the run goes on from its last check" in (s1[0].path / "INTERRUPTED").read_text()
-    finally:
-        held.release()
-
-
-class _Exited(BaseException):
-    """What the stand-in ``os._exit`` raises."""
-
-
-def test_the_sigterm_that_ends_a_job_which_requeued_itself_exits_at_once(jobs, monkeypatch):
-    """SLURM ends a requeued incarnation with SIGTERM: it exits then, even where submitit's own exit was lost; a job
-    that has not requeued itself goes on after a SIGTERM (a SIGUSR2 may follow), and the requeued job starts fresh."""
-    import pickle
-
-    from diagnostics.finetune._run_lock import RunLock
-
-    exits = []
-
-    def fake_exit(code):
-        exits.append(code)
-        raise _Exited
-
-    monkeypatch.setattr("diagnostics.finetune._executors.os._exit", fake_exit)
-    (_, s0), _, _ = jobs
-    held = RunLock(s0[0].path).acquire()
-    try:
-        job = SweepJob(requeue=True)
-        job._terminated(s0)  # preempted, not yet requeued: goes on
-        assert exits == []
-        again = job.checkpoint(s0, 2)
-        with pytest.raises(_Exited):
-            job._terminated(s0)
-        assert exits == [SweepJob.EXIT_TERMINATED]
-        assert "SIGUSR2" in (s0[0].path / "INTERRUPTED").read_text()  # the requeue's reason stays
-    finally:
-        held.release()
-    restarted = pickle.loads(pickle.dumps(again)).function  # what the requeued job runs
-    assert restarted.requeue and not restarted._requeued
-
-
-def test_one_word_for_a_run_stopped_from_outside(jobs):
-    (_, s0), (_, s1), (_, s2) = jobs
-    err = RuntimeError("worker died")
-    assert failure(s0[0], err)["state"] == "interrupted"  # partial files, no traceback: killed
-    mark_failed(s1[0].path, "Traceback ...")
-    assert failure(s1[0], ValueError("bad"))["state"] == "failed" == run_state(s1[0].path)
-    assert failure(s1[0], err, killed=True)["state"] == "interrupted"
-    assert failure(s2[0], RunLockedError("held"))["state"] == "locked"
-
-
-def test_the_executors_own_options_are_checked_with_the_config():
-    from diagnostics.finetune import SweepConfig
-
-    with pytest.raises(ConfigError) as caught:
-        SweepConfig(executor_options={"poll_s": 0, "lost_job_grace_s": -1, "requeue": "yes"})
-    assert str(caught.value) == ("executor_options.poll_s: expected a number of seconds > 0, found 0; "
-                                 "executor_options.lost_job_grace_s: expected a number of seconds >= 0, found -1; "
-                                 "executor_options.requeue: expected true or false, found 'yes'")
-    SweepConfig(executor_options={"poll_s": 0.5, "lost_job_grace_s": 0, "requeue": True})
