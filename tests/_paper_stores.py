@@ -40,3 +40,19 @@ def paper_row(frame, statistic, language, category, seed=None):
     chosen = (frame["statistic"] == statistic) & (frame["language"] == language) & (frame["category"] == category)
     chosen &= frame["seed"].isna() if seed is None else (frame["seed"] == seed)
     return frame[chosen].iloc[0]
+
+
+def six_seed_predictions() -> pd.DataFrame:
+    """Six seeds of en (AX-b) and ru (LiDiRus) base runs of model ``m``, each copying the gold label with probability
+    0.7."""
+    from _stats_fixtures import synthetic_table
+
+    return pd.concat([synthetic_table("axb", (("base", 0.7),), range(6), "en", seed=1, model="m"),
+                      synthetic_table("lidirus", (("base", 0.7),), range(6), "ru", seed=2, model="m")],
+                     ignore_index=True)
+
+
+def probe_rows(language, model, seed, task, best_layer, best, majority=0.6) -> list[dict]:
+    """13 layers of one probe: accuracy ``best`` at ``best_layer``, 0.05 lower elsewhere."""
+    return [{"language": language, "model": model, "seed": seed, "task": task, "layer": layer, "majority": majority,
+             "accuracy": best if layer == best_layer else best - 0.05} for layer in range(13)]
