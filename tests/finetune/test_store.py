@@ -1,5 +1,6 @@
 """Run store: locks (live refused, stale taken over), run states, status command, collection, listing runs,
-coordinates, model folders and the integrity check of finished runs."""
+coordinates and model folders (the integrity
+checks of finished runs are in test_store_checks.py)."""
 
 import json
 import os
@@ -12,12 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from diagnostics.cli import app
-from diagnostics.finetune import RunLockedError, SweepConfig, collect_predictions, run_dir, run_sweep, sweep_status
+from diagnostics.finetune import RunLockedError, SweepConfig, collect_predictions, run_dir, sweep_status
 from diagnostics.finetune._run_lock import RunLock
 from diagnostics.finetune._store import PREDICTION_COLUMNS, Run, list_runs, mark_done, run_coordinates, run_state
 from diagnostics.finetune._store_checks import verify_run
 
 from _paths import ROOT
+from _run_stores import build_tiny_store
 
 
 def _write_lock(folder, pid):
@@ -138,22 +140,7 @@ def test_versions_record_the_code_and_status_shows_its_commit(tmp_path, tiny_mod
 @pytest.fixture(scope="module")
 def tiny_store(tmp_path_factory, tiny_model_dir):
     """A real sweep on a tiny random BERT: en + ru x seeds 0, 1, checkpoints kept; one more unfinished run."""
-    root = tmp_path_factory.mktemp("store") / "runs"
-    cfg = SweepConfig(output_dir=str(root), experiment="base", languages=["en", "ru"], seeds=[0, 1],
-                      models=[{"name": "tiny", "path": str(tiny_model_dir)}], train_size=32, max_seq_length=32,
-                      batch_size=16, max_epochs=1, max_steps=1, eval_batch_size=256, warmup_ratio=0.0,
-                      num_threads=1, progress=False, save_checkpoint=True)
-    assert run_sweep(cfg)["state"].tolist() == ["done"] * 4
-    failed = run_dir(root, "base", "en", "tiny", 7)
-    failed.mkdir(parents=True)
-    (failed / "FAILED").write_text("Traceback ...")
-    return root
-
-
-def _copy_store(tiny_store, tmp_path):
-    import shutil
-
-    return shutil.copytree(tiny_store, tmp_path / "runs")
+    return build_tiny_store(tmp_path_factory.mktemp("store") / "runs", tiny_model_dir)
 
 
 def test_list_runs_filters_by_coordinates_and_state(tiny_store):
@@ -192,46 +179,3 @@ def test_run_coordinates_of_a_run_and_of_its_checkpoint(tiny_store):
     assert run_coordinates(run / "checkpoint" / "model.safetensors") == expected
     with pytest.raises(ValueError, match="not in a run folder"):
         run_coordinates(tiny_store / "base" / "en")
-
-
-def test_verify_run_catches_truncated_predictions(tiny_store, tmp_path):
-    root = _copy_store(tiny_store, tmp_path)
-    path = run_dir(root, "base", "en", "tiny", 0) / "predictions.parquet"
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) // 2])
-    problems = verify_run(path.parent)
-    assert len(problems) == 1 and "predictions.parquet is unreadable" in problems[0]
-
-
-def test_verify_run_catches_an_edited_config(tiny_store, tmp_path):
-    root = _copy_store(tiny_store, tmp_path)
-    path = run_dir(root, "base", "en", "tiny", 1) / "config.json"
-    stored = json.loads(path.read_text())
-    stored["sweep"]["lr"] = stored["sweep"]["lr"] * 10
-    path.write_text(json.dumps(stored))
-    problems = verify_run(path.parent)
-    assert len(problems) == 1 and "config.json was edited" in problems[0]
-
-
-def test_verify_run_catches_corrupt_metrics_and_missing_files(tiny_store, tmp_path):
-    root = _copy_store(tiny_store, tmp_path)
-    run = run_dir(root, "base", "ru", "tiny", 0)
-    (run / "metrics.json").write_text('{"best": {"validation_mcc": 0.')
-    assert [p.split(" (")[0] for p in verify_run(run)] == ["metrics.json is unreadable"]
-    (run / "versions.json").unlink()
-    assert "DONE but versions.json is missing" in verify_run(run)
-    assert verify_run(run_dir(root, "base", "en", "tiny", 7)) == ["not finished (failed)"]
-
-
-def test_collect_predictions_and_status_skip_corrupt_runs_with_a_warning(tiny_store, tmp_path):
-    root = _copy_store(tiny_store, tmp_path)
-    bad = run_dir(root, "base", "en", "tiny", 0)
-    data = (bad / "predictions.parquet").read_bytes()
-    (bad / "predictions.parquet").write_bytes(data[:100])
-    with pytest.warns(UserWarning, match=r"skipping run .*seed=0.*predictions.parquet is unreadable"):
-        table = collect_predictions(root)
-    assert sorted(table.groupby(["language", "seed"]).size().index) == [("en", 1), ("ru", 0), ("ru", 1)]
-    with pytest.warns(UserWarning, match="corrupt"):
-        status = sweep_status(root)
-    states = status.set_index(["language", "seed"])["state"].to_dict()
-    assert states[("en", 0)] == "corrupt" and states[("en", 1)] == "done" and states[("en", 7)] == "failed"

@@ -3,8 +3,7 @@
 * lock: three processes take the lock of the same run folder at the same moment, trial after trial (fresh
   folders, and folders holding a dead owner's lock): never two holders at once;
 * checksums: each file of a finished run edited so that only its checksum can tell (or truncated) is reported by
-  ``verify_run``, and the next sweep trains the run again to the same predictions; runs finished before checksums
-  existed are still accepted;
+  ``verify_run``, and the next sweep trains the run again to the same predictions;
 * pool: ``kill -9`` of a ``pool`` sweep takes its spawned workers down with it.
 """
 
@@ -30,6 +29,8 @@ from diagnostics.finetune import SweepConfig, collect_predictions, run_sweep
 from diagnostics.finetune._run_lock import RunLock, RunLockedError
 from diagnostics.finetune._store import RUN_FILES, file_checksums, run_dir
 from diagnostics.finetune._store_checks import verify_run
+
+from _run_stores import edit_json, truncate_half
 
 PROCESSES = 3
 TRIALS = 100
@@ -151,23 +152,9 @@ def _edit_predictions(path: Path) -> None:  # a valid table with one prediction 
     table.to_parquet(path, index=False)
 
 
-def _edit_json(key: str, value):
-    def edit(path: Path) -> None:
-        stored = json.loads(path.read_text())
-        stored[key] = value
-        path.write_text(json.dumps(stored))
-
-    return edit
-
-
-def _truncate(path: Path) -> None:
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) // 2])
-
-
 #: One damage per run file that the structural checks alone miss (valid file, other content).
-EDITS = {"predictions.parquet": _edit_predictions, "metrics.json": _edit_json("best", {"validation_mcc": 0.99}),
-         "config.json": _edit_json("note", "edited by hand"), "versions.json": _edit_json("torch", "0.0.1")}
+EDITS = {"predictions.parquet": _edit_predictions, "metrics.json": edit_json("best", {"validation_mcc": 0.99}),
+         "config.json": edit_json("note", "edited by hand"), "versions.json": edit_json("torch", "0.0.1")}
 
 
 def _key(frame: pd.DataFrame) -> pd.DataFrame:
@@ -188,7 +175,7 @@ def test_each_damaged_run_file_is_reported_and_the_run_redone(finished, tmp_path
     cfg = _copy(cfg, tmp_path)
     for seed, name in zip(SEEDS, RUN_FILES):
         path = run_dir(cfg.output_dir, "e", "en", "tiny", seed) / name
-        (EDITS[name] if damage == "edit" else _truncate)(path)
+        (EDITS[name] if damage == "edit" else truncate_half)(path)
         problems = verify_run(path.parent)
         assert len(problems) == 1 and problems[0].startswith(name), (name, problems)
         if damage == "edit":
@@ -199,20 +186,6 @@ def test_each_damaged_run_file_is_reported_and_the_run_redone(finished, tmp_path
     assert result["state"].tolist() == ["done"] * len(SEEDS)
     assert all(verify_run(run_dir(cfg.output_dir, "e", "en", "tiny", seed)) == [] for seed in SEEDS)
     pd.testing.assert_frame_equal(_key(collect_predictions(cfg.output_dir)), _key(reference))
-
-
-def test_runs_finished_before_checksums_are_accepted(finished, tmp_path):
-    cfg = _copy(finished[0], tmp_path)
-    run = run_dir(cfg.output_dir, "e", "en", "tiny", 0)
-    done = json.loads((run / "DONE").read_text())
-    (run / "DONE").write_text(json.dumps({k: v for k, v in done.items() if k != "sha256"}))
-    assert verify_run(run) == []
-    EDITS["metrics.json"](run / "metrics.json")  # nothing to compare it with: accepted
-    assert verify_run(run) == []
-    _truncate(run / "predictions.parquet")  # what can be verified still is
-    assert [p.split(" (")[0] for p in verify_run(run)] == ["predictions.parquet is unreadable"]
-    (run / "DONE").write_text("{not json")
-    assert any(p.startswith("DONE is unreadable") for p in verify_run(run))
 
 
 # -- pool workers exit with their parent --------------------------------------------------------------------------
