@@ -22,20 +22,15 @@ NO_LOGIC = {
 #: when those stages' tests are split.
 NOT_YET_SPLIT = {
     **dict.fromkeys([
-        "evaluate/_infer", "evaluate/_labels", "evaluate/_read", "evaluate/_runs",
         "finetune/_config_values", "finetune/_executors", "finetune/_grouping", "finetune/_inputs", "finetune/_loop",
         "finetune/_modeling", "finetune/_pool", "finetune/_predict", "finetune/_preflight", "finetune/_quality",
         "finetune/_recipe_epoch", "finetune/_recipe_jiant", "finetune/_recipe_trainer", "finetune/_run_spec",
         "finetune/_run_writer", "finetune/_stacked_optim", "finetune/_store_checks",
-        "notebooks/_copy",
-    ], "tested from the behaviour-named modules of tests/evaluate, tests/finetune and tests/notebooks"),
-    "models/_measure": "tested in tests/finetune/test_resources.py (the resource figures of a run)",
+    ], "tested from the behaviour-named modules of tests/finetune"),
 }
 
 #: Modules with logic still tested only from behaviour-named modules of their own stage: to move.
-TO_MOVE = {
-    "paper/_values": "tests/paper/test_compare.py (every statistic of the paper beside a store's)",
-}
+TO_MOVE: dict[str, str] = {}
 
 EXCEPTIONS = {**NO_LOGIC, **NOT_YET_SPLIT, **TO_MOVE}
 

@@ -1,8 +1,8 @@
 """An evaluation's run folder: written through the run store's public writers, in one function.
 
 An evaluation is stored as a run of the store (``<out>/<experiment>/<language>/<model>/seed=<k>/``) with the files
-every finished run holds (:data:`diagnostics.finetune.RUN_FILES`), so the store's readers, its integrity checks and
-the statistics treat it as a trained run. ``config.json`` holds ``run`` (the coordinates and the run hash of the
+every finished run holds (the run store's ``RUN_FILES``), so the store's readers, its integrity checks and the
+statistics treat it as a trained run. ``config.json`` holds ``run`` (the coordinates and the run hash of the
 ``sweep`` section), ``sweep`` (the inference settings as sweep settings: model, language, seed, maximum length,
 batch, precision; nothing was trained) and ``evaluation`` (what was evaluated: the model's folder, revision and
 fingerprint, the data sets and the label rule applied). A finished evaluation is recognised by its
