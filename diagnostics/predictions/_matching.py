@@ -7,6 +7,7 @@ Each matcher fills ``example_id`` and ``matched_by`` of the rows it places and g
 from __future__ import annotations
 
 import difflib
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,19 @@ LOOSE_ID = "id (texts equal with punctuation ignored)"
 RUN_KEYS = ["experiment", "language", "model", "pretrain_seed", "seed"]
 #: How many examples a message names before "...".
 SHOWN = 3
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _cached_keys(premise: str, hypothesis: str, loose: bool) -> str:
+    return (loose_key if loose else match_key)(premise, hypothesis)
+
+
+def _key(premise, hypothesis, loose: bool = False) -> str:
+    """:func:`match_key` (or :func:`loose_key`) of a pair, remembered for text pairs: an import's runs and the dataset
+    repeat the same texts."""
+    if type(premise) is str and type(hypothesis) is str:
+        return _cached_keys(premise, hypothesis, loose)
+    return (loose_key if loose else match_key)(premise, hypothesis)
 
 
 def match_rows(rows: pd.DataFrame, known: pd.DataFrame, dataset: str, match: str, order_ids: np.ndarray) -> str:
@@ -95,19 +109,19 @@ def _match_ids(rows: pd.DataFrame, known: pd.DataFrame) -> None:
     rows.loc[good, "example_id"] = rows.loc[good, "id"]
     rows.loc[good, "matched_by"] = "id"
     if "premise" in rows.columns and "hypothesis" in rows.columns:
-        keys = pd.Series([match_key(p, h) for p, h in zip(known["premise"], known["hypothesis"])],
+        keys = pd.Series([_key(p, h) for p, h in zip(known["premise"], known["hypothesis"])],
                          index=ids.to_numpy())
         texts = good & rows["premise"].notna().to_numpy() & rows["hypothesis"].notna().to_numpy()
         if texts.any():
-            mine = [match_key(p, h) for p, h in zip(rows.loc[texts, "premise"], rows.loc[texts, "hypothesis"])]
+            mine = [_key(p, h) for p, h in zip(rows.loc[texts, "premise"], rows.loc[texts, "hypothesis"])]
             expected = keys.reindex(rows.loc[texts, "example_id"]).to_numpy()
             differ = np.zeros(len(rows), dtype=bool)
             differ[np.flatnonzero(texts)] = np.asarray(mine, dtype=object) != expected
             if differ.any():  # the second tier: equal once punctuation lost in export is ignored
-                loose = pd.Series([loose_key(p, h) for p, h in zip(known["premise"], known["hypothesis"])],
+                loose = pd.Series([_key(p, h, True) for p, h in zip(known["premise"], known["hypothesis"])],
                                   index=ids.to_numpy())
                 where = np.flatnonzero(differ)
-                same = np.asarray([loose_key(p, h) for p, h in zip(rows["premise"].to_numpy()[where],
+                same = np.asarray([_key(p, h, True) for p, h in zip(rows["premise"].to_numpy()[where],
                                                                     rows["hypothesis"].to_numpy()[where])],
                                   dtype=object) == loose.reindex(rows["example_id"].to_numpy()[where]).to_numpy()
                 rows.loc[rows.index[where[same]], "matched_by"] = LOOSE_ID
@@ -119,13 +133,12 @@ def _match_ids(rows: pd.DataFrame, known: pd.DataFrame) -> None:
 
 def _match_texts(rows: pd.DataFrame, known: pd.DataFrame) -> None:
     keys: dict[str, list[str]] = {}
-    loose: dict[str, list[str]] = {}
     premises: dict[str, list[str]] = {}
     hypotheses: dict[str, list[str]] = {}
-    for ident, premise, hypothesis in zip(known["id"].astype(str), known["premise"], known["hypothesis"]):
-        key = match_key(premise, hypothesis)
+    known_ids = list(known["id"].astype(str))
+    for ident, premise, hypothesis in zip(known_ids, known["premise"], known["hypothesis"]):
+        key = _key(premise, hypothesis)
         keys.setdefault(key, []).append(ident)
-        loose.setdefault(loose_key(premise, hypothesis), []).append(ident)
         first, second = key.split("\t")
         premises.setdefault(first, []).append(ident)
         hypotheses.setdefault(second, []).append(ident)
@@ -135,14 +148,19 @@ def _match_texts(rows: pd.DataFrame, known: pd.DataFrame) -> None:
     run = [k for k in RUN_KEYS if k in rows.columns]
     key_of = {i: k for k, ids in keys.items() for i in ids}
     todo = np.flatnonzero(rows["reason"].isna().to_numpy())
+    loose: dict[str, list[str]] | None = None
     reason, detail, example, by = (rows[c].to_numpy(dtype=object).copy()
                                    for c in ("reason", "detail", "example_id", "matched_by"))
     runs = list(zip(*(rows[k].to_numpy()[todo] for k in run)))
     for pos, slot_run, premise, hypothesis in zip(todo, runs, rows["premise"].to_numpy()[todo],
                                                   rows["hypothesis"].to_numpy()[todo]):
-        key = match_key(premise, hypothesis)
+        key = _key(premise, hypothesis)
         candidates, tier = keys.get(key), "text"
-        if candidates is None and (near := loose.get(loose_key(premise, hypothesis))):
+        if candidates is None and loose is None:  # the second tier's keys, made when a row first needs them
+            loose = {}
+            for ident, known_premise, known_hypothesis in zip(known_ids, known["premise"], known["hypothesis"]):
+                loose.setdefault(_key(known_premise, known_hypothesis, True), []).append(ident)
+        if candidates is None and (near := loose.get(_key(premise, hypothesis, True))):
             exact = list(dict.fromkeys(key_of[i] for i in near))
             if len(exact) > 1:  # two different examples once punctuation is ignored: never guess
                 reason[pos] = "ambiguous with punctuation ignored"
@@ -180,7 +198,7 @@ def _closest(rows: pd.DataFrame, key_of: dict[str, str], premises: dict[str, lis
     missing = np.flatnonzero((rows["reason"] == "no example with these texts").to_numpy())[:limit]
     order = {ident: i for i, ident in enumerate(key_of)}
     for pos in missing:
-        key = match_key(rows["premise"].iat[pos], rows["hypothesis"].iat[pos])
+        key = _key(rows["premise"].iat[pos], rows["hypothesis"].iat[pos])
         first, second = key.split("\t")
         found = set(premises.get(first, [])) | set(hypotheses.get(second, []))
         for text, index in ((first, premises), (second, hypotheses)) if not found else ():

@@ -4,6 +4,7 @@ exporter."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -20,6 +21,16 @@ from diagnostics.predictions import (ImportRefusedError, import_predictions, imp
 from diagnostics.stats import validate_predictions
 
 DATASETS = ("axb", "lidirus", "swediagnostics")
+
+
+@functools.cache
+def _made(dataset: str, seeds: tuple, probability: bool) -> pd.DataFrame:
+    return predictions_table(dataset, seeds=seeds, probability=probability)
+
+
+def table_of(dataset: str, seeds=range(2), probability: bool = True) -> pd.DataFrame:
+    """:func:`predictions_table`, made once per arguments in this module (a fresh copy each call)."""
+    return _made(dataset, tuple(seeds), probability).copy()
 
 
 def typeset(text: str, i: int) -> str:
@@ -69,7 +80,7 @@ CASES = [("axb", fmt) for fmt in ROUND_TRIPS] + [(dataset, fmt) for dataset in D
 
 @pytest.mark.parametrize(("dataset", "fmt"), CASES)
 def test_a_table_exported_and_imported_back_is_identical(dataset, fmt, tmp_path):
-    table = predictions_table(dataset)
+    table = table_of(dataset)
     write, options = ROUND_TRIPS[fmt]
     files = write(table, tmp_path)
     result = import_with_report(files, dataset, **import_options(dataset), **options)
@@ -79,7 +90,7 @@ def test_a_table_exported_and_imported_back_is_identical(dataset, fmt, tmp_path)
 
 
 def test_round_trip_without_probabilities_and_nested_seeds(tmp_path):
-    table = predictions_table("lidirus", seeds=range(3), probability=False)
+    table = table_of("lidirus", seeds=range(3), probability=False)
     table["pretrain_seed"] = table["seed"] % 2  # pretraining seeds 0 and 1, fine-tuning seeds under them
     table = validate_predictions(table.sort_values(["pretrain_seed", "seed"], kind="stable"))
     assert_frame_equal(import_predictions(to_columns(table, tmp_path / "n.csv"), "lidirus",
@@ -96,7 +107,7 @@ def test_round_trip_without_probabilities_and_nested_seeds(tmp_path):
 
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_text_matching_survives_quotes_and_white_space(dataset, tmp_path):
-    table = predictions_table(dataset, probability=False)
+    table = table_of(dataset, probability=False)
     path = to_columns(table, tmp_path / "colleague.csv", text=True, label_map=CODES, run_column="run")
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame["premise"] = [typeset(t, i) for i, t in enumerate(frame["premise"])]
@@ -114,7 +125,7 @@ def test_identical_text_pairs_are_matched_in_order(tmp_path):
     known = data.load("axb")
     twins = known[known.duplicated(["premise", "hypothesis"], keep=False)]
     assert len(twins) == 8
-    table = predictions_table("axb", seeds=[0], probability=False)
+    table = table_of("axb", seeds=[0], probability=False)
     path = to_columns(table, tmp_path / "t.csv", text=True)
     result = import_with_report(path, "axb", **import_options("axb"))
     assert result.matched == N
@@ -129,7 +140,7 @@ def test_identical_text_pairs_are_matched_in_order(tmp_path):
 
 
 def test_unmatched_rows_are_reported_and_the_import_refused(tmp_path):
-    table = predictions_table("axb", probability=False)
+    table = table_of("axb", probability=False)
     path = to_columns(table, tmp_path / "c.csv", text=True)
     frame = pd.read_csv(path)
     frame.loc[5, "hypothesis"] = "Something the diagnostic never says."
@@ -159,7 +170,7 @@ def test_unmatched_rows_are_reported_and_the_import_refused(tmp_path):
 
 
 def test_ids_that_are_unknown_or_belong_to_other_texts_are_refused(tmp_path):
-    table = predictions_table("lidirus", seeds=[0], probability=False)
+    table = table_of("lidirus", seeds=[0], probability=False)
     path = to_columns(table, tmp_path / "c.csv", text=True)
     frame = pd.read_csv(path)
     frame.insert(0, "idx", table["example_id"].to_numpy())
@@ -172,10 +183,10 @@ def test_ids_that_are_unknown_or_belong_to_other_texts_are_refused(tmp_path):
 
 
 def test_a_file_of_another_dataset_matches_nothing(tmp_path):
-    path = to_columns(predictions_table("swediagnostics", seeds=[0]), tmp_path / "sv.csv", text=True)
+    path = to_columns(table_of("swediagnostics", seeds=[0]), tmp_path / "sv.csv", text=True)
     result = refused_import(path, "axb", allow_partial=True)
     assert result.matched == 0 and set(result.unmatched["reason"]) == {"no example with these texts"}
-    ours = to_columns(predictions_table("axb", seeds=[0]), tmp_path / "ours.csv")
+    ours = to_columns(table_of("axb", seeds=[0]), tmp_path / "ours.csv")
     frame = pd.read_csv(ours).assign(dataset="lidirus")
     frame.to_csv(ours, index=False)
     assert set(refused_import(ours, "axb").unmatched["reason"]) == {"row of another dataset"}
@@ -197,7 +208,7 @@ def test_labels_in_any_case_and_three_way_labels_collapse(tmp_path):
 
 
 def test_codes_need_a_label_map_and_a_swapped_map_is_caught_by_the_gold_labels(tmp_path):
-    table = predictions_table("axb", probability=False)
+    table = table_of("axb", probability=False)
     path = to_columns(table, tmp_path / "c.csv", label_map=CODES)
     result = refused_import(path, "axb")  # 0/1 read as label names: nothing matches
     assert result.matched == 0 and set(result.unmatched["reason"]) == {"prediction is no label"}
@@ -211,7 +222,7 @@ def test_codes_need_a_label_map_and_a_swapped_map_is_caught_by_the_gold_labels(t
 
 
 def test_probabilities_and_logit_columns_give_the_prediction(tmp_path):
-    table = predictions_table("axb", seeds=[0])
+    table = table_of("axb", seeds=[0])
     logits = np.log(np.column_stack([1 - table["probability"], table["probability"]]).clip(1e-300))
     frame = pd.DataFrame({"id": table["example_id"], "not_ent": logits[:, 0], "ent": logits[:, 1],
                           "p": table["probability"]})
@@ -228,7 +239,7 @@ def test_probabilities_and_logit_columns_give_the_prediction(tmp_path):
 
 
 def test_run_names_and_a_pretraining_column_give_nested_seeds(tmp_path):
-    table = predictions_table("axb", seeds=range(4), probability=False)
+    table = table_of("axb", seeds=range(4), probability=False)
     path = to_columns(table, tmp_path / "r.csv", label_map=CODES)
     frame = pd.read_csv(path)
     frame["checkpoint"] = np.where(frame["seed"] < 2, "ckpt-a", "ckpt-b")
@@ -244,7 +255,7 @@ def test_run_names_and_a_pretraining_column_give_nested_seeds(tmp_path):
 
 
 def test_several_files_are_several_seeds(tmp_path):
-    table = predictions_table("lidirus", seeds=[3, 7])
+    table = table_of("lidirus", seeds=[3, 7])
     paths = [to_columns(part, tmp_path / f"{s}.jsonl") for s, part in table.groupby("seed")]
     for path in paths:  # one colleague per run, without the seed column
         frame = pd.read_json(path, lines=True, dtype={"id": str}).drop(columns="seed")
@@ -262,10 +273,10 @@ def test_several_files_are_several_seeds(tmp_path):
 
 
 def test_the_import_command_writes_the_table_and_the_report(tmp_path):
-    table = predictions_table("axb", probability=False)
+    table = table_of("axb", probability=False)
     table.to_parquet(tmp_path / "ours.parquet")
     path = tmp_path / "c.csv"
-    exported = run_cli("predictions", "export", tmp_path / "ours.parquet", "--to", "table", "--text", "--label-map",
+    exported = invoke_cli("predictions", "export", tmp_path / "ours.parquet", "--to", "table", "--text", "--label-map",
                        CODES, "--run-column", "run", "--out", path)
     assert exported.returncode == 0, exported.stderr
     assert list(pd.read_csv(path).columns) == ["premise", "hypothesis", "label", "prediction", "run"]
@@ -279,7 +290,7 @@ def test_the_import_command_writes_the_table_and_the_report(tmp_path):
     frame = pd.read_csv(path)
     frame.loc[0, "premise"] = "A premise nobody wrote."
     frame.to_csv(path, index=False)
-    refused = run_cli("predictions", "import", path, "--dataset", "axb", "--label-map", CODES,
+    refused = invoke_cli("predictions", "import", path, "--dataset", "axb", "--label-map", CODES,
                       "--out", tmp_path / "bad.csv", "--report", tmp_path / "report")
     assert_user_error(refused, "1 of 2208 rows did not match", "--allow-partial", str(tmp_path / "report"))
     assert not (tmp_path / "bad.csv").exists()
@@ -313,7 +324,7 @@ def _lm_eval_samples(path, frame: pd.DataFrame, predictions: pd.Series) -> None:
 
 def test_lm_eval_output_folders_seed_pattern_and_choice_texts_through_the_cli(tmp_path):
     frame = data.load("axb")
-    table = predictions_table("axb", seeds=[13, 21], probability=False)
+    table = table_of("axb", seeds=[13, 21], probability=False)
     files = []
     for seed in (13, 21):
         folder = tmp_path / "out" / f"seed{seed}" / "org__model"
@@ -348,7 +359,7 @@ def test_lm_eval_output_folders_seed_pattern_and_choice_texts_through_the_cli(tm
 
 def test_texts_that_lost_their_quotation_marks_match_as_their_own_tier(tmp_path):
     frame = data.load("lidirus")
-    table = predictions_table("lidirus", seeds=[0], probability=False)
+    table = table_of("lidirus", seeds=[0], probability=False)
     quotes = str.maketrans("", "", '"\u00ab\u00bb\u201c\u201d\u201e')
     exported = pd.DataFrame({"premise": frame["premise"], "hypothesis": frame["hypothesis"],
                              "prediction": table["prediction"].to_numpy()})
