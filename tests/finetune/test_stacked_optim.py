@@ -1,0 +1,137 @@
+"""The engine's optimizers over stacked runs in ``_stacked_optim``: each run's gradient norm over all of its own
+parameters, and AdamW over K stacked runs equal to torch's ``AdamW`` run by run (no decay on biases and LayerNorm,
+the head's own rate, each run's own global clip and learning-rate factor, its own step count after a reset)."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from diagnostics.finetune import SweepConfig
+from diagnostics.finetune._batching import TokenInputs
+from diagnostics.finetune._fused import StackedClassifiers
+from diagnostics.finetune._modeling import load_classifier
+from diagnostics.finetune._stacked_optim import StackedAdamW
+
+from _oracle import small_bert_folder
+
+SEEDS = [0, 1, 2]
+VOCAB = 120
+
+
+@pytest.fixture(scope="module")
+def small_model_dir(tmp_path_factory):
+    """A 2-layer random BERT with a small vocabulary (the mechanics only; the optimizer step stays cheap)."""
+    return small_bert_folder(tmp_path_factory.mktemp("small") / "bert", VOCAB)
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    """Token ids of random pairs of varied length, random labels, and a validation slice."""
+    rng = np.random.default_rng(0)
+    ids = [list(rng.integers(5, VOCAB, size=int(rng.integers(4, 20)))) for _ in range(30)]
+    gold = torch.from_numpy(rng.integers(0, 2, size=len(ids)))
+    return TokenInputs(ids, None, 0), gold, TokenInputs(ids[:12], None, 0), gold[:12].numpy()
+
+
+def _config(**changes):
+    values = dict(dropout=0.0, batch_size=4, lr=3e-3, max_epochs=3, patience=5, skip_padding=False,
+                  max_grad_norm=0.05, progress=False)
+    return SweepConfig(**(values | changes))
+
+
+def test_per_run_clipping_is_global_over_each_runs_parameters(small_model_dir, pairs):
+    train, gold, _, _ = pairs
+    config = _config(max_grad_norm=0.5, lr=1e-3)
+    models = [load_classifier(small_model_dir, seed=s, dropout=0.0) for s in SEEDS]
+    stack = StackedClassifiers(models)
+    optimizer = StackedAdamW(stack, models[0], config)
+    batch = train.batch(np.arange(4))
+    logits = stack.logits({k: v.expand(len(SEEDS), *v.shape) for k, v in batch.items()})
+    labels = gold[:4]
+    scale = torch.tensor([1.0, 10.0, 100.0])  # three runs with very different gradient norms
+    (torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.repeat(3), reduction="none")
+     .view(3, 4).mean(1) * scale).sum().backward()
+    expected = []
+    for k in range(len(SEEDS)):
+        model = models[k]
+        model.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(**batch).logits, labels) * scale[k]
+        loss.backward()
+        expected.append(float(torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])))
+    np.testing.assert_allclose(optimizer.grad_norms().numpy(), expected, rtol=1e-5)
+
+
+class Tiny(nn.Module):
+    """An encoder weight, a LayerNorm and a head: every parameter group."""
+
+    def __init__(self, seed: int):
+        super().__init__()
+        torch.manual_seed(seed)
+        self.dense = nn.Linear(6, 5)
+        self.LayerNorm = nn.LayerNorm(5)
+        self.classifier = nn.Linear(5, 2)
+
+
+def _torch_adamw(model, config):
+    """torch's AdamW over ``model`` grouped by hand: decay on the weights of dense and classifier only, the head's
+    rate for the classifier."""
+    groups = {(head, decay): [] for head in (False, True) for decay in (False, True)}
+    for name, p in model.named_parameters():
+        groups[(name.startswith("classifier"), name.endswith("weight") and "LayerNorm" not in name)].append(p)
+    return torch.optim.AdamW([{"params": params, "lr": config.head_lr if head else config.lr,
+                               "weight_decay": config.weight_decay if decay else 0.0, "base": config.head_lr
+                               if head else config.lr} for (head, decay), params in groups.items() if params],
+                             betas=(0.9, 0.999), eps=config.adam_eps)
+
+
+def test_adamw_over_a_stack_is_torchs_adamw_run_by_run():
+    config = SweepConfig(lr=1e-2, head_lr=5e-2, weight_decay=0.1, max_grad_norm=1.0, adam_eps=1e-8)
+    models = [Tiny(k) for k in range(3)]
+    references = [copy.deepcopy(m) for m in models]
+    optimizers = [_torch_adamw(r, config) for r in references]
+    stack = StackedClassifiers(models, "cpu")
+    stacked = StackedAdamW(stack, models[0], config)
+    generator = torch.Generator().manual_seed(0)
+    scales, factors = [0.01, 1.0, 30.0], [1.0, 0.5, 0.25]  # run 0 never clips, run 2 always does
+    for _ in range(4):
+        grads = [{n: torch.randn(p.shape, generator=generator) * s for n, p in references[0].named_parameters()}
+                 for s in scales]
+        for name, p in stack.params.items():  # the stack may hold a tensor transposed
+            p.grad = torch.stack([stack.model_layout(name, g[name]) for g in grads])
+        stacked.step(factors)
+        for reference, optimizer, grad, factor in zip(references, optimizers, grads, factors):
+            for name, p in reference.named_parameters():
+                p.grad = grad[name].clone()
+            torch.nn.utils.clip_grad_norm_(reference.parameters(), config.max_grad_norm)
+            for group in optimizer.param_groups:
+                group["lr"] = group["base"] * factor
+            optimizer.step()
+    for k, reference in enumerate(references):
+        state = stack.state_of(k)
+        for name, p in reference.named_parameters():
+            torch.testing.assert_close(state[name], p.detach(), rtol=1e-5, atol=1e-7, msg=f"run {k}: {name}")
+
+
+def test_a_reset_slot_starts_its_moments_and_step_count_again():
+    config = SweepConfig(lr=1e-2, max_grad_norm=0.0)
+    models = [Tiny(k) for k in range(2)]
+    stack = StackedClassifiers(models, "cpu")
+    stacked = StackedAdamW(stack, models[0], config)
+    for _ in range(3):
+        for p in stack.params.values():
+            p.grad = torch.ones(p.shape)
+        stacked.step([1.0, 1.0])
+    stacked.reset(1)
+    state = stacked.slot_state(1)
+    assert float(state["count"]) == 0 and all(not t.any() for n, t in state.items() if n != "count")
+    assert float(stacked.slot_state(0)["count"]) == 3
+    before = stack.state_of(1)
+    for p in stack.params.values():
+        p.grad = torch.ones(p.shape)
+    stacked.step([1.0, 1.0])
+    # Adam's first step after the reset moves each weight by the rate (bias-corrected m / sqrt(v) = 1)
+    after = stack.state_of(1)
+    torch.testing.assert_close(after["dense.weight"], before["dense.weight"] * (1 - 1e-2 * config.weight_decay) - 1e-2)
