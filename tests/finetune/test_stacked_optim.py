@@ -1,6 +1,7 @@
 """The engine's optimizers over stacked runs in ``_stacked_optim``: each run's gradient norm over all of its own
-parameters, and AdamW over K stacked runs equal to torch's ``AdamW`` run by run (no decay on biases and LayerNorm,
-the head's own rate, each run's own global clip and learning-rate factor, its own step count after a reset)."""
+parameters, AdamW's rates read from the device equal to the rates given as floats (bit for bit on the CPU), and AdamW
+over K stacked runs equal to torch's ``AdamW`` run by run (no decay on biases and LayerNorm, the head's own rate,
+each run's own global clip and learning-rate factor, its own step count after a reset)."""
 
 import copy
 
@@ -62,6 +63,43 @@ def test_per_run_clipping_is_global_over_each_runs_parameters(small_model_dir, p
         loss.backward()
         expected.append(float(torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])))
     np.testing.assert_allclose(optimizer.grad_norms().numpy(), expected, rtol=1e-5)
+
+
+def test_adamw_reads_its_rates_from_the_device_and_equals_the_float_rate_kernel(small_model_dir):
+    """The CPU kernel reads a float64 rate tensor as the float it was: the step equals the one that passed each
+    group's rate as a Python float (the engine's AdamW before), bit for bit."""
+    config = _config(max_grad_norm=1.0)
+    factors = [0.37, 1 / 3]
+    pair = []
+    for _ in range(2):
+        models = [load_classifier(small_model_dir, seed=s, dropout=0.0) for s in range(2)]
+        stack = StackedClassifiers(models, "cpu")
+        optimizer = StackedAdamW(stack, models[0], config)
+        generator = torch.Generator().manual_seed(0)
+        for p in stack.params.values():
+            p.grad = torch.randn(p.shape, generator=generator)
+        pair.append((stack, optimizer))
+    (stack, optimizer), (old_stack, old) = pair
+    optimizer.step(factors)
+    assert optimizer._rates.dtype == torch.float64
+    with torch.no_grad():  # the float-rate step, written out
+        stacked = old._gradients()
+        _, coef = old._global_clip(old._norms(stacked))
+        old._inverse.copy_(coef.reciprocal())
+        old.counts.add_(1.0)
+        for run, factor in enumerate(factors):
+            first = 0
+            for base_lr, decay, params, exp_avg, exp_avg_sq in old._views(run, run + 1):
+                grads = [g[run] for g in stacked[first:first + len(params)]]
+                torch._fused_adamw_(params, grads, exp_avg, exp_avg_sq, [], old._count_views[run][:len(params)],
+                                    lr=base_lr * factor, beta1=0.9, beta2=0.999, weight_decay=decay,
+                                    eps=config.adam_eps, amsgrad=False, maximize=False,
+                                    grad_scale=old._inverse_views[run])
+                first += len(params)
+    for name, value in stack.params.items():
+        assert torch.equal(value, old_stack.params[name]), name
+    for name in optimizer.names:
+        assert torch.equal(optimizer.exp_avg[name], old.exp_avg[name])
 
 
 class Tiny(nn.Module):
