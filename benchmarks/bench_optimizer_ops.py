@@ -287,7 +287,9 @@ def count_lazy_rows(structure: dict | None = None, runs: int = 8, batch: tuple[i
     -------
     dict
         ``vocab``, ``rows_per_step`` (mean distinct rows read per step over the group), ``eager`` and ``lazy``
-        (counted steps), ``flush`` (with ``bytes_per_element_per_step``).
+        (counted steps), ``flush`` (with ``bytes_per_element_per_step``) and ``flush_in_registers`` (the same flush
+        by the in-register replay kernel: each late row's weight and moments read and written once, counted from the
+        late rows, since the kernel runs on CUDA only).
     """
     import numpy as np
     import torch
@@ -336,10 +338,17 @@ def count_lazy_rows(structure: dict | None = None, runs: int = 8, batch: tuple[i
                 optimizer.step([1.0] * runs)
             if last:
                 report["lazy" if lazy else "eager"] = counter.summary(elements)
+    lazy_rows = pair[1][1].rows
+    late = int((lazy_rows.applied < lazy_rows.steps).sum())
+    row_elements = runs * int(np.prod(pair[1][0].params[lazy_rows.name].shape[2:]))
     with op_counter() as counter:
         pair[1][1].flush()
     report["flush"] = counter.summary(elements)
     report["flush"]["bytes_per_element_per_step"] = round(report["flush"]["bytes_per_element"] / steps, 2)
+    # the in-register replay kernel (CUDA): each late row's weight and moments read once and written once (float32)
+    in_registers = late * row_elements * 3 * 2 * 4 / elements
+    report["flush_in_registers"] = {"late_rows": late, "bytes_per_element": round(in_registers, 2),
+                                    "bytes_per_element_per_step": round(in_registers / steps, 2)}
     report["rows_per_step"] = round(sum(rows) / len(rows), 1)
     return report
 
@@ -371,7 +380,9 @@ def main() -> dict:
     lazy = report["lazy_rows"]
     print(f"{'lazy rows':>20}: {lazy['rows_per_step']} of {lazy['vocab']} rows per step; bytes per element: eager "
           f"step {lazy['eager']['bytes_per_element']}, lazy step {lazy['lazy']['bytes_per_element']}, flush "
-          f"{lazy['flush']['bytes_per_element']} ({lazy['flush']['bytes_per_element_per_step']} per step)")
+          f"{lazy['flush']['bytes_per_element']} ({lazy['flush']['bytes_per_element_per_step']} per step), in "
+          f"registers {lazy['flush_in_registers']['bytes_per_element']} "
+          f"({lazy['flush_in_registers']['bytes_per_element_per_step']} per step)")
     print(f"{'forward / backward':>20}: {report['forward']['ops']} / {report['backward']['ops']} ops")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

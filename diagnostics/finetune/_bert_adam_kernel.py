@@ -24,6 +24,7 @@ rates are read from device tensors, so a step holds no host value and can be cap
 from __future__ import annotations
 
 import functools
+import os
 
 import torch
 
@@ -159,6 +160,52 @@ def bert_adam_replay_(param: torch.Tensor, exp_avg: torch.Tensor, exp_avg_sq: to
         p.sub_(update)
 
 
+def replay_eligible(param: torch.Tensor, exp_avg: torch.Tensor, exp_avg_sq: torch.Tensor,
+                    history: torch.Tensor) -> bool:
+    """Whether :func:`bert_adam_replay_rows_` can run: Triton installed, float32 contiguous weight and moments of one
+    shape and a float32 history, on CUDA (or on the CPU under Triton's interpreter, ``TRITON_INTERPRET=1``)."""
+    on_device = param.device.type == "cuda" or os.environ.get("TRITON_INTERPRET") == "1"
+    return (on_device and param.dim() >= 2 and history.dtype == torch.float32
+            and triton_eligible(param, exp_avg, exp_avg_sq))
+
+
+@torch.no_grad()
+def bert_adam_replay_rows_(param: torch.Tensor, exp_avg: torch.Tensor, exp_avg_sq: torch.Tensor,
+                           rows: torch.Tensor, starts: torch.Tensor, history: torch.Tensor, decay: float,
+                           beta1: float, beta2: float, eps: float) -> None:
+    """:func:`bert_adam_replay_` in registers: each row of the whole stacked tensor read once, its missed steps
+    applied, written once (one Triton program per row, run and block of the row's elements).
+
+    The arithmetic is :func:`bert_adam_replay_`'s, each operation rounding once in the same order, so the rows end
+    bit for bit as there (and as the eager update makes them); see :func:`replay_eligible` for where it runs.
+
+    Parameters
+    ----------
+    param, exp_avg, exp_avg_sq : torch.Tensor
+        The whole stacked weight and moments, shape (K, vocab, ...), updated in place.
+    rows : torch.Tensor
+        The row ids to bring up to date (int64, any order, no repeats).
+    starts : torch.Tensor
+        Per row, the first missed step as an index into ``history`` (int64); the row misses every step from there.
+    history : torch.Tensor
+        Per step and run, shape (n, 2, K): the tensor's clip factor (``[:, 0]``) and learning rate (``[:, 1]``).
+    decay : float
+        The tensor's weight decay.
+    beta1, beta2, eps : float
+        BertAdam's ``b1``, ``b2`` and ``e``.
+    """
+    runs, vocab = param.shape[0], param.shape[1]
+    per_row = param.numel() // max(runs * vocab, 1)
+    if not len(rows) or per_row == 0 or history.shape[0] == 0:
+        return
+    history = history.contiguous()
+    block = min(_BLOCK, triton.next_power_of_2(per_row))
+    grid = (len(rows), runs, triton.cdiv(per_row, block))
+    _replay_kernel()[grid](param, exp_avg, exp_avg_sq, rows, starts, history, history.shape[0], runs, vocab, per_row,
+                           beta1, 1.0 - beta1, beta2, 1.0 - beta2, eps, float(decay), DECAY=decay != 0, BLOCK=block,
+                           enable_fp_fusion=False)
+
+
 def _sqrt(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     """Correctly rounded square roots (as IEEE's, CUDA's and Triton's ``sqrt_rn``).
 
@@ -231,3 +278,38 @@ def _kernel():
         tl.store(p_ptr + at, p, mask=mask)
 
     return triton.jit(bert_adam_kernel)
+
+
+@functools.cache
+def _replay_kernel():
+    """The Triton kernel of :func:`bert_adam_replay_rows_`, made on first use."""
+    if triton is None:
+        raise RuntimeError("the BertAdam replay kernel needs Triton, which is not installed")
+
+    def bert_adam_replay_kernel(p_ptr, m_ptr, v_ptr, rows_ptr, starts_ptr, history_ptr, steps, runs, vocab, per_row,
+                                beta1, one_minus_beta1, beta2, one_minus_beta2, eps, decay, DECAY: tl.constexpr,
+                                BLOCK: tl.constexpr):
+        row = tl.load(rows_ptr + tl.program_id(0))
+        start = tl.load(starts_ptr + tl.program_id(0))
+        run = tl.program_id(1)
+        offsets = tl.program_id(2) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < per_row
+        at = (run.to(tl.int64) * vocab + row) * per_row + offsets
+        p = tl.load(p_ptr + at, mask=mask, other=0.0)
+        m = tl.load(m_ptr + at, mask=mask, other=0.0)
+        v = tl.load(v_ptr + at, mask=mask, other=0.0)
+        for step in range(start, steps):
+            scale = tl.load(history_ptr + (step * 2) * runs + run)
+            rate = tl.load(history_ptr + (step * 2 + 1) * runs + run)
+            g = scale * 0.0  # the missed step's gradient, as the eager step rounds it
+            m = m * beta1 + g * one_minus_beta1
+            v = v * beta2 + g * one_minus_beta2 * g
+            update = tl.div_rn(m, tl.sqrt_rn(v) + eps)
+            if DECAY:
+                update = update + p * decay
+            p = p - update * rate
+        tl.store(m_ptr + at, m, mask=mask)
+        tl.store(v_ptr + at, v, mask=mask)
+        tl.store(p_ptr + at, p, mask=mask)
+
+    return triton.jit(bert_adam_replay_kernel)

@@ -26,10 +26,11 @@ over its nonzero rows round differently. So whenever the engine gives the batch'
 the gathered rows (``lazy=False`` keeps the whole table's update and gradient: the eager step to compare with).
 
 Cost: exactness makes a row's missed steps a loop of whole steps (every rounding of every step), so a check's flush
-replays about as many row-steps as the eager update would have made. As torch ops (this module's form, any device)
-each replayed step is a dozen passes over its rows, more bytes than the eager kernel's one pass, so the engine's
-default is the eager update. Lazy rows pay with a kernel that replays a row's missed steps in registers (one read
-and one write of the row per flush), which this module does not have yet.
+replays about as many row-steps as the eager update would have made. As torch ops (any device) each replayed step is
+a dozen passes over its rows, more bytes than the eager kernel's one pass. On CUDA with Triton the replay runs in
+registers (:func:`~._bert_adam_kernel.bert_adam_replay_rows_`: each late row of the whole table read and written
+once per catch-up, its missed steps applied in between), which is what lazy rows need to pay; the engine's default
+stays the eager update until a GPU measurement says lazy rows are faster.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._bert_adam_kernel import bert_adam_replay_
+from ._bert_adam_kernel import bert_adam_replay_, bert_adam_replay_rows_, replay_eligible
 
 #: Elements of one gathered tensor a replay works on at once (temporaries are a few copies of that many).
 _BLOCK = 1 << 25
@@ -188,8 +189,19 @@ class EmbeddingRows:
         late = rows[self.applied[rows] < self.steps]
         if not len(late):
             return
+        optimizer = self.optimizer
+        weight = optimizer.stack.params[self.name]
+        moments = optimizer.exp_avg[self.name], optimizer.exp_avg_sq[self.name]
+        if replay_eligible(weight, *moments, self.history):  # in registers: each row read and written once
+            first = int(self.applied[late].min())
+            device = weight.device
+            bert_adam_replay_rows_(weight.detach(), *moments, torch.from_numpy(late).to(device),
+                                   torch.from_numpy(self.applied[late] - first).to(device),
+                                   self.history[first:self.steps], optimizer._decays[self.index], *optimizer.betas,
+                                   optimizer.config.adam_eps)
+            self.applied[late] = self.steps
+            return
         late = late[np.argsort(self.applied[late], kind="stable")]  # oldest first: each step's rows are a prefix
-        weight = self.optimizer.stack.params[self.name]
         per_row = weight.shape[0] * int(np.prod(weight.shape[2:]))
         block = max(1, _BLOCK // max(per_row, 1))
         for start in range(0, len(late), block):

@@ -94,6 +94,12 @@ def test_lazy_rows_are_counted_against_the_eager_step(bench):
     # the lazy step moves the rows it read (and replays), the eager one the whole table
     assert lazy["lazy"]["bytes_per_element"] < lazy["eager"]["bytes_per_element"]
     assert lazy["flush"]["bytes"] > 0 and lazy["flush"]["bytes_per_element_per_step"] > 0
+    # in registers: every late row (the whole table but the rows the last batch read) read and written once
+    in_registers = lazy["flush_in_registers"]
+    assert 3000 - 2 * 2 * 8 <= in_registers["late_rows"] < 3000
+    expected = in_registers["late_rows"] * 2 * 16 * 24 / lazy["stacked_elements"]  # 2 runs x 16 wide x 24 bytes
+    assert in_registers["bytes_per_element"] == round(expected, 2)
+    assert in_registers["bytes_per_element"] < lazy["flush"]["bytes_per_element"] / 4
 
 
 def test_an_index_select_moves_only_the_rows_it_reads(bench):

@@ -246,3 +246,39 @@ def test_a_slot_saved_and_restored_in_another_stack_goes_on_as_if_never_moved():
         step(other, resumed, 0, grads)
     for name in stack.params:
         assert torch.equal(stack.params[name][2], other.params[name][0]), name
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="Triton is not installed (CUDA torch only)")
+@pytest.mark.parametrize("decay", [0.01, 0.0])
+def test_the_replay_kernel_interpreted_equals_the_torch_replay_bit_for_bit(monkeypatch, decay):
+    """Rows in any order, each missing its own number of steps (none to all of them), a width that is not a power of
+    two: the in-register replay leaves weights and moments as the torch replay does, row by row."""
+    from diagnostics.finetune import _bert_adam_kernel
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    _bert_adam_kernel._replay_kernel.cache_clear()
+    generator = torch.Generator().manual_seed(3)
+    runs, vocab, width, steps = 3, 40, 13, 9
+    tensors = [torch.randn(runs, vocab, width, generator=generator) * 0.1,
+               torch.randn(runs, vocab, width, generator=generator) * 1e-3,
+               torch.rand(runs, vocab, width, generator=generator) * 1e-5]
+    history = torch.stack([torch.rand(steps, runs, generator=generator) * 0.7 + 0.3,
+                           torch.rand(steps, runs, generator=generator) * 1e-3], dim=1)
+    rows = torch.randperm(vocab, generator=generator)[:25]
+    starts = torch.randint(0, steps + 1, (25,), generator=generator)
+    kernel, original = [t.clone() for t in tensors], tensors[0].clone()
+    try:
+        assert _bert_adam_kernel.replay_eligible(*kernel, history)
+        _bert_adam_kernel.bert_adam_replay_rows_(*kernel, rows, starts, history, decay, 0.9, 0.999, 1e-6)
+    finally:
+        _bert_adam_kernel._replay_kernel.cache_clear()
+    for row, start in zip(rows.tolist(), starts.tolist()):
+        views = [t[:, row:row + 1] for t in tensors]
+        _bert_adam_kernel.bert_adam_replay_(*views, [1] * (steps - start), history[start:, 0], history[start:, 1],
+                                            decay, 0.9, 0.999, 1e-6)
+    assert sum(int((t != k).any(dim=(0, 2)).sum()) for t, k in zip(tensors, kernel)) == 0
+    untouched = torch.ones(vocab, dtype=torch.bool)
+    untouched[rows] = False
+    assert torch.equal(kernel[0][:, untouched], original[:, untouched])
+    late = rows[starts < steps]
+    assert bool((kernel[0][:, late] != original[:, late]).all(dim=(0, 2)).all())  # every late row was updated

@@ -6,6 +6,7 @@ read again (or at a check). Both clips bind on some steps; each run has its own 
 
 from __future__ import annotations
 
+import importlib.util
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ from diagnostics.finetune import SweepConfig
 from diagnostics.finetune._batching import TokenInputs
 from diagnostics.finetune._fused import EngineRun, RunData, StackedClassifiers, batched_validator, fit_runs
 from diagnostics.finetune._jiant import warmup_linear
+from diagnostics.finetune._bert_adam_kernel import bert_adam_replay_
 from diagnostics.finetune._lazy_rows import word_embedding
 from diagnostics.finetune._stacked_optim import StackedAdamW, StackedBertAdam
 
@@ -138,6 +140,52 @@ def train_both(size: int, steps: int, check_every: int, seed: int = 0) -> int:
 def test_lazy_rows_equal_the_eager_update_bit_for_bit_at_every_check(size, steps, check_every):
     replayed = train_both(size, steps=steps, check_every=check_every)
     assert replayed > check_every // 3 * VOCAB  # most of the table was deferred and replayed
+
+
+def replay_rows_in_torch(param, exp_avg, exp_avg_sq, rows, starts, history, decay, beta1, beta2, eps):
+    """The in-register replay's contract (``bert_adam_replay_rows_``) in torch ops: the rows of each first missed
+    step gathered, replayed by the torch replay, written back (the kernel equals the torch replay row by row:
+    tests/finetune/test_bert_adam_kernel.py)."""
+    steps = history.shape[0]
+    for start in sorted(set(starts.tolist())):
+        chosen = rows[starts == start]
+        blocks = [t.index_select(1, chosen) for t in (param, exp_avg, exp_avg_sq)]
+        bert_adam_replay_(*blocks, [len(chosen)] * (steps - start), history[start:, 0], history[start:, 1], decay,
+                          beta1, beta2, eps)
+        for whole, block in zip((param, exp_avg, exp_avg_sq), blocks):
+            whole.index_copy_(1, chosen, block)
+
+
+def test_lazy_rows_through_the_in_register_replay_equal_the_eager_update_bit_for_bit(monkeypatch):
+    """Where the replay kernel runs (CUDA with Triton) the rows go to it whole, each with its first missed step: its
+    contract, in torch ops here, leaves every row as the eager update does at every check, runs joining mid-way."""
+    from diagnostics.finetune import _lazy_rows
+
+    calls = []
+
+    def counted(*args):
+        calls.append(len(args[3]))
+        replay_rows_in_torch(*args)
+
+    monkeypatch.setattr(_lazy_rows, "replay_eligible", lambda *tensors: True)
+    monkeypatch.setattr(_lazy_rows, "bert_adam_replay_rows_", counted)
+    train_both(3, steps=12, check_every=6)
+    assert len(calls) > 6 and max(calls) > VOCAB // 2  # catch-ups before batches and whole-table flushes
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="Triton is not installed (CUDA torch only)")
+def test_lazy_rows_through_the_interpreted_replay_kernel_equal_the_eager_update_bit_for_bit(monkeypatch):
+    """The kernel itself under Triton's interpreter (as it runs on CUDA), a short run: minutes, the interpreter runs
+    one program per row and run."""
+    from diagnostics.finetune import _bert_adam_kernel
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    _bert_adam_kernel._replay_kernel.cache_clear()
+    try:
+        train_both(2, steps=4, check_every=2)
+    finally:
+        _bert_adam_kernel._replay_kernel.cache_clear()
 
 
 def test_a_step_given_no_rows_updates_the_whole_table_after_bringing_it_up_to_date():
