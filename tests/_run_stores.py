@@ -1,5 +1,6 @@
-"""A small finished run store on a tiny random BERT (for the tests of the store and of its integrity checks), a
-copy of it to damage, and the damages: a truncated file, a JSON file with one key changed."""
+"""A small finished run store on a tiny random BERT (for the tests of the store and of its integrity checks), built
+once per test process, a copy of it to damage, and the damages: a truncated file, a JSON file with one key
+changed."""
 
 from __future__ import annotations
 
@@ -23,6 +24,18 @@ def build_tiny_store(root: Path, model_dir: Path) -> Path:
     failed.mkdir(parents=True)
     (failed / "FAILED").write_text("Traceback ...")
     return root
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def shared_tiny_store(tmp_path_factory, model_dir: Path) -> Path:
+    """:func:`build_tiny_store` once per test process and model: for modules that only read the store or damage
+    copies of it (:func:`copy_store`)."""
+    key = str(model_dir)
+    if key not in _BUILT or not _BUILT[key].is_dir():
+        _BUILT[key] = build_tiny_store(tmp_path_factory.mktemp("store") / "runs", model_dir)
+    return _BUILT[key]
 
 
 def copy_store(store: Path, tmp_path: Path) -> Path:

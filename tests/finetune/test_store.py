@@ -19,7 +19,7 @@ from diagnostics.finetune._store import PREDICTION_COLUMNS, Run, list_runs, mark
 from diagnostics.finetune._store_checks import verify_run
 
 from _paths import ROOT
-from _run_stores import build_tiny_store
+from _run_stores import shared_tiny_store
 
 
 def _write_lock(folder, pid):
@@ -140,7 +140,7 @@ def test_versions_record_the_code_and_status_shows_its_commit(tmp_path, tiny_mod
 @pytest.fixture(scope="module")
 def tiny_store(tmp_path_factory, tiny_model_dir):
     """A real sweep on a tiny random BERT: en + ru x seeds 0, 1, checkpoints kept; one more unfinished run."""
-    return build_tiny_store(tmp_path_factory.mktemp("store") / "runs", tiny_model_dir)
+    return shared_tiny_store(tmp_path_factory, tiny_model_dir)
 
 
 def test_list_runs_filters_by_coordinates_and_state(tiny_store):

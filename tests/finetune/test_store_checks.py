@@ -10,13 +10,13 @@ import pytest
 from diagnostics.finetune import collect_predictions, finished_state, run_dir, sweep_status
 from diagnostics.finetune._store_checks import verify_run
 
-from _run_stores import build_tiny_store, copy_store, edit_json, truncate_half
+from _run_stores import copy_store, edit_json, shared_tiny_store, truncate_half
 
 
 @pytest.fixture(scope="module")
 def tiny_store(tmp_path_factory, tiny_model_dir):
     """A real sweep on a tiny random BERT: en + ru x seeds 0, 1, checkpoints kept; one more unfinished run."""
-    return build_tiny_store(tmp_path_factory.mktemp("store") / "runs", tiny_model_dir)
+    return shared_tiny_store(tmp_path_factory, tiny_model_dir)
 
 
 def test_verify_run_catches_truncated_predictions(tiny_store, tmp_path):
