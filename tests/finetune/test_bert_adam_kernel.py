@@ -15,7 +15,6 @@ import math
 
 import pytest
 import torch
-from torch import nn
 
 from diagnostics.finetune import SweepConfig
 from diagnostics.finetune._bert_adam_kernel import bert_adam_, bert_adam_torch_, bert_adam_triton_
@@ -23,21 +22,9 @@ from diagnostics.finetune._fused import StackedClassifiers
 from diagnostics.finetune._jiant import warmup_linear
 from diagnostics.finetune._stacked_optim import StackedBertAdam
 
+from _small_modules import Small
+
 STEPS, WD, GLOBAL_CLIP, TENSOR_CLIP, EPS = 200, 0.01, 5.0, 1.0, 1e-6
-
-
-class Small(nn.Module):
-    """A linear layer, a LayerNorm and a head: tensors of several shapes, two parameter groups' names."""
-
-    def __init__(self, seed: int):
-        super().__init__()
-        torch.manual_seed(seed)
-        self.dense = nn.Linear(48, 40)
-        self.LayerNorm = nn.LayerNorm(40)
-        self.classifier = nn.Linear(40, 2)
-        with torch.no_grad():
-            self.LayerNorm.weight.uniform_(0.5, 1.5)
-            self.LayerNorm.bias.normal_(0.0, 0.1)
 
 
 def reference_step(params, grads, exp_avg, exp_avg_sq, lr: float, *, decoupled: bool = False, b1=0.9, b2=0.999):
@@ -213,39 +200,6 @@ def test_the_triton_kernel_interpreted_equals_the_torch_form_bit_for_bit(monkeyp
                     assert torch.equal(a, b), (seed, position, (a - b).abs().max())
     finally:
         _bert_adam_kernel._kernel.cache_clear()  # the next use makes a compiled kernel again
-
-
-def test_a_slot_saved_and_restored_in_another_stack_goes_on_as_if_never_moved():
-    config = SweepConfig(recipe="jiant", optimizer="bert_adam", lr=1e-3, weight_decay=WD, max_grad_norm=GLOBAL_CLIP,
-                         bert_adam_max_grad_norm=TENSOR_CLIP, adam_eps=EPS)
-    generator = torch.Generator().manual_seed(0)
-    models = [Small(k) for k in range(3)]
-    stack = StackedClassifiers(models, "cpu")
-    optimizer = StackedBertAdam(stack, models[0], config)
-
-    def step(stack, optimizer, position_of_run2: int, grads):
-        for name, p in stack.params.items():
-            grad = torch.zeros(p.shape)
-            grad[position_of_run2] = grads[name]
-            p.grad = grad
-        optimizer.step([0.5] * stack.size)
-
-    draws = [{n: torch.randn(p.shape[1:], generator=generator) for n, p in stack.params.items()} for _ in range(6)]
-    for grads in draws[:3]:
-        step(stack, optimizer, 2, grads)
-    saved, weights = optimizer.slot_state(2), stack.state_of(2)
-    for grads in draws[3:]:
-        step(stack, optimizer, 2, grads)
-    # the run goes on in slot 0 of a group of two, from its saved weights and moments
-    moved = Small(7)
-    moved.load_state_dict(weights, strict=False)
-    other = StackedClassifiers([moved, Small(8)], "cpu")
-    resumed = StackedBertAdam(other, models[0], config)
-    resumed.restore_slot(0, saved)
-    for grads in draws[3:]:
-        step(other, resumed, 0, grads)
-    for name in stack.params:
-        assert torch.equal(stack.params[name][2], other.params[name][0]), name
 
 
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="Triton is not installed (CUDA torch only)")

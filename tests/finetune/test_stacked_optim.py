@@ -1,22 +1,23 @@
 """The engine's optimizers over stacked runs in ``_stacked_optim``: each run's gradient norm over all of its own
-parameters, AdamW's rates read from the device equal to the rates given as floats (bit for bit on the CPU), and AdamW
-over K stacked runs equal to torch's ``AdamW`` run by run (no decay on biases and LayerNorm, the head's own rate,
-each run's own global clip and learning-rate factor, its own step count after a reset)."""
+parameters, AdamW's rates read from the device equal to the rates given as floats (bit for bit on the CPU), AdamW over
+K stacked runs equal to torch's ``AdamW`` run by run (no decay on biases and LayerNorm, the head's own rate,
+each run's own global clip and learning-rate factor, its own step count after a reset), and a BertAdam slot saved and
+restored in another stack going on as if never moved."""
 
 import copy
 
 import numpy as np
 import pytest
 import torch
-from torch import nn
 
 from diagnostics.finetune import SweepConfig
 from diagnostics.finetune._batching import TokenInputs
 from diagnostics.finetune._fused import StackedClassifiers
 from diagnostics.finetune._modeling import load_classifier
-from diagnostics.finetune._stacked_optim import StackedAdamW
+from diagnostics.finetune._stacked_optim import StackedAdamW, StackedBertAdam
 
 from _oracle import small_bert_folder
+from _small_modules import Small
 
 SEEDS = [0, 1, 2]
 VOCAB = 120
@@ -102,17 +103,6 @@ def test_adamw_reads_its_rates_from_the_device_and_equals_the_float_rate_kernel(
         assert torch.equal(optimizer.exp_avg[name], old.exp_avg[name])
 
 
-class Tiny(nn.Module):
-    """An encoder weight, a LayerNorm and a head: every parameter group."""
-
-    def __init__(self, seed: int):
-        super().__init__()
-        torch.manual_seed(seed)
-        self.dense = nn.Linear(6, 5)
-        self.LayerNorm = nn.LayerNorm(5)
-        self.classifier = nn.Linear(5, 2)
-
-
 def _torch_adamw(model, config):
     """torch's AdamW over ``model`` grouped by hand: decay on the weights of dense and classifier only, the head's
     rate for the classifier."""
@@ -127,7 +117,7 @@ def _torch_adamw(model, config):
 
 def test_adamw_over_a_stack_is_torchs_adamw_run_by_run():
     config = SweepConfig(lr=1e-2, head_lr=5e-2, weight_decay=0.1, max_grad_norm=1.0, adam_eps=1e-8)
-    models = [Tiny(k) for k in range(3)]
+    models = [Small(k) for k in range(3)]
     references = [copy.deepcopy(m) for m in models]
     optimizers = [_torch_adamw(r, config) for r in references]
     stack = StackedClassifiers(models, "cpu")
@@ -155,7 +145,7 @@ def test_adamw_over_a_stack_is_torchs_adamw_run_by_run():
 
 def test_a_reset_slot_starts_its_moments_and_step_count_again():
     config = SweepConfig(lr=1e-2, max_grad_norm=0.0)
-    models = [Tiny(k) for k in range(2)]
+    models = [Small(k) for k in range(2)]
     stack = StackedClassifiers(models, "cpu")
     stacked = StackedAdamW(stack, models[0], config)
     for _ in range(3):
@@ -173,3 +163,36 @@ def test_a_reset_slot_starts_its_moments_and_step_count_again():
     # Adam's first step after the reset moves each weight by the rate (bias-corrected m / sqrt(v) = 1)
     after = stack.state_of(1)
     torch.testing.assert_close(after["dense.weight"], before["dense.weight"] * (1 - 1e-2 * config.weight_decay) - 1e-2)
+
+
+def test_a_slot_saved_and_restored_in_another_stack_goes_on_as_if_never_moved():
+    config = SweepConfig(recipe="jiant", optimizer="bert_adam", lr=1e-3, weight_decay=0.01, max_grad_norm=5.0,
+                         bert_adam_max_grad_norm=1.0, adam_eps=1e-6)
+    generator = torch.Generator().manual_seed(0)
+    models = [Small(k) for k in range(3)]
+    stack = StackedClassifiers(models, "cpu")
+    optimizer = StackedBertAdam(stack, models[0], config)
+
+    def step(stack, optimizer, position_of_run2: int, grads):
+        for name, p in stack.params.items():
+            grad = torch.zeros(p.shape)
+            grad[position_of_run2] = grads[name]
+            p.grad = grad
+        optimizer.step([0.5] * stack.size)
+
+    draws = [{n: torch.randn(p.shape[1:], generator=generator) for n, p in stack.params.items()} for _ in range(6)]
+    for grads in draws[:3]:
+        step(stack, optimizer, 2, grads)
+    saved, weights = optimizer.slot_state(2), stack.state_of(2)
+    for grads in draws[3:]:
+        step(stack, optimizer, 2, grads)
+    # the run goes on in slot 0 of a group of two, from its saved weights and moments
+    moved = Small(7)
+    moved.load_state_dict(weights, strict=False)
+    other = StackedClassifiers([moved, Small(8)], "cpu")
+    resumed = StackedBertAdam(other, models[0], config)
+    resumed.restore_slot(0, saved)
+    for grads in draws[3:]:
+        step(other, resumed, 0, grads)
+    for name in stack.params:
+        assert torch.equal(stack.params[name][2], other.params[name][0]), name
