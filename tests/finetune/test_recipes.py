@@ -1,6 +1,6 @@
 """Recipes as objects: every registered recipe loads with its parts, ``recipe:`` accepts exactly the registered
-names, and the third recipe (Hugging Face ``Trainer``'s defaults) trains solo and fused: a check per epoch, linear
-decay from the first step, no early stopping, the last epoch's model."""
+names, and the third recipe (Hugging Face ``Trainer``'s defaults) trains solo and fused: a check per epoch, no early
+stopping, the last epoch's model (its course alone: test_recipe_trainer.py)."""
 
 import json
 
