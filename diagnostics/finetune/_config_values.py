@@ -3,6 +3,7 @@ structured settings and the checks shared by several settings (a diagnostic cate
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from typing import Any
@@ -272,8 +273,8 @@ def executor_options_problems(options: dict, key: str) -> list[tuple[str, str]]:
         problems.append((f"{key}.cluster", choice(str(options["cluster"]), SUBMITIT_CLUSTERS)))
     for name in ("poll_s", "lost_job_grace_s"):
         value = options.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
-                                  or name == "poll_s" and value == 0):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or value < 0 or name == "poll_s" and value == 0):
             problems.append((f"{key}.{name}", f"expected a number of seconds {'> 0' if name == 'poll_s' else '>= 0'}"
                                               f", found {show(value)}"))
     if options.get("requeue") is not None and not isinstance(options["requeue"], bool):

@@ -101,8 +101,9 @@ def schedule_factor(config: SweepConfig, steps: int) -> Callable[[int], float]:
     Returns
     -------
     callable
-        ``factor(step)``: the multiplier of the base learning rates for the update after ``step`` earlier ones
-        (transformers' ``get_linear_schedule_with_warmup``).
+        ``factor(step)``: the multiplier of the base learning rates for the update after ``step`` earlier ones:
+        transformers' ``get_linear_schedule_with_warmup`` after the warm-up; during it one step ahead
+        (``(step + 1) / warmup``), so that the first update does not have rate 0.
     """
     warmup = int(round(config.warmup_ratio * steps))
 

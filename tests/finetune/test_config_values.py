@@ -67,6 +67,10 @@ def test_the_executors_own_options_are_checked_with_the_config():
                                  "executor_options.lost_job_grace_s: expected a number of seconds >= 0, found -1; "
                                  "executor_options.requeue: expected true or false, found 'yes'")
     SweepConfig(executor_options={"poll_s": 0.5, "lost_job_grace_s": 0, "requeue": True})
+    for name in ("poll_s", "lost_job_grace_s"):  # YAML's .nan / .inf: a wait that never ends or never polls
+        for value in (float("nan"), float("inf")):
+            with pytest.raises(ConfigError, match=f"executor_options.{name}: expected a number of seconds"):
+                SweepConfig(executor_options={name: value})
 
 
 def test_seeds_read_as_a_list_or_an_inclusive_range():
