@@ -228,8 +228,9 @@ def test_user_diagnostics_of_two_languages_carry_distinct_dataset_names(tmp_path
 def test_plan_lists_done_runs_and_settings_conflicts(tmp_path, tiny_model_dir):
     from diagnostics.finetune import run_sweep
 
+    # one torch thread (two workers share two cores: more threads spin at OpenMP barriers; not in the run hash)
     inputs = PipelineInputs({}, [f"models=[{{name: tiny, path: {tiny_model_dir}}}]", "seeds=[0]", "languages=[en]",
-                                 "train_size=16", "max_seq_length=32"])
+                                 "train_size=16", "max_seq_length=32", "num_threads=1"])
     base = ScalePlan.resolve("tiny", tmp_path, inputs).base
     run_sweep(base)
     plan = check_plan(ScalePlan.resolve("tiny", tmp_path, inputs), only=("base",))
@@ -247,7 +248,7 @@ def test_sweep_dry_run_says_a_changed_run_is_refused(tmp_path, tiny_model_dir):
 
     values = dict(experiment="s", output_dir=str(tmp_path / "runs"),
                   models=[{"name": "tiny", "path": str(tiny_model_dir)}], languages=["en"], seeds=[0], train_size=16,
-                  max_seq_length=32, max_epochs=1, progress=False)
+                  max_seq_length=32, max_epochs=1, progress=False, num_threads=1)
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(values))
     run_sweep(load_config(path))
