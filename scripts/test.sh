@@ -8,6 +8,9 @@ bash scripts/setup.sh
 # transformers and pandas from source again, ~4 s of CPU each (setup.sh installs with --no-compile)
 unset PYTHONDONTWRITEBYTECODE
 export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# two test workers already fill two cores: torch's OpenMP threads that wait for a busy core sleep instead of spinning
+# (spinning doubled the CPU time of the training tests on a 2-core host; results do not depend on it)
+export OMP_WAIT_POLICY=PASSIVE
 # both targets run browser tests of the report's explorer page (tests/report/test_explorer_page.py: the page's behaviour
 # in the default suite, its paper-scale size and speed in the slow one): Chromium + driver, installed once via apt
 bash scripts/setup_browser.sh
