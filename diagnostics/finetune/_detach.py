@@ -335,10 +335,11 @@ def wait_detached(root: str | Path, *, poll_s: float | None = None, stream: Text
     """Follow a detached sweep until every one of its jobs has ended; return the final status table.
 
     Polls the cluster every ``poll_s`` seconds (the record's ``poll_s`` by default; ``squeue`` in a thread of its own,
-    so that a controller that does not answer delays no line), prints a line for each run
-    that finishes (``done``, ``failed``, ``interrupted``) and, at least every :data:`~._waiting.WAIT_LINE_S` seconds,
-    one saying what it waits for (jobs by state and reason, for how long, a silent ``squeue``). Nothing is cancelled,
-    also not on Ctrl-C (:class:`KeyboardInterrupt` propagates after nothing was touched).
+    so that a controller that does not answer delays no line), prints a line for each run that had finished
+    (``done``, ``failed``, ``interrupted``) before it began and for each run that finishes while it follows, and, at
+    least every :data:`~._waiting.WAIT_LINE_S` seconds, one saying what it waits for (jobs by state and reason, for
+    how long, a silent ``squeue``). Nothing is cancelled, also not on Ctrl-C (:class:`KeyboardInterrupt` propagates
+    after nothing was touched).
 
     Parameters
     ----------
@@ -372,6 +373,9 @@ def wait_detached(root: str | Path, *, poll_s: float | None = None, stream: Text
     log = WaitLog(clock=clock, stream=stream)
     runs = record.runs()
     seen = {run: run_state(Path(run)) for run in runs}
+    for run, state in seen.items():  # a run may end between the submission and the following
+        if state in FINAL_STATES:
+            log.write(f"{_describe_run(run)}: {state} (job {runs[run]}; before this wait began)")
     since: dict[str, tuple[JobState | None, float]] = {}
     answered, states, silent = clock(), None, False
     asking: Asking | None = None

@@ -153,6 +153,8 @@ def test_wait_exits_1_when_a_run_is_not_done_and_ctrl_c_cancels_nothing(tmp_path
     result = invoke_cli("sweep", "wait", tmp_path / "runs", "--poll-s", "0.1")
     assert result.returncode == 1, result.stderr
     assert "interrupted" in result.stdout and "1 ended" in result.stdout
+    # the run's attempt ended before the wait began (partial files, nobody holds them): said once, at the start
+    assert result.stderr.count("e en/m/seed=0: interrupted (job 40_0; before this wait began)") == 1
 
     import diagnostics.finetune
 
