@@ -7,8 +7,9 @@
 * readers whose clock is 10 minutes ahead or behind (``faketime``) against a live and a dead owner of another host;
 * a full tmpfs at each write of a run, a read-only remount, an unreadable finished file (root without its
   permission-override capabilities);
-* a fused multi-run sweep killed at random moments (SIGKILL, SIGTERM, SIGINT) 20 times and resumed: every run done,
-  predictions equal to an uninterrupted sweep, no run ever held by two processes at once (``DIAGNOSTICS_LEASE_LOG``).
+* a fused multi-run sweep killed at random moments (SIGKILL, SIGTERM, SIGINT) 20 times while it trains, resumed each
+  time (a fresh sweep once one is done): every run done, predictions equal to an uninterrupted sweep, no run ever
+  held by two processes at once (``DIAGNOSTICS_LEASE_LOG``).
 
 Sweeps run in processes forked from one warmed-up process (:class:`_Zygote`), so that a killed and resumed sweep
 costs its training, not the imports and data loading of a fresh interpreter.
@@ -645,16 +646,25 @@ def test_a_sweep_killed_at_random_20_times_ends_equal_to_an_uninterrupted_one(tm
     assert {r["state"] for r in _sweep(zygote, reference, tmp_path, "reference",
                                        env={run_lock.LEASE_LOG_VARIABLE: str(timing)})["runs"]} == {"done"}
     job_s = max(ended - claimed for leases in _intervals(timing, {}).values() for claimed, ended, _, _ in leases)
-    config = write_config(tmp_path / "killed", tiny_model_dir, **settings)
     log = tmp_path / "leases.log"
     env = {run_lock.LEASE_LOG_VARIABLE: str(log)}
     rng = random.Random(50)
-    exits, landed = {}, 0
-    for attempt in range(KILLS):
-        out = tmp_path / f"attempt-{attempt}.out"
+    stores: list[Path] = []  # a sweep resumed until done, then a fresh one: KILLS kills all land on training sweeps
+    config = write_config(tmp_path / "killed-0", tiny_model_dir, **settings)
+    stores.append(config)
+    exits, landed, attempts = {}, 0, 0
+    while landed < KILLS:
+        attempts += 1
+        assert attempts <= 3 * KILLS, f"only {landed} of {attempts} attempts found a sweep training"
+        out = tmp_path / f"attempt-{attempts}.out"
         pid = zygote.start(CLI, out, args=[config], env=env)
         while _running(pid) and f" {pid} " not in (log.read_text() if log.exists() else ""):
             time.sleep(0.02)  # until this attempt claims its first run: the moments before are all alike
+        if f" {pid} " not in (log.read_text() if log.exists() else ""):  # it claimed nothing: every run is done
+            assert zygote.wait(pid, timeout=300) == 0, out.read_text()[-3000:]
+            config = write_config(tmp_path / f"killed-{len(stores)}", tiny_model_dir, **settings)
+            stores.append(config)
+            continue
         time.sleep(rng.uniform(0.0, 1.1 * job_s))  # any moment of a job: set-up, training, predicting, storing
         sig = rng.choice([signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
         if _running(pid):
@@ -664,13 +674,14 @@ def test_a_sweep_killed_at_random_20_times_ends_equal_to_an_uninterrupted_one(tm
         exits[pid] = time.time()
         assert "Traceback" not in out.read_text() or sig == signal.SIGINT, out.read_text()[-3000:]
         assert status in (0, 1, 130, -signal.SIGKILL, -signal.SIGTERM, -signal.SIGINT), (status, out.read_text())
-    final = _sweep(zygote, config, tmp_path, "final", env=env)
-    assert landed >= KILLS * 3 // 4  # most kills hit a sweep that was training
-    assert [(r["state"] in ("done", "skipped"), r["problems"]) for r in final["runs"]] == [(True, [])] * 6, final
-    pd.testing.assert_frame_equal(sorted_table(collect_predictions(tmp_path / "killed" / "runs")),
-                                  sorted_table(collect_predictions(tmp_path / "reference" / "runs")))
+    expected = sorted_table(collect_predictions(tmp_path / "reference" / "runs"))
+    for number, store in enumerate(stores):
+        final = _sweep(zygote, store, tmp_path, f"final-{number}", env=env)
+        assert [(r["state"] in ("done", "skipped"), r["problems"]) for r in final["runs"]] == [(True, [])] * 6, final
+        pd.testing.assert_frame_equal(sorted_table(collect_predictions(store.parent / "runs")), expected)
     held = _intervals(log, exits)
-    assert len(held) == 6
+    assert len(held) == 6 * len(stores)
+    print(f"\n{landed} kills landed in {attempts} attempts on {len(stores)} sweeps")
     for path, leases in held.items():
         leases.sort()
         tokens = [token for _, _, token, _ in leases]
