@@ -356,7 +356,7 @@ class _Run:
     def check(self, score: dict[str, float], snapshot: Callable[[], dict[str, torch.Tensor]]) -> bool:
         """Record a validation; keep the weights (``snapshot()``) of a new best; whether the run stops here."""
         entry, new_best, stop = self.course.check(score, step=self.step, epoch=self.epoch, loss=self._mean_loss(),
-                                                best=self.result.best)
+                                                  best=self.result.best)
         self.result.history.append(entry)
         if new_best:
             self.result.best, self.best_state = entry, snapshot()
