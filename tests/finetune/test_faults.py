@@ -42,7 +42,8 @@ pytestmark = pytest.mark.slow
 HEARTBEAT_S, STALE_S = 0.1, 2.0
 RUN = ("runs", "s", "en", "tiny", "seed=0")
 #: A child process's stand-in host name where it cannot have a UTS namespace of its own.
-POSE = "import os, socket\nif os.environ.get('FAULT_HOST'):\n    socket.gethostname = lambda: os.environ['FAULT_HOST']\n"
+POSE = ("import os, socket\nif os.environ.get('FAULT_HOST'):\n"
+        "    socket.gethostname = lambda: os.environ['FAULT_HOST']\n")
 
 
 def _environment(**extra) -> dict:
