@@ -135,8 +135,11 @@ def train_both(size: int, steps: int, check_every: int, seed: int = 0) -> int:
     return replayed[0]
 
 
-@pytest.mark.parametrize("size", [1, 3, 8])
-@pytest.mark.parametrize("steps, check_every", [(150, 50), pytest.param(1000, 250, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("size, steps, check_every", [
+    (1, 150, 50), (3, 150, 50),
+    # eight runs, and a thousand steps: the slow target (the default suite keeps one and three runs)
+    *(pytest.param(size, steps, every, marks=pytest.mark.slow) for size, steps, every in
+      ((8, 150, 50), (1, 1000, 250), (3, 1000, 250), (8, 1000, 250)))])
 def test_lazy_rows_equal_the_eager_update_bit_for_bit_at_every_check(size, steps, check_every):
     replayed = train_both(size, steps=steps, check_every=check_every)
     assert replayed > check_every // 3 * VOCAB  # most of the table was deferred and replayed
@@ -264,7 +267,7 @@ def _accuracy(gold, proba):
     return {"accuracy": float(np.mean((proba >= 0.5) == gold)), "mcc": 0.0}
 
 
-@pytest.mark.parametrize("head", ["transformers", "jiant"])
+@pytest.mark.parametrize("head", [pytest.param("transformers", marks=pytest.mark.slow), "jiant"])
 def test_the_engine_with_lazy_rows_equals_it_without_at_every_check_and_the_end(zipf_model_dir, head):
     """A queue of four runs (two data sets, two budgets) in two slots: the first stops early and a run joins its slot.
     Lazy rows change nothing: every check's scores and losses and every run's final weights are the same bits."""
