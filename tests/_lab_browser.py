@@ -121,11 +121,21 @@ def open_notebook(driver, *names: str) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    for name in names:
+    for position, name in enumerate(names):
         xpath = f"//li[contains(@class,'jp-DirListing-item')][.//span[text()='{name}']]"
         item = wait_for(driver, lambda d: next((e for e in d.find_elements(By.XPATH, xpath) if e.is_displayed()), None),
                      60, f"file browser item {name}")
         ActionChains(driver).double_click(item).perform()
+        if position < len(names) - 1:  # a folder: the next name is looked for in it, not in the listing before
+            wait_for(driver, lambda d: _current_folder(d) == name, 30, f"the file browser in {name}")
+
+
+def _current_folder(driver) -> str:
+    """The folder the file browser shows (its last breadcrumb; empty at the root)."""
+    from selenium.webdriver.common.by import By
+
+    crumbs = driver.find_elements(By.CSS_SELECTOR, ".jp-BreadCrumbs-item")
+    return crumbs[-1].text.strip() if crumbs else ""
 
 
 def menu(driver, menu: str, label: str) -> None:
