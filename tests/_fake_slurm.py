@@ -1,9 +1,10 @@
 """Stand-ins for a cluster in fast tests: SLURM client commands on ``PATH`` that print fixed answers, a submitted job
-as the watcher sees it, and a clock that ``sleep`` advances."""
+as the watcher sees it, a clock that ``sleep`` advances, and a stream that keeps when each line came."""
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from submitit.core.utils import cloudpickle_dump
@@ -92,3 +93,17 @@ def started_jobs(tmp_path: Path) -> list[tuple[FakeJob, list[FakeSpec]]]:
         (folder / "config.json").write_text("{}")
         out.append((FakeJob(tmp_path, f"7_{k}"), [FakeSpec(folder)]))
     return out
+
+
+class StampedStream:
+    """A stream keeping each line with the time it was written (real clock): for tests of lines that must come on
+    time."""
+
+    def __init__(self):
+        self.lines: list[tuple[float, str]] = []
+
+    def write(self, text: str) -> None:
+        self.lines.extend((time.monotonic(), line) for line in text.splitlines())
+
+    def flush(self) -> None:
+        pass

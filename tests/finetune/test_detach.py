@@ -21,7 +21,7 @@ from diagnostics.finetune import _waiting
 from diagnostics.finetune._detach import DETACHED_FILE, check_no_live_detached, new_record, write_detached
 
 from _cli import ENV, invoke_cli, run_cli
-from _fake_slurm import Timeline, fake_commands
+from _fake_slurm import StampedStream, Timeline, fake_commands
 from _sweeps import stub_model_folder, write_config
 
 
@@ -123,7 +123,7 @@ def test_wait_says_its_lines_on_time_while_squeue_hangs(tmp_path, monkeypatch):
     _squeue(bin_dir, ["40_0|RUNNING|n3|None"])
     (bin_dir / "squeue").write_text(f"#!/bin/sh\nsleep 1.5\ncat {bin_dir / 'squeue.txt'}\n")
     monkeypatch.setattr(_waiting, "WAIT_LINE_S", 0.3)
-    stream, start = _Stamped(), time.monotonic()
+    stream, start = StampedStream(), time.monotonic()
     threading.Timer(2.0, _squeue, (bin_dir, ["40_0|COMPLETED|n3|None"])).start()
     table = wait_detached(tmp_path / "runs" / "e", poll_s=0.2, stream=stream)
     times = [at - start for at, _ in stream.lines]
@@ -132,19 +132,6 @@ def test_wait_says_its_lines_on_time_while_squeue_hangs(tmp_path, monkeypatch):
     # a poll waits 0.2 s for its answer, then the lines go on: never the 1.5 s of a question
     assert max(b - a for a, b in zip([0.0, *times], times)) < 0.2 + 0.3 + 0.4, times
     assert any("squeue has not answered" in text for _, text in stream.lines)
-
-
-class _Stamped:
-    """A stream keeping each line with the time it was written."""
-
-    def __init__(self):
-        self.lines = []
-
-    def write(self, text):
-        self.lines.extend((time.monotonic(), line) for line in text.splitlines())
-
-    def flush(self):
-        pass
 
 
 def test_wait_exits_1_when_a_run_is_not_done_and_ctrl_c_cancels_nothing(tmp_path, monkeypatch):

@@ -15,7 +15,7 @@ from diagnostics.finetune._slurm import JobState, job_states, queue_states
 from diagnostics.finetune._submitit import _Waiting, watch
 from diagnostics.finetune._waiting import WaitLog, describe_jobs, duration
 
-from _fake_slurm import FakeJob, FakeSpec, Timeline, fake_commands
+from _fake_slurm import FakeJob, FakeSpec, StampedStream, Timeline, fake_commands
 from _pool_jobs import Spec, fake_worker
 
 
@@ -85,7 +85,7 @@ def test_lines_come_on_time_while_squeue_hangs_and_its_answer_is_used_when_it_co
             job.finish([{"path": str(spec.path), "state": "done"}])
         return None if len(asked) == 1 else {i: JobState("PENDING", "", "squeue", "JobHeldUser") for i in ids}
 
-    stream = _Stamped()
+    stream = StampedStream()
     outcomes = list(watch([_Waiting(job, [spec])], states=states, failure=failure, poll_s=0.1, grace_s=10,
                           log=WaitLog(interval_s=0.3, stream=stream)))
     assert [o["state"] for o in outcomes] == ["done"]
@@ -96,19 +96,6 @@ def test_lines_come_on_time_while_squeue_hangs_and_its_answer_is_used_when_it_co
     assert all("state unknown 8_0" in text for text in texts if "squeue has not answered" in text)
     assert any("squeue has not answered for 1 s" in text for text in texts)  # the first answer: none
     assert "PENDING (JobHeldUser: held: release with scontrol release) 8_0" in texts[-1]
-
-
-class _Stamped:
-    """A stream keeping each line with the time it was written."""
-
-    def __init__(self):
-        self.lines = []
-
-    def write(self, text):
-        self.lines.extend((time.monotonic(), line) for line in text.splitlines())
-
-    def flush(self):
-        pass
 
 
 def test_the_interval_is_a_module_constant_tests_can_shorten(monkeypatch):
