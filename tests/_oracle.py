@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from diagnostics.finetune._batching import batch_order, bucket_batches, length_sorted_batches
+from diagnostics.finetune._batching import TokenInputs, batch_order, bucket_batches, length_sorted_batches
 from diagnostics.finetune._config import SweepConfig
 from diagnostics.finetune._jiant import PlateauController, warmup_linear
 from diagnostics.finetune._loop import FitResult, LoopCounters, _jiant_schedule, total_steps
@@ -387,3 +387,12 @@ def small_bert_folder(folder, vocab: int):
                         intermediate_size=32, max_position_embeddings=64, num_labels=2)
     BertForSequenceClassification(config).save_pretrained(folder, safe_serialization=True)
     return folder
+
+
+def random_pairs(vocab: int, count: int = 30, validation: int = 12):
+    """Token ids of ``count`` random pairs of varied length (4 to 19 ids below ``vocab``), random labels, and the first
+    ``validation`` of them as a validation set: ``(train, gold, validation, validation gold)`` (seeded)."""
+    rng = np.random.default_rng(0)
+    ids = [list(rng.integers(5, vocab, size=int(rng.integers(4, 20)))) for _ in range(count)]
+    gold = torch.from_numpy(rng.integers(0, 2, size=len(ids)))
+    return TokenInputs(ids, None, 0), gold, TokenInputs(ids[:validation], None, 0), gold[:validation].numpy()

@@ -9,7 +9,7 @@ from diagnostics.finetune import SweepConfig
 from diagnostics.finetune._fused import batched_validator, fit_fused
 from diagnostics.finetune._modeling import load_classifier
 
-from _oracle import fit, predict_proba, small_bert_folder
+from _oracle import fit, predict_proba, random_pairs, small_bert_folder
 
 SEEDS = [0, 1, 2]
 VOCAB = 120
@@ -24,10 +24,7 @@ def small_model_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def pairs():
     """Token ids of random pairs of varied length, random labels, and a validation slice."""
-    rng = np.random.default_rng(0)
-    ids = [list(rng.integers(5, VOCAB, size=int(rng.integers(4, 20)))) for _ in range(30)]
-    gold = torch.from_numpy(rng.integers(0, 2, size=len(ids)))
-    return TokenInputs(ids, None, 0), gold, TokenInputs(ids[:12], None, 0), gold[:12].numpy()
+    return random_pairs(VOCAB)
 
 
 def _accuracy(gold, proba):
