@@ -403,17 +403,14 @@ def wait_detached(root: str | Path, *, poll_s: float | None = None, stream: Text
             silent = known is None
             if not silent:
                 answered, states = now, known
-            open_jobs = [job_id for job_id in record.job_ids() if states is None or not states[job_id].ended]
-            if not open_jobs:
-                say_finished_runs()
-                break
-            for job_id in open_jobs:
-                state = states.get(job_id) if states else None
-                if job_id not in since or since[job_id][0] != state:
-                    since[job_id] = (state, now)
         waiting = [job_id for job_id in record.job_ids() if states is None or not states[job_id].ended]
+        if not waiting:  # only an answer changes the states
+            say_finished_runs()
+            break
         for job_id in waiting:
-            since.setdefault(job_id, (None, answered))
+            state = states.get(job_id) if states else None
+            if job_id not in since or since[job_id][0] != state:
+                since[job_id] = (state, now)
         hanging = asking is not None and clock() - asked > 1.0  # a question open for long is a silent squeue too
         log.tick(lambda: describe_jobs([(j, since[j][0], since[j][1]) for j in waiting], clock(), scheduler=scheduler,
                                        silent_s=clock() - answered if silent or hanging else None))
