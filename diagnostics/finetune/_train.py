@@ -38,6 +38,7 @@ from . import _store as store
 from ._config import ModelSpec, SweepConfig
 from ._fused import EngineRun, RunData, StackedClassifiers, batched_validator, fit_runs, predict_proba_stacked
 from ._inputs import RunInputs, prepare_inputs
+from ._interrupts import raise_if_interrupted, watching_interrupts
 from ._loop import FitResult
 from ._predict import SetPredictions, prediction_table
 from ._quality import category_summary
@@ -164,7 +165,8 @@ def train_group(specs: list[RunSpec], *, progress: bool | None = None,
     """
     job = _Ownership()
     try:
-        _train_runs(specs, slots, progress, job)
+        with watching_interrupts():
+            _train_runs(specs, slots, progress, job)
     except BaseException as err:
         job.abort(err)
         raise
@@ -394,6 +396,7 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
                 torch.cuda.reset_peak_memory_stats()
 
             def join(index: int) -> RunData | None:
+                raise_if_interrupted()
                 spec, config = specs[index], specs[index].sweep
                 if not job.claim(spec):
                     data_of.release(spec)
@@ -432,6 +435,7 @@ def _train_runs(specs: list[RunSpec], slots: int | None, progress: bool | None, 
                     pass  # the engine drops the run at its next step (gone)
 
             def gone(index: int) -> bool:
+                raise_if_interrupted()  # asked after every step: an interrupt a library swallowed ends the job here
                 if not job.gone(specs[index]):
                     return False
                 job.lose(specs[index])
