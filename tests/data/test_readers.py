@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -164,3 +165,47 @@ def test_readers_on_random_json_records(tmp_path, record):
             data.load(name, path=path)
         except data.DataFormatError as err:
             assert err.line == 1
+
+
+MNLI_HEADER = "index\tpromptID\tpairID\tgenre\tsentence1\tsentence2\tlabel1\tgold_label"
+
+
+def _mnli_line(i, gold, premise="A man sleeps.", hypothesis='He "rests" \u2014 ok.', genre="fiction"):
+    return f"{i}\t{i}\t{i}e\t{genre}\t{premise}\t{hypothesis}\t{gold}\t{gold}"
+
+
+def test_mnli_tsv_read_at_once_is_what_the_record_by_record_reading_gives(tmp_path):
+    """BOM, CRLF, empty lines, quotes, pairs without consensus, with and without a genre column: one frame; a line
+    of blanks is left to the record-by-record reading, which skips it too."""
+    golds = ["entailment", "neutral", "-", "contradiction", "-", "entailment"]
+    lines = [MNLI_HEADER] + [_mnli_line(i, gold) for i, gold in enumerate(golds)]
+    crlf = tmp_path / "crlf.tsv"
+    crlf.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines[:3] + ["", ""] + lines[3:]).encode("utf-8") + b"\r\n")
+    no_genre = write_lines(tmp_path / "no_genre.tsv",
+                           ["\t".join(c for k, c in enumerate(line.split("\t")) if k != 3) for line in lines])
+    for path in (crlf, no_genre):
+        at_once, dropped = readers._mnli_tsv_at_once(path, "en")
+        by_record, dropped_too = readers._mnli_record_by_record(path, "en")
+        pd.testing.assert_frame_equal(at_once, by_record)
+        assert dropped == dropped_too == 2 and len(at_once) == 4
+    assert readers._mnli_tsv_at_once(crlf, "en")[0]["genre"].tolist() == ["fiction"] * 4
+    assert readers._mnli_tsv_at_once(no_genre, "en")[0]["genre"].tolist() == [None] * 4
+    blanks = write_lines(tmp_path / "blanks.tsv", lines[:3] + [" \t "] + lines[3:])
+    assert readers._mnli_tsv_at_once(blanks, "en") is None
+    with pytest.warns(UserWarning, match="dropped 2 pairs"):
+        assert readers.read_mnli(blanks)["label"].tolist() == ["entailment", "not_entailment", "not_entailment",
+                                                          "entailment"]
+
+
+@pytest.mark.parametrize("bad, where, said", [
+    (_mnli_line(1, "entailmnet"), 3, "did you mean 'entailment'"),
+    (_mnli_line(0, "neutral"), 3, "already used on line 2"),
+    (_mnli_line(1, "neutral", premise=" "), 3, "a non-empty string in 'sentence1'"),
+    (_mnli_line(1, "neutral") + "\textra", 3, "8 tab-separated columns"),
+], ids=["label", "duplicate-id", "empty-text", "columns"])
+def test_a_bad_mnli_tsv_line_is_named_as_before(tmp_path, bad, where, said):
+    path = write_lines(tmp_path / "train.tsv", [MNLI_HEADER, _mnli_line(0, "entailment"), bad])
+    assert readers._mnli_tsv_at_once(path, "en") is None  # left to the reading that names the line
+    with pytest.raises(data.DataFormatError, match=said) as caught:
+        readers.read_mnli(path)
+    assert f":{where}" in str(caught.value)
