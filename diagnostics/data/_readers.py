@@ -29,7 +29,7 @@ from diagnostics.core.taxonomy import (
     suggest,
 )
 
-from ..core.tables import _BOM, iter_lines, iter_records
+from ..core.tables import iter_lines, iter_records
 from ._errors import DataFormatError, shorten
 
 THREE_WAY = (ENTAILMENT, "neutral", "contradiction")
@@ -379,7 +379,7 @@ def _mnli_tsv_at_once(path: Path, language: str) -> tuple[pd.DataFrame, int] | N
     # columns here, and a row of empty cells no label: both are left to it
     if raw.count(b"\r") != raw.count(b"\r\n") or b"\0" in raw:
         return None
-    header = raw.removeprefix(_BOM).split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", errors="replace").split("\t")
+    header = raw.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8-sig", errors="replace").split("\t")
     if len(set(header)) != len(header) or not {"gold_label", "sentence1", "sentence2", "pairID"} <= set(header):
         return None
     try:
