@@ -344,6 +344,8 @@ def read_mnli(path: str | Path, language: str = "en") -> pd.DataFrame:
 
 
 _MNLI_COLUMNS = RTE_COLUMNS + ["label3", "genre"]
+#: The fields every MNLI record needs (GLUE's ``.tsv`` columns, MultiNLI's JSON keys).
+_MNLI_FIELDS = ("gold_label", "sentence1", "sentence2", "pairID")
 
 
 def _mnli_record_by_record(path: Path, language: str) -> tuple[pd.DataFrame, int]:
@@ -353,7 +355,7 @@ def _mnli_record_by_record(path: Path, language: str) -> tuple[pd.DataFrame, int
     no_consensus = 0
     records = _tsv_rows(path, None) if path.suffix == ".tsv" else iter_records(path)
     for line, record in records:
-        _misspelt_fields(path, line, record, ("gold_label", "sentence1", "sentence2", "pairID"))
+        _misspelt_fields(path, line, record, _MNLI_FIELDS)
         gold = record.get("gold_label")
         if gold == "-":
             no_consensus += 1
@@ -380,7 +382,7 @@ def _mnli_tsv_at_once(path: Path, language: str) -> tuple[pd.DataFrame, int] | N
     if raw.count(b"\r") != raw.count(b"\r\n") or b"\0" in raw:
         return None
     header = raw.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8-sig", errors="replace").split("\t")
-    if len(set(header)) != len(header) or not {"gold_label", "sentence1", "sentence2", "pairID"} <= set(header):
+    if len(set(header)) != len(header) or not set(_MNLI_FIELDS) <= set(header):
         return None
     try:
         table = arrow_csv.read_csv(
